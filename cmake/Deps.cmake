@@ -1,0 +1,12 @@
+# Third-party dependencies, all from Debian packages (scripts/setup.sh installs them).
+find_package(Threads REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(fmt REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(GMP REQUIRED IMPORTED_TARGET gmp gmpxx)
+if(PP_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(PP_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

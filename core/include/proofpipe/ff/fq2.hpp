@@ -1,0 +1,99 @@
+// Fq2 = Fq[u]/(u^2 + 1), the field of G2's coordinates. Elements c0 + c1*u,
+// stored as (c0, c1), each Montgomery Fq: 96 bytes, the zkey's G2 layout.
+#pragma once
+
+#include "proofpipe/ff/bls12_381.hpp"
+
+namespace proofpipe::ff {
+
+struct Fq2 {
+  Fq c0, c1;
+
+  PP_HD static constexpr Fq2 zero() { return {Fq::zero(), Fq::zero()}; }
+  PP_HD static constexpr Fq2 one() { return {Fq::one(), Fq::zero()}; }
+  template <class Rng>
+  static Fq2 random(Rng& rng) {
+    Fq a = Fq::random(rng);
+    return {a, Fq::random(rng)};
+  }
+
+  PP_HD constexpr bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  PP_HD constexpr bool is_one() const { return c0.is_one() && c1.is_zero(); }
+  PP_HD constexpr bool operator==(const Fq2& o) const { return c0 == o.c0 && c1 == o.c1; }
+  PP_HD constexpr bool operator!=(const Fq2& o) const { return !(*this == o); }
+
+  PP_HD_INLINE constexpr Fq2 operator+(const Fq2& b) const { return {c0 + b.c0, c1 + b.c1}; }
+  PP_HD_INLINE constexpr Fq2 operator-(const Fq2& b) const { return {c0 - b.c0, c1 - b.c1}; }
+  PP_HD_INLINE constexpr Fq2 operator-() const { return {-c0, -c1}; }
+  PP_HD_INLINE constexpr Fq2 dbl() const { return {c0.dbl(), c1.dbl()}; }
+
+  // Karatsuba: 3 Fq multiplications.
+  PP_HD_INLINE constexpr Fq2 operator*(const Fq2& b) const {
+    Fq v0 = c0 * b.c0;
+    Fq v1 = c1 * b.c1;
+    Fq s = (c0 + c1) * (b.c0 + b.c1);
+    return {v0 - v1, s - v0 - v1};
+  }
+  // (a + bu)^2 = (a+b)(a-b) + 2ab u: 2 multiplications.
+  PP_HD_INLINE constexpr Fq2 sqr() const {
+    Fq t = c0 * c1;
+    return {(c0 + c1) * (c0 - c1), t.dbl()};
+  }
+  PP_HD_INLINE constexpr Fq2 mul_fq(const Fq& b) const { return {c0 * b, c1 * b}; }
+  // Multiply by the Fq6 non-residue xi = 1 + u: (a + bu)(1 + u) = (a - b) + (a + b)u.
+  PP_HD_INLINE constexpr Fq2 mul_by_xi() const { return {c0 - c1, c0 + c1}; }
+  PP_HD_INLINE constexpr Fq2 conj() const { return {c0, -c1}; }
+  // Frobenius x -> x^p is conjugation in Fq2.
+  PP_HD constexpr Fq2 frobenius() const { return conj(); }
+
+  Fq2& operator+=(const Fq2& b) { return *this = *this + b; }
+  Fq2& operator-=(const Fq2& b) { return *this = *this - b; }
+  Fq2& operator*=(const Fq2& b) { return *this = *this * b; }
+
+  PP_HD constexpr Fq norm() const { return c0.sqr() + c1.sqr(); }
+  // 1/(a + bu) = (a - bu)/(a^2 + b^2); inverse of 0 is 0.
+  PP_HD constexpr Fq2 inverse() const {
+    Fq t = norm().inverse();
+    return {c0 * t, -(c1 * t)};
+  }
+
+  template <size_t M>
+  PP_HD constexpr Fq2 pow(const Limbs<M>& e) const {
+    Fq2 r = one();
+    for (unsigned i = limbs_bit_length(e); i-- > 0;) {
+      r = r.sqr();
+      if (limbs_bit(e, i)) r = r * *this;
+    }
+    return r;
+  }
+
+  // Square root for q = 3 mod 4 (Adj, Rodriguez-Henriquez 2012, Alg. 9).
+  // Returns false for a non-square.
+  bool sqrt(Fq2* out) const {
+    if (is_zero()) {
+      *out = zero();
+      return true;
+    }
+    constexpr auto kP = MontConsts<FqParams>::kP;
+    constexpr Limbs<6> kE1 = limbs_shr(limbs_sub_u64(kP, 3), 2);  // (q-3)/4
+    constexpr Limbs<6> kE2 = limbs_shr(limbs_sub_u64(kP, 1), 1);  // (q-1)/2
+    Fq2 a1 = pow(kE1);
+    Fq2 alpha = a1 * a1 * *this;
+    Fq2 x0 = a1 * *this;
+    Fq2 minus_one = -one();
+    Fq2 cand;
+    if (alpha == minus_one) {
+      cand = Fq2{Fq::zero(), Fq::one()} * x0;  // u * x0
+    } else {
+      Fq2 b = (one() + alpha).pow(kE2);
+      cand = b * x0;
+    }
+    if (cand.sqr() != *this) return false;
+    *out = cand;
+    return true;
+  }
+};
+
+static_assert(sizeof(Fq2) == 96);
+
+}  // namespace proofpipe::ff
