@@ -31,6 +31,53 @@ BENCHMARK(BM_Mul<Fq>)->Name("fq_mul");
 BENCHMARK(BM_Mul<Fr>)->Name("fr_mul");
 BENCHMARK(BM_Mul<Fq2>)->Name("fq2_mul");
 
+// The portable C++ product (what non-x86 hosts, nvcc device code and constant
+// evaluation use), in the same 8-accumulator loop: the baseline the x86-64
+// kernels are compared against in one run.
+template <class F>
+void BM_MulPortable(benchmark::State& state) {
+  std::mt19937_64 rng(1);
+  F acc[8];
+  for (auto& a : acc) a = F::random(rng);
+  F m = F::random(rng);
+  for (auto _ : state) {
+    for (auto& a : acc) a = a.mul_portable(m);
+  }
+  benchmark::DoNotOptimize(acc);
+  state.SetItemsProcessed(state.iterations() * 8);
+}
+BENCHMARK(BM_MulPortable<Fq>)->Name("fq_mul_portable");
+BENCHMARK(BM_MulPortable<Fr>)->Name("fr_mul_portable");
+
+// One dependent chain, x = x * m: the latency of one multiplication (what
+// exponentiation, inversion and square roots see).
+template <class F>
+void BM_MulLatency(benchmark::State& state) {
+  std::mt19937_64 rng(5);
+  F x = F::random(rng);
+  F m = F::random(rng);
+  for (auto _ : state) {
+    for (int i = 0; i < 8; ++i) x = x * m;
+  }
+  benchmark::DoNotOptimize(x);
+  state.SetItemsProcessed(state.iterations() * 8);
+}
+BENCHMARK(BM_MulLatency<Fq>)->Name("fq_mul_latency");
+BENCHMARK(BM_MulLatency<Fr>)->Name("fr_mul_latency");
+
+template <class F>
+void BM_SqrLatency(benchmark::State& state) {
+  std::mt19937_64 rng(6);
+  F x = F::random(rng);
+  for (auto _ : state) {
+    for (int i = 0; i < 8; ++i) x = x.sqr();
+  }
+  benchmark::DoNotOptimize(x);
+  state.SetItemsProcessed(state.iterations() * 8);
+}
+BENCHMARK(BM_SqrLatency<Fq>)->Name("fq_sqr_latency");
+BENCHMARK(BM_SqrLatency<Fr>)->Name("fr_sqr_latency");
+
 template <class F>
 void BM_Sqr(benchmark::State& state) {
   std::mt19937_64 rng(2);
@@ -59,6 +106,21 @@ void BM_Add(benchmark::State& state) {
 }
 BENCHMARK(BM_Add<Fq>)->Name("fq_add");
 BENCHMARK(BM_Add<Fr>)->Name("fr_add");
+
+template <class F>
+void BM_Sub(benchmark::State& state) {
+  std::mt19937_64 rng(7);
+  F acc[8];
+  for (auto& a : acc) a = F::random(rng);
+  F m = F::random(rng);
+  for (auto _ : state) {
+    for (auto& a : acc) a = a - m;
+  }
+  benchmark::DoNotOptimize(acc);
+  state.SetItemsProcessed(state.iterations() * 8);
+}
+BENCHMARK(BM_Sub<Fq>)->Name("fq_sub");
+BENCHMARK(BM_Sub<Fr>)->Name("fr_sub");
 
 template <class F>
 void BM_Inverse(benchmark::State& state) {

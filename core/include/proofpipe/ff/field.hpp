@@ -11,11 +11,19 @@
 // moduli are: 0x1a01.. and 0x73ed..): the running sum then never needs an
 // N+1-th word. Not constant-time in the final subtraction; proving keys and
 // witnesses are not secret from the prover itself.
+//
+// On x86-64 hosts built with BMI2 and ADX (-march=native, PP_NATIVE), *,
+// sqr(), + and - run the inline-asm kernels of detail/mont_x86.hpp (mulx with
+// adcx/adox carry chains, branch-free add/sub; same results bit for bit). The
+// C++ below stays the path for constant evaluation, nvcc device code and other
+// hosts, and is reachable as mul_portable/add_portable/sub_portable.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "proofpipe/ff/detail/mont_x86.hpp"
 #include "proofpipe/ff/limbs.hpp"
 #include "proofpipe/hd.hpp"
 
@@ -43,6 +51,14 @@ struct Field {
   static constexpr size_t kBytes = 8 * N;
 
   uint64_t l[N];
+
+  // Whether *, sqr, +, - run the x86-64 BMI2/ADX kernels (detail/mont_x86.hpp)
+  // in host code of this translation unit; otherwise the portable C++ below.
+#if defined(PP_FF_HAVE_MONT_X86)
+  static constexpr bool kHostAsm = (N == 4 || N == 6);
+#else
+  static constexpr bool kHostAsm = false;
+#endif
 
   // ----- construction -----
   PP_HD static constexpr Field from_mont(const Repr& r) {
@@ -115,6 +131,41 @@ struct Field {
 
   // ----- arithmetic -----
   PP_HD_INLINE constexpr Field operator+(const Field& b) const {
+#if defined(PP_FF_HAVE_MONT_X86)
+    if (!std::is_constant_evaluated()) {
+      if constexpr (N == 6) {
+        Field r;
+        detail::mod_add_6<C>(r.l, l, b.l);
+        return r;
+      } else if constexpr (N == 4) {
+        Field r;
+        detail::mod_add_4<C>(r.l, l, b.l);
+        return r;
+      }
+    }
+#endif
+    return add_portable(b);
+  }
+  PP_HD_INLINE constexpr Field operator-(const Field& b) const {
+#if defined(PP_FF_HAVE_MONT_X86)
+    if (!std::is_constant_evaluated()) {
+      if constexpr (N == 6) {
+        Field r;
+        detail::mod_sub_6<C>(r.l, l, b.l);
+        return r;
+      } else if constexpr (N == 4) {
+        Field r;
+        detail::mod_sub_4<C>(r.l, l, b.l);
+        return r;
+      }
+    }
+#endif
+    return sub_portable(b);
+  }
+
+  // Portable add/sub: constant evaluation, device code, other hosts; the
+  // reference for the asm kernels in tests.
+  PP_HD_INLINE constexpr Field add_portable(const Field& b) const {
     // p < 2^(64N-1), so a + b < 2^(64N): no carry out of the top limb.
     Field r;
     u128 c = 0;
@@ -126,7 +177,7 @@ struct Field {
     r.reduce_once();
     return r;
   }
-  PP_HD_INLINE constexpr Field operator-(const Field& b) const {
+  PP_HD_INLINE constexpr Field sub_portable(const Field& b) const {
     Field r;
     uint64_t borrow = 0;
     for (size_t i = 0; i < N; ++i) {
@@ -149,6 +200,25 @@ struct Field {
   PP_HD_INLINE constexpr Field dbl() const { return *this + *this; }
 
   PP_HD_INLINE constexpr Field operator*(const Field& b) const {
+#if defined(PP_FF_HAVE_MONT_X86)
+    if (!std::is_constant_evaluated()) {
+      if constexpr (N == 6) {
+        Field r;
+        detail::mont_mul_6<C>(r.l, l, b.l);
+        return r;
+      } else if constexpr (N == 4) {
+        Field r;
+        detail::mont_mul_4<C>(r.l, l, b.l);
+        return r;
+      }
+    }
+#endif
+    return mul_portable(b);
+  }
+
+  // The portable CIOS product: the only path in constant evaluation, device
+  // code and non-x86 hosts, and the reference the asm kernels are tested against.
+  PP_HD_INLINE constexpr Field mul_portable(const Field& b) const {
     // Local constexpr copies: device code may not read a host static member.
     constexpr Repr kp = C::kP;
     constexpr uint64_t kinv = C::kInv;
@@ -174,7 +244,18 @@ struct Field {
     r.reduce_once();
     return r;
   }
-  PP_HD_INLINE constexpr Field sqr() const { return *this * *this; }
+  PP_HD_INLINE constexpr Field sqr() const {
+#if defined(PP_FF_HAVE_MONT_X86)
+    if (!std::is_constant_evaluated()) {
+      if constexpr (detail::kSqr6Applies<C>) {
+        Field r;
+        detail::mont_sqr_6<C>(r.l, l);
+        return r;
+      }
+    }
+#endif
+    return *this * *this;
+  }
 
   Field& operator+=(const Field& b) { return *this = *this + b; }
   Field& operator-=(const Field& b) { return *this = *this - b; }
