@@ -1,0 +1,77 @@
+// Internal to pp_core: the radix-2 passes, bit reversal and scaling behind
+// ntt::Domain (ntt.hpp). Not a public API; only core/src/ntt*.cpp include it.
+//
+// A transform of size 2^k is split into passes: a "bottom" pass of up to 12
+// levels over contiguous blocks of 2^bottom_bits elements (128 KiB at 12
+// bits, L2-resident), and "column" passes of up to 10 levels that gather
+// 2^bits rows x cw columns (<= 2^13 elements = 256 KiB) into a thread-local
+// buffer, run their levels there and scatter back. So a 2^20 transform reads
+// and writes memory twice instead of 20 times, and the power-of-two strides
+// never reach the cache sets (a 2^8-row column strided by 128 KiB would map to
+// one L1 set).
+//
+// Inverse transforms use "negated" twiddles w' = -w^-1 = w^(m-j) at level half
+// size m, which are entries of the same forward table: no second table, and
+// the sign is absorbed into the butterfly (b - a instead of a - b).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "proofpipe/ff/bls12_381.hpp"
+
+namespace proofpipe::ntt {
+
+using ff::Fr;
+
+inline constexpr unsigned kMaxPassBits = 12;   // bottom pass: 2^12 x 32 B = 128 KiB blocks
+inline constexpr unsigned kMaxColumnBits = 10;  // column passes: <= 2^10 rows per tile
+
+// Levels of one pass: the levels with global half size m = 2^l, l in [lo, lo + bits).
+struct PassSpec {
+  unsigned lo;
+  unsigned bits;
+};
+
+// How a 2^log_n transform is cut into passes. passes[0] is the bottom pass
+// (lo = 0); the rest are column passes in ascending lo.
+struct Plan {
+  unsigned log_n = 0;
+  std::vector<PassSpec> passes;
+};
+Plan make_plan(unsigned log_n);
+
+// Decimation in frequency, natural order in, bit-reversed order out.
+// inverse: uses w^-1 (no 1/n). top: w_n^j for j in [0, n/2], needed only
+// when the plan has column passes.
+void dif(Fr* x, const Plan& plan, const Fr* top, bool inverse);
+// Decimation in time, bit-reversed order in, natural order out.
+void dit(Fr* x, const Plan& plan, const Fr* top, bool inverse);
+
+// The middle of evals_to_odd_coset on the bottom blocks: inverse DIF levels,
+// x[pos] *= inv_n * shift^rev(pos) (rev over log_n bits), forward DIT levels,
+// one block at a time while it is in L2.
+void bottom_inverse_scale_forward(Fr* x, const Plan& plan, const Fr& shift, const Fr& inv_n);
+// The column passes only (everything but passes[0]), for the same pipeline.
+void dif_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse);
+void dit_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse);
+
+// In-place bit-reversal permutation of 2^log_n elements, each multiplied by
+// `scale` on the way (pass Fr::one() for none). Cache-blocked: 16 x 16 tiles.
+void bit_reverse(Fr* x, unsigned log_n, const Fr& scale);
+
+// x[j] *= scale * g^j for j < 2^log_n (natural order), 2 multiplications per
+// element from two sqrt(n)-sized power tables.
+void scale_by_powers(Fr* x, unsigned log_n, const Fr& g, const Fr& scale);
+
+// v^0, v^1, ..., v^(count-1).
+std::vector<Fr> powers(const Fr& v, size_t count);
+
+// Reverses the low `bits` bits of v.
+inline size_t reverse_bits(size_t v, unsigned bits) {
+  size_t r = 0;
+  for (unsigned i = 0; i < bits; ++i, v >>= 1) r = (r << 1) | (v & 1);
+  return r;
+}
+
+}  // namespace proofpipe::ntt
