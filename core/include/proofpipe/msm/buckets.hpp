@@ -1,0 +1,318 @@
+// MSM internals, part 2: the bucket sets of one Pippenger tile (one window,
+// one point range). Two interchangeable engines with add(bucket, point, neg)
+// and reduce() -> sum_b (b+1) * bucket[b]:
+//  - XyzzBuckets: one XYZZ mixed add (8M + 2S) per point; simple, used for
+//    small n where batches cannot fill.
+//  - AffineBuckets: affine buckets updated in batches that share one field
+//    inversion (Montgomery 1987): 5M + 1S per add plus inversion/batch;
+//    reduced by the batch-affine tree of msm/reduce.hpp.
+// Not thread-safe: each tile task creates and owns its engine.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "proofpipe/ec/xyzz.hpp"
+#include "proofpipe/msm/msm.hpp"
+#include "proofpipe/msm/reduce.hpp"
+
+namespace proofpipe::msm::detail {
+
+// One field inversion (Fermat: 381 S + ~190 M in Fq) in multiplications of
+// the same field: ~650 for Fq; for Fq2, one Fq inversion plus ~4 Fq muls
+// over an Fq2 mul of 3 Fq muls, ~220.
+inline constexpr double kInversionFq = 650, kInversionFq2 = 220;
+template <class Cfg>
+constexpr double inversion_cost() {
+  return std::is_same_v<typename Cfg::Field, ff::Fq> ? kInversionFq : kInversionFq2;
+}
+
+// Batch capacity for a window of `buckets` buckets. The cap keeps the
+// inversion's share near 0.3 M per add: 2048 for G1 (inversion ~650 M),
+// 1024 for G2 (~220 M, and its 576-byte slots make batches twice as big).
+// A batch may hold each bucket once; the chance that a new digit hits a
+// bucket already queued grows to size/buckets as the batch fills, so a
+// quarter of the bucket count keeps conflicts (deferred to the next batch)
+// near 12% of the entries.
+inline size_t batch_capacity(size_t buckets, double inversion) {
+  const size_t max = inversion > 400 ? 2048 : 1024;
+  const size_t cap = buckets / 4;
+  return cap < 16 ? 16 : cap > max ? max : cap;
+}
+
+// Whether batch-affine accumulation beats XYZZ for a tile: a batch add is
+// 6.5 M against 10 M for a madd, so the inversion's share per add must stay
+// below 3.5 M: batches of >= 186 (G1) or >= 63 (G2) entries. Small tiles
+// and the narrow top window (digits.hpp: window_buckets) use XYZZ.
+inline bool batch_affine_pays(size_t buckets, size_t points, double inversion) {
+  const size_t fill = std::min(batch_capacity(buckets, inversion), points);
+  return fill > 0 && inversion / double(fill) < 3.5;
+}
+
+template <class Cfg>
+class XyzzBuckets {
+ public:
+  using A = ec::Affine<Cfg>;
+  using X = ec::Xyzz<Cfg>;
+
+  void reset(size_t buckets, MsmStats* stats) {
+    bucket_.assign(buckets, X::identity());
+    stats_ = stats;
+  }
+  void add(uint32_t b, const A& p, bool neg) {
+    bucket_[b] = neg ? bucket_[b].sub_affine(p) : bucket_[b].add_affine(p);
+    ++stats_->madds;
+  }
+  // Running sums from the top: running = sum_{b' >= b} bucket, total += running
+  // adds bucket b exactly b+1 times. Two full adds per bucket.
+  X reduce() {
+    X running = X::identity(), total = X::identity();
+    for (size_t b = bucket_.size(); b-- > 0;) {
+      running += bucket_[b];
+      total += running;
+    }
+    stats_->full_adds += 2 * bucket_.size();
+    return total;
+  }
+
+ private:
+  std::vector<X> bucket_;
+  MsmStats* stats_ = nullptr;
+};
+
+template <class Cfg>
+class AffineBuckets {
+ public:
+  using F = typename Cfg::Field;
+  using A = ec::Affine<Cfg>;
+  using X = ec::Xyzz<Cfg>;
+
+  // One engine per tile; storage is allocated here without initialisation
+  // (the flags say what is live), so a tile pays only for the pages it
+  // touches: 2^(c-1) * 96 bytes of G1 buckets = 1.5 MB at c = 15.
+  void reset(size_t buckets, MsmStats* stats) {
+    cap_ = batch_capacity(buckets, inversion_cost<Cfg>());
+    defer_cap_ = cap_ / 4;
+    flags_.assign(buckets, 0);
+    bucket_ = std::make_unique_for_overwrite<A[]>(buckets);
+    batch_.reserve(cap_);
+    deferred_.reserve(defer_cap_);
+    redo_.reserve(defer_cap_);
+    slot_ = std::make_unique_for_overwrite<Slot[]>(cap_);
+    stats_ = stats;
+  }
+
+  // bucket[b] += (neg ? -p : p). p must not be the identity and must stay
+  // alive until reduce() (the batch keeps a pointer).
+  void add(uint32_t b, const A& p, bool neg) {
+    const uint8_t f = flags_[b];
+    if (!(f & kFull)) {  // empty bucket: a copy, no arithmetic
+      bucket_[b] = neg ? A{p.x, -p.y} : p;
+      flags_[b] = f | kFull;
+      return;
+    }
+    if (f & kInBatch) {  // a batch may touch a bucket once: defer, or fall back
+      if (deferred_.size() < defer_cap_) {
+        deferred_.push_back({b, neg, &p});
+      } else {
+        add_overflow(b, p, neg);
+      }
+      return;
+    }
+    flags_[b] = f | kInBatch;
+    // Fetch the bucket now, a whole batch before flush() reads it: with only
+    // the 8-entry look-ahead in flush(), perf at 2^18 (c = 15) showed ~19% of
+    // flush time stalled on this load; with this prefetch, ~5%.
+    prefetch(&bucket_[b]);
+    batch_.push_back({b, neg, &p});
+    if (batch_.size() == cap_) flush();
+  }
+
+  // sum_b (b+1) * bucket_b. Large windows use the batch-affine tree of
+  // msm/reduce.hpp (~13 M per bucket), small ones the running sum, where
+  // buckets being affine makes the running-sum step a madd (10 M): 24 M.
+  // Invalidates the buckets; call once, after the last add().
+  X reduce() {
+    while (!batch_.empty() || !deferred_.empty()) flush();
+    const size_t nb = flags_.size();
+    size_t live = 0;
+    bool overflow = false;
+    for (const uint8_t f : flags_) {
+      live += f & kFull;
+      overflow |= (f & kOverflow) != 0;
+    }
+    const double share = double(live) / double(nb);
+    if (tree_reduce_cost(double(nb), share, inversion_cost<Cfg>()) < running_reduce_cost(double(nb), share)) {
+      for (size_t b = 0; b < nb; ++b) {
+        if (!(flags_[b] & kFull)) bucket_[b] = A::identity();
+      }
+      if (overflow) merge_overflow();
+      auto copy = std::make_unique_for_overwrite<A[]>(nb);
+      return tree_reduce<Cfg>(bucket_.get(), copy.get(), nb, stats_);
+    }
+    X running = X::identity(), total = X::identity();
+    for (size_t b = nb; b-- > 0;) {
+      const uint8_t f = flags_[b];
+      if (f & kFull) {
+        running += bucket_[b];
+        ++stats_->madds;
+      }
+      if (f & kOverflow) {
+        running += overflow_[b];
+        ++stats_->full_adds;
+      }
+      total += running;
+    }
+    stats_->full_adds += nb;
+    return total;
+  }
+
+ private:
+  enum : uint8_t { kFull = 1, kInBatch = 2, kOverflow = 4 };
+  static constexpr uint32_t kCancel = 2;  // Entry::neg value: P + (-P), set by flush()
+  struct Entry {
+    uint32_t bucket;
+    uint32_t neg;  // 0 or 1: add -P; kCancel inside flush()
+    const A* point;
+  };
+  // What the backward pass of flush() needs of one entry: 288 bytes (G1).
+  struct Slot {
+    F den, prefix, num, s, ax, ay;  // s = x1 + x2, so x3 = lambda^2 - s
+  };
+
+  // Conflicts beyond the deferral cap (skewed scalars: many equal digits)
+  // go to a per-bucket XYZZ sum, so the worst case is the XYZZ engine's cost
+  // rather than one inversion per add.
+  void add_overflow(uint32_t b, const A& p, bool neg) {
+    const A q = neg ? A{p.x, -p.y} : p;
+    if (!overflow_) overflow_ = std::make_unique_for_overwrite<X[]>(flags_.size());  // rare: skewed digits
+    if (flags_[b] & kOverflow) {
+      overflow_[b] += q;
+      ++stats_->madds;
+    } else {
+      overflow_[b] = X::from_affine(q);
+      flags_[b] |= kOverflow;
+    }
+  }
+
+  void flush();
+
+  // Folds the XYZZ overflow sums into the affine buckets (empty ones already
+  // hold the identity): one shared inversion converts them to affine
+  // (x = X/ZZ, y = Y/ZZZ from 1/(ZZ*ZZZ)), then one batch of pair adds.
+  void merge_overflow() {
+    std::vector<uint32_t> idx;
+    for (size_t b = 0; b < flags_.size(); ++b) {
+      if ((flags_[b] & kOverflow) && !overflow_[b].is_identity()) idx.push_back(uint32_t(b));
+    }
+    std::vector<F> prefix(idx.size());
+    F acc = F::one();
+    for (size_t k = 0; k < idx.size(); ++k) {
+      prefix[k] = acc;
+      acc = acc * (overflow_[idx[k]].zz * overflow_[idx[k]].zzz);
+    }
+    F inv = acc.inverse();
+    std::vector<A> affine(idx.size());
+    for (size_t k = idx.size(); k-- > 0;) {
+      const X& o = overflow_[idx[k]];
+      const F inv_k = inv * prefix[k];
+      inv = inv * (o.zz * o.zzz);
+      affine[k] = {o.x * o.zzz * inv_k, o.y * o.zz * inv_k};
+    }
+    std::vector<std::pair<A*, const A*>> pairs;
+    for (size_t k = 0; k < idx.size(); ++k) pairs.push_back({&bucket_[idx[k]], &affine[k]});
+    add_pairs<Cfg>(pairs, stats_);
+  }
+
+  // A G1 bucket is 96 bytes at a 96-byte stride, so it spans two cache lines
+  // half of the time (G2: 192 bytes, 3-4 lines): fetch every line.
+  static void prefetch(const A* a) {
+    const char* p = reinterpret_cast<const char*>(a);
+    for (size_t off = 0; off < sizeof(A); off += 64) __builtin_prefetch(p + off);
+    __builtin_prefetch(p + sizeof(A) - 1);
+  }
+
+  std::unique_ptr<A[]> bucket_;
+  std::unique_ptr<X[]> overflow_;
+  std::vector<uint8_t> flags_;
+  std::vector<Entry> batch_, deferred_, redo_;
+  std::unique_ptr<Slot[]> slot_;
+  size_t cap_ = 0, defer_cap_ = 0;
+  MsmStats* stats_ = nullptr;
+};
+
+// One batch: every entry adds a point to a distinct, non-empty affine bucket.
+// Forward pass: denominators and prefix products (1M each); one inversion;
+// backward pass peels 1/den_k off the running inverse (2M), then
+// lambda (1M), lambda^2 (1S), y3 (1M). Chord: den = x2 - x1, num = y2 - y1;
+// tangent (same point): den = 2y, num = 3x^2; opposite points: the bucket
+// empties and den = 1 keeps the product invertible.
+// The forward pass copies what the backward pass needs into slot_[k]: the
+// buckets are random accesses into up to 1.5 MB (c = 15), and re-reading
+// them in the backward pass missed cache (~15% of flush time in perf at
+// 2^18); the slots are read back sequentially.
+template <class Cfg>
+void AffineBuckets<Cfg>::flush() {
+  const size_t m = batch_.size();
+  if (m == 0) {  // only deferred entries left (reduce()): requeue them
+    redo_.swap(deferred_);
+    for (const Entry& e : redo_) add(e.bucket, *e.point, e.neg != 0);
+    redo_.clear();
+    return;
+  }
+  constexpr size_t kAhead = 8;  // second chance for lines evicted since add()
+  F acc = F::one();
+  for (size_t k = 0; k < m; ++k) {
+    if (k + kAhead < m) prefetch(&bucket_[batch_[k + kAhead].bucket]);
+    Entry& e = batch_[k];
+    Slot& sl = slot_[k];
+    const A& a = bucket_[e.bucket];
+    const A& p = *e.point;
+    const F py = e.neg ? -p.y : p.y;
+    sl.ax = a.x;
+    sl.ay = a.y;
+    sl.s = a.x + p.x;
+    F d = p.x - a.x;
+    if (!d.is_zero()) {
+      sl.num = py - a.y;
+    } else if (py == a.y && !a.y.is_zero()) {  // tangent
+      const F x2 = a.x.sqr();
+      sl.num = x2.dbl() + x2;
+      d = a.y.dbl();
+    } else {  // P + (-P)
+      d = F::one();
+      e.neg = kCancel;
+    }
+    sl.den = d;
+    sl.prefix = acc;
+    acc = acc * d;
+  }
+  F inv = acc.inverse();
+  ++stats_->batch_inversions;
+  for (size_t k = m; k-- > 0;) {
+    const Entry& e = batch_[k];
+    const Slot& sl = slot_[k];
+    const F inv_k = inv * sl.prefix;
+    inv = inv * sl.den;
+    if (e.neg == kCancel) {
+      flags_[e.bucket] &= uint8_t(~(kInBatch | kFull));
+      continue;
+    }
+    flags_[e.bucket] &= uint8_t(~kInBatch);
+    const F lambda = sl.num * inv_k;
+    const F x3 = lambda.sqr() - sl.s;
+    bucket_[e.bucket] = A{x3, lambda * (sl.ax - x3) - sl.ay};
+  }
+  stats_->batch_adds += m;
+  batch_.clear();
+  // Deferred entries go first into the next batch; the batch is empty and
+  // defer_cap_ < cap_, so this cannot recurse into flush().
+  redo_.swap(deferred_);
+  for (const Entry& e : redo_) add(e.bucket, *e.point, e.neg != 0);
+  redo_.clear();
+}
+
+}  // namespace proofpipe::msm::detail

@@ -1,0 +1,101 @@
+// Multi-scalar multiplication sum_i k_i * P_i on the CPU for G1 and G2 of
+// BLS12-381: Pippenger's bucket method with signed (Booth) window digits,
+// batch-affine bucket accumulation (Montgomery's simultaneous inversion),
+// tiled over (window x point range) on the process pool.
+// Not constant-time (prover-side data only); no precomputed tables; no GPU.
+// References: Pippenger 1976 / Bernstein et al. "Faster batch forgery
+// identification" §4 (bucket method); Montgomery 1987 (simultaneous
+// inversion); reference/anchors.md §3.1 and §4.4 for the cost model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "proofpipe/ec/bls12_381.hpp"
+
+namespace proofpipe::msm {
+
+// How buckets accumulate points. kAuto lets plan() choose, and then a tile
+// whose batches cannot fill (under ~186 entries for G1, ~63 for G2: the
+// inversion would cost more than batch adds save) uses XYZZ; in practice
+// batch-affine from n ~ 2^13 (G1) / 2^11 (G2). kBatchAffine forces it on
+// every tile (tests); kXyzz disables it.
+enum class Accumulation : uint8_t { kAuto, kXyzz, kBatchAffine };
+
+// Operation counts of one call, summed over all threads: the speed of the
+// algorithm independent of the field multiplication's speed. A batch add
+// costs 5M + 1S plus its share of one inversion; an XYZZ madd 8M + 2S; a
+// full XYZZ add 12M + 2S; a doubling 6M + 3S (M = one Fq or Fq2 mul).
+struct MsmStats {
+  uint64_t batch_adds = 0;        // affine adds through batch inversion (buckets, reduction trees)
+  uint64_t batch_inversions = 0;  // field inversions (one per batch)
+  uint64_t madds = 0;             // XYZZ + affine (XYZZ buckets, overflow, +-1 scalars, running sums)
+  uint64_t full_adds = 0;         // XYZZ + XYZZ (running sums, tile and window sums)
+  uint64_t doublings = 0;         // window shifts
+  uint64_t skipped = 0;           // scalars that were 0 or met an identity point
+  uint64_t ones = 0;              // scalars +-1, added directly without buckets
+  unsigned window_bits = 0;       // c
+  unsigned windows = 0;           // W = ceil(255 / c)
+  unsigned point_splits = 0;      // point ranges per window
+  unsigned tiles = 0;             // tasks run (W * splits, plus tail pieces)
+  Accumulation accumulation = Accumulation::kAuto;
+};
+
+struct MsmOptions {
+  unsigned window_bits = 0;   // 0: chosen from n and the thread count (see plan())
+  unsigned point_splits = 0;  // 0: chosen with the window
+  Accumulation accumulation = Accumulation::kAuto;
+  MsmStats* stats = nullptr;  // filled when non-null
+};
+
+// The window plan for n points on `threads` threads: the (c, splits, tail)
+// choice minimising a makespan model (anchors.md §4.2 units: 1 = one field
+// mul of the group's field):
+//   W = ceil(255 / c) windows (the 255th bit absorbs Booth's carry), each
+//   cut into `point_splits` tiles over point ranges; a tile costs
+//   (n / splits) * add + 2^(c-1) * reduce. When W * splits is not a multiple
+//   of the thread count, the last `tail_tiles` tiles may be cut into
+//   `tail_pieces` (= threads) pieces so every thread ends at the same time.
+// Exposed for the benchmark and the tests; msm_* call it themselves with n =
+// the number of scalars left after dropping zeros and +-1.
+enum class Group : uint8_t { kG1, kG2 };
+struct MsmPlan {
+  unsigned window_bits;
+  unsigned windows;
+  unsigned point_splits;
+  unsigned tail_tiles;
+  unsigned tail_pieces;
+  Accumulation accumulation;
+};
+MsmPlan plan(size_t n, unsigned threads, const MsmOptions& options = {}, Group group = Group::kG1);
+
+// sum_i scalars[i] * points[i].
+//  - points: affine, reduced Montgomery coordinates, each on the curve and in
+//    the r-order subgroup (not checked: validate keys when loading them);
+//    the identity (0,0) is allowed and contributes nothing. Duplicate and
+//    opposite points are fine.
+//  - scalars: Fr in Montgomery form, as the prover computes them. The
+//    conversion to canonical form (one Fr mul each, ~20 ns against ~8 us of
+//    bucket work per G1 point at 2^18: 0.3%) happens inside, in parallel.
+//  - sizes must match (PP_ASSERT). n = 0 gives the identity.
+// Zero scalars and identity points are dropped while the scalars are
+// prepared (~20 ns each); +-1 scalars cost one mixed add.
+// Result in Jacobian coordinates. Spans are read only during the call.
+// @concurrent: safe to call from several threads (calls share the process
+// pool, which runs one job at a time, so they serialise); called from inside
+// a pool task it runs single-threaded. Scratch, freed on return: 40 bytes
+// per non-trivial scalar, plus per running tile 2^(c-1) bucket points
+// (1.5 MB for G1 at c = 15) and a batch of up to 2048 * 288 bytes.
+ec::G1 msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars, const MsmOptions& options = {});
+ec::G2 msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars, const MsmOptions& options = {});
+
+// Same with canonical little-endian scalars (e.g. witness values read
+// straight from a .wtns file). Values need not be below r: they are reduced
+// modulo r (inputs are < 2^256 < 3r, so at most two subtractions).
+ec::G1 msm_g1_canonical(std::span<const ec::G1Affine> points, std::span<const ff::Limbs<4>> scalars,
+                        const MsmOptions& options = {});
+ec::G2 msm_g2_canonical(std::span<const ec::G2Affine> points, std::span<const ff::Limbs<4>> scalars,
+                        const MsmOptions& options = {});
+
+}  // namespace proofpipe::msm

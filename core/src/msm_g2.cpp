@@ -1,0 +1,17 @@
+// G2 entry points of the CPU MSM (msm/msm.hpp): one instantiation of the
+// Pippenger driver (msm/pippenger.hpp) per scalar form. G1 lives in
+// msm_g1.cpp so the two large instantiations compile in parallel.
+#include "proofpipe/msm/pippenger.hpp"
+
+namespace proofpipe::msm {
+
+ec::G2 msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars, const MsmOptions& options) {
+  return detail::pippenger<ec::G2Cfg, ff::Fr>(points, scalars, options);
+}
+
+ec::G2 msm_g2_canonical(std::span<const ec::G2Affine> points, std::span<const ff::Limbs<4>> scalars,
+                        const MsmOptions& options) {
+  return detail::pippenger<ec::G2Cfg, ff::Limbs<4>>(points, scalars, options);
+}
+
+}  // namespace proofpipe::msm
