@@ -1,0 +1,101 @@
+// snarkjs's JSON files for Groth16 over BLS12-381 ("curve": "bls12381"):
+// proof.json, public.json and verification_key.json, written in exactly
+// snarkjs's shape (key order, 1-space indent, no trailing newline, so files are
+// byte-identical to `snarkjs groth16 prove` / `zkey export verificationkey`
+// output) and read back strictly. reference/snarkjs-formats.md §8. No pairing
+// here: e(alpha, beta) comes in from the caller (see VerificationKey).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/ec/bls12_381.hpp"
+
+namespace proofpipe::formats {
+
+class Zkey;
+
+// A Groth16 proof: affine Montgomery points (pi_a, pi_b, pi_c).
+struct Proof {
+  ec::G1Affine a;
+  ec::G2Affine b;
+  ec::G1Affine c;
+  bool operator==(const Proof&) const = default;
+};
+
+// An Fq12 element in snarkjs's nesting of vk_alphabeta_12:
+//   Fq12 = c[0] + c[1]*w,  Fq6 c[i] = c[i][0] + c[i][1]*v + c[i][2]*v^2,
+//   Fq2 = c0 + c1*u,  with v^3 = 1 + u and w^2 = v (the standard BLS12-381
+// tower, which ffjavascript uses too). JSON: [[[c0,c1] x3] x2], decimal.
+// Kept as plain coefficients so this library does not depend on the pairing;
+// the pairing code converts its Fq12 to and from this.
+struct Fq12Coeffs {
+  ff::Fq2 c[2][3];
+  bool operator==(const Fq12Coeffs& o) const {
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j)
+        if (c[i][j] != o.c[i][j]) return false;
+    return true;
+  }
+};
+
+struct VerificationKey {
+  uint32_t n_public = 0;
+  ec::G1Affine alpha1{};
+  ec::G2Affine beta2{}, gamma2{}, delta2{};
+  // HOOK for the pairing: vk_alphabeta_12 = e(alpha1, beta2). snarkjs writes
+  // it but its verifier never reads it. Written only when set; the groth16
+  // layer fills it from pairing/pairing.hpp. Read back when present.
+  std::optional<Fq12Coeffs> alphabeta_12;
+  std::vector<ec::G1Affine> ic;  // n_public + 1 entries
+  bool operator==(const VerificationKey&) const = default;
+};
+
+// The verification key of a proving key, as `snarkjs zkey export
+// verificationkey` builds it (alpha1, beta2, gamma2, delta2, IC from the zkey).
+// `alphabeta_12` is the pairing hook above: pass e(alpha1, beta2) to get a file
+// identical to snarkjs's, or nullopt to leave the field out.
+VerificationKey verification_key_from_zkey(const Zkey& zkey, std::optional<Fq12Coeffs> alphabeta_12 = std::nullopt);
+
+// ----- text <-> values -----
+// Writers: numbers are decimal strings of canonical values; points are
+// [x, y, "1"] and [[x.c0, x.c1], [y.c0, y.c1], ["1", "0"]]; the point at
+// infinity is ["0", "1", "0"] / [["0","0"], ["1","0"], ["0","0"]].
+//
+// Readers never throw. Errors are one-line kBadFormat Statuses prefixed by
+// `what` (e.g. "proof 'p.json'"): malformed JSON (the parser's message), a
+// missing or mistyped field ("pi_b[1]: expected an array of 2"), a bad number
+// ("pi_a[0]: '12a' is not a decimal number"), an unsupported "protocol" or
+// "curve" (only "groth16"/"bls12381"), a point not on the curve, an IC of the
+// wrong length. The third coordinate is read as snarkjs does, as a Jacobian Z:
+// 1 = affine, 0 = infinity, anything else divides (X/Z^2, Y/Z^3). Points are
+// checked to be on the curve, not in the subgroup (the verifier's job).
+// Unknown extra keys are ignored, as snarkjs does.
+std::string proof_to_json(const Proof& proof);
+Result<Proof> proof_from_json(std::string_view text, std::string_view what = "proof");
+
+// public.json: ["<w1>", ..., "<w_nPublic>"], each below r.
+std::string public_to_json(std::span<const ff::Fr> inputs);
+Result<std::vector<ff::Fr>> public_from_json(std::string_view text, std::string_view what = "public inputs");
+
+std::string verification_key_to_json(const VerificationKey& vk);
+Result<VerificationKey> verification_key_from_json(std::string_view text, std::string_view what = "verification key");
+
+// ----- files -----
+// Writers go through "<path>.tmp.<pid>" + rename, so a reader never sees a
+// partial file; kIo naming the path on failure. Readers prefix errors with
+// "proof '<path>'", "public inputs '<path>'", "verification key '<path>'".
+[[nodiscard]] Status write_proof_json(const std::filesystem::path& path, const Proof& proof);
+[[nodiscard]] Result<Proof> read_proof_json(const std::filesystem::path& path);
+[[nodiscard]] Status write_public_json(const std::filesystem::path& path, std::span<const ff::Fr> inputs);
+[[nodiscard]] Result<std::vector<ff::Fr>> read_public_json(const std::filesystem::path& path);
+[[nodiscard]] Status write_verification_key_json(const std::filesystem::path& path, const VerificationKey& vk);
+[[nodiscard]] Result<VerificationKey> read_verification_key_json(const std::filesystem::path& path);
+
+}  // namespace proofpipe::formats

@@ -1,0 +1,37 @@
+// Witnesses in the .wtns format (version 2, as circom's witness calculator and
+// `snarkjs wtns calculate` write it; reference/snarkjs-formats.md §6.2),
+// BLS12-381's scalar field only. Read fully into memory (not a view): the
+// values are converted to Montgomery form on load.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/ff/bls12_381.hpp"
+
+namespace proofpipe::formats {
+
+class Zkey;
+
+struct Witness {
+  std::filesystem::path path;  // the file it came from (for error messages)
+  // w[0..nWitness): Montgomery-form Fr. The .wtns stores them in standard form;
+  // to_canonical() gives those values back. w[0] is 1 in a valid witness
+  // (checked by check_witness_matches, not by load_wtns).
+  std::vector<ff::Fr> values;
+};
+
+// Loads a wtns. Errors (prefix "wtns '<path>': "): missing file (kNotFound),
+// truncated, bad magic, unsupported version (only 2), missing sections,
+// "unsupported curve bn128", "prime mismatch", "section 1 is N bytes, expected
+// 40", "section 2 is N bytes, expected M" (nWitness * 32), and
+// "w[17] is not below r". kBadFormat for content errors.
+[[nodiscard]] Result<Witness> load_wtns(const std::filesystem::path& path);
+
+// Checks that `witness` can drive `zkey`: exactly nVars values, and w[0] == 1.
+// kInvalidArgument, one line naming both files, e.g.
+// "witness 'w.wtns' has 350 values, zkey 'c.zkey' expects nVars = 351".
+[[nodiscard]] Status check_witness_matches(const Zkey& zkey, const Witness& witness);
+
+}  // namespace proofpipe::formats

@@ -1,0 +1,149 @@
+// Groth16 proving keys in snarkjs's .zkey format (version 1, protocol 1),
+// BLS12-381 only (reference/snarkjs-formats.md §6.3, §6.4). Points are exposed
+// as spans straight into the mmap (zero copy) after every section size has been
+// checked against nVars/nPublic/domainSize. Not a writer; not PLONK/FFLONK.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/formats/mapped_file.hpp"
+
+namespace proofpipe::formats {
+
+// Section ids of a Groth16 zkey.
+enum ZkeySection : uint32_t {
+  kZkeyHeader = 1,         // u32 protocol
+  kZkeyGroth16Header = 2,  // primes, sizes, alpha/beta/gamma/delta
+  kZkeyIC = 3,             // (nPublic+1) G1
+  kZkeyCoefs = 4,          // u32 nCoef, nCoef x ZkeyCoef
+  kZkeyA = 5,              // nVars G1
+  kZkeyB1 = 6,             // nVars G1
+  kZkeyB2 = 7,             // nVars G2
+  kZkeyC = 8,              // (nVars-nPublic-1) G1, private wires only
+  kZkeyH = 9,              // domainSize G1 (odd Lagrange basis of the 2n-domain / delta)
+  kZkeyContributions = 10, // MPC transcript: not read by the prover
+};
+
+// Section 2, decoded. Points are affine Montgomery (the zkey's own layout);
+// all six have been checked to be fully reduced, on the curve, in the r-order
+// subgroup and not the point at infinity.
+struct ZkeyHeader {
+  static constexpr uint32_t kN8q = 48;  // the only supported sizes (BLS12-381)
+  static constexpr uint32_t kN8r = 32;
+  uint32_t n_vars = 0;           // = r1cs nWires, wire 0 is the constant 1
+  uint32_t n_public = 0;         // public outputs + public inputs, excluding wire 0
+  uint32_t domain_size = 0;      // a power of two
+  uint32_t log2_domain_size = 0;
+  ec::G1Affine alpha1, beta1, delta1;
+  ec::G2Affine beta2, gamma2, delta2;
+};
+
+// One entry of section 4, the QAP's A and B matrices (snarkjs never stores C).
+// Exactly the file layout: 44 bytes, 4-byte aligned, little-endian, so a span
+// of these points into the mmap.
+//
+// Value convention (checked against r1cs coefficients in formats_test):
+//   value_bytes = LE(coef * R^2 mod r), R = 2^256.
+// Interpreted as a Montgomery representation this is the element coef*R, so:
+//   * coef()              = from_mont(value) * from_mont(1)        -> the element coef
+//   * snarkjs's shortcut  = from_mont(value) * from_mont(w_canonical_limbs)
+//                         = the element coef*w, when the witness is kept in
+//                           STANDARD form (as the .wtns stores it). With a
+//                           Montgomery-form witness (formats::Witness) use
+//                           coef() * w instead.
+// Validated on load: matrix < 2, constraint < domainSize, signal < nVars,
+// value < r.
+struct ZkeyCoef {
+  uint32_t matrix;      // 0 = A, 1 = B
+  uint32_t constraint;  // row = index into the n-domain
+  uint32_t signal;      // wire index
+  uint8_t value_bytes[32];
+
+  // from_mont(value_bytes): the raw multiplicand snarkjs uses (element coef*R).
+  ff::Fr value_mont() const {
+    ff::Fr::Repr r;
+    std::memcpy(r.data(), value_bytes, sizeof(r));
+    return ff::Fr::from_mont(r);
+  }
+  // The coefficient itself as a Montgomery-form Fr (montmul by 1 strips one R).
+  ff::Fr coef() const { return value_mont() * ff::Fr::from_mont(ff::Fr::Repr{1, 0, 0, 0}); }
+};
+static_assert(sizeof(ZkeyCoef) == 44 && alignof(ZkeyCoef) == 4, "zkey section 4 entry layout");
+static_assert(std::is_trivially_copyable_v<ZkeyCoef>);
+
+struct ZkeyLoadOptions {
+  // Also check every point of sections 3 and 5-9: coordinates fully reduced
+  // (< q) and on the curve. Not the subgroup (snarkjs does not either, P8).
+  // Costs a few field multiplications per point (~0.1 s per million G1).
+  bool check_points = false;
+};
+
+class Zkey;
+
+// Maps and validates a Groth16 zkey. Every failure is one line naming the file
+// (prefix "zkey '<path>': "): missing file (kNotFound), truncated, bad magic,
+// unsupported version, missing/duplicate section, "unsupported protocol plonk
+// (2)", "unsupported curve bn128", "prime mismatch", "domainSize 1000 is not a
+// power of two", "section 7 is 1024 bytes, expected 2048", a coefficient index
+// out of range, a header point off the curve or the subgroup. kBadFormat for
+// all content errors.
+[[nodiscard]] Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options = {});
+
+// A loaded proving key. Move-only: the spans point into the mapping (or into
+// owned copies, see below), which move with the object.
+//
+// Alignment: ec::G1Affine/G2Affine need 8-byte alignment, but a section's data
+// offset is only guaranteed to be a multiple of 4 (the 4-byte nCoef and the
+// 44-byte coefficients shift everything after section 4; in the snarkjs
+// fixtures about half of the point sections start at 4 mod 8). A section whose
+// data is aligned is viewed in place; one that is not is copied once into an
+// owned 8-byte-aligned buffer at load time (copied_bytes() says how much), so
+// no misaligned object access ever happens. Section 4 needs only 4-byte
+// alignment and is in practice always viewed in place.
+//
+// @concurrent: all const methods may be called from any number of threads.
+class Zkey {
+ public:
+  Zkey(Zkey&&) noexcept = default;
+  Zkey& operator=(Zkey&&) noexcept = default;
+  Zkey(const Zkey&) = delete;
+  Zkey& operator=(const Zkey&) = delete;
+
+  const ZkeyHeader& header() const { return header_; }
+  uint32_t n_vars() const { return header_.n_vars; }
+  uint32_t n_public() const { return header_.n_public; }
+  uint32_t domain_size() const { return header_.domain_size; }
+
+  std::span<const ec::G1Affine> ic() const { return ic_; }  // nPublic + 1
+  std::span<const ec::G1Affine> a() const { return a_; }    // nVars
+  std::span<const ec::G1Affine> b1() const { return b1_; }  // nVars
+  std::span<const ec::G2Affine> b2() const { return b2_; }  // nVars
+  std::span<const ec::G1Affine> c() const { return c_; }    // nVars - nPublic - 1; c()[i] is wire nPublic+1+i
+  std::span<const ec::G1Affine> h() const { return h_; }    // domainSize
+  std::span<const ZkeyCoef> coefs() const { return coefs_; }
+
+  const std::filesystem::path& path() const { return file_.path(); }
+  // Bytes copied because a section was misaligned (0 when fully zero-copy).
+  uint64_t copied_bytes() const { return copied_bytes_; }
+
+ private:
+  friend Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options);
+  Zkey() = default;
+
+  MappedFile file_;
+  std::vector<std::unique_ptr<uint64_t[]>> owned_;  // copies of misaligned sections
+  uint64_t copied_bytes_ = 0;
+  ZkeyHeader header_{};
+  std::span<const ec::G1Affine> ic_, a_, b1_, c_, h_;
+  std::span<const ec::G2Affine> b2_;
+  std::span<const ZkeyCoef> coefs_;
+};
+
+}  // namespace proofpipe::formats

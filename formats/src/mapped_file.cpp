@@ -1,0 +1,79 @@
+// MappedFile: open + fstat + mmap(PROT_READ, MAP_PRIVATE), unmapped on destruction.
+#include "proofpipe/formats/mapped_file.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace proofpipe::formats {
+
+namespace {
+
+// Closes the descriptor on every path out of open(); the mapping outlives it.
+struct FdGuard {
+  int fd;
+  ~FdGuard() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    if (err == ENOENT) return make_error(ErrorCode::kNotFound, "'{}': no such file", name);
+    return make_error(ErrorCode::kIo, "'{}': cannot open: {}", name, std::strerror(err));
+  }
+  FdGuard guard{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    return make_error(ErrorCode::kIo, "'{}': fstat failed: {}", name, std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return make_error(ErrorCode::kInvalidArgument, "'{}': not a regular file", name);
+  }
+  MappedFile f;
+  f.path_ = path;
+  f.size_ = static_cast<size_t>(st.st_size);
+  if (f.size_ == 0) return f;  // mmap of length 0 is EINVAL; an empty span is the honest answer
+  void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) {
+    int err = errno;
+    f.size_ = 0;
+    return make_error(ErrorCode::kIo, "'{}': mmap of {} bytes failed: {}", name, static_cast<size_t>(st.st_size),
+                      std::strerror(err));
+  }
+  f.data_ = static_cast<const uint8_t*>(p);
+  return f;
+}
+
+MappedFile::MappedFile(MappedFile&& o) noexcept
+    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), path_(std::move(o.path_)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
+  if (this != &o) {
+    reset();
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    path_ = std::move(o.path_);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() { reset(); }
+
+void MappedFile::reset() noexcept {
+  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+}
+
+}  // namespace proofpipe::formats

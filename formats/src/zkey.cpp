@@ -1,0 +1,189 @@
+// load_zkey: section table -> protocol -> Groth16 header -> sized point views
+// -> coefficient index checks. Layout: reference/snarkjs-formats.md §6.3.
+#include "proofpipe/formats/zkey.hpp"
+
+#include <bit>
+#include <string>
+
+#include "primes.hpp"
+#include "proofpipe/formats/binfile.hpp"
+
+namespace proofpipe::formats {
+
+namespace {
+
+constexpr uint32_t kG1Bytes = 2 * ZkeyHeader::kN8q;  // 96
+constexpr uint32_t kG2Bytes = 4 * ZkeyHeader::kN8q;  // 192
+// Section 2 with n8q = 48, n8r = 32: 4+48 + 4+32 + 3*4 + 3 G1 + 3 G2 = 964.
+constexpr uint64_t kGroth16HeaderBytes = 4 + 48 + 4 + 32 + 12 + 3 * kG1Bytes + 3 * kG2Bytes;
+static_assert(kGroth16HeaderBytes == 964);
+
+const char* protocol_name(uint32_t p) {
+  switch (p) {
+    case 1: return "groth16";
+    case 2: return "plonk";
+    case 10: return "fflonk";
+    default: return "unknown";
+  }
+}
+
+const char* section_name(uint32_t s) {
+  switch (s) {
+    case kZkeyIC: return "IC";
+    case kZkeyA: return "A";
+    case kZkeyB1: return "B1";
+    case kZkeyB2: return "B2";
+    case kZkeyC: return "C";
+    case kZkeyH: return "H";
+    default: return "?";
+  }
+}
+
+template <class Cfg>
+bool coords_reduced(const ec::Affine<Cfg>& p) {
+  constexpr auto kQ = ff::MontConsts<ff::FqParams>::kP;
+  if constexpr (std::is_same_v<typename Cfg::Field, ff::Fq>) {
+    return !ff::limbs_geq(p.x.mont(), kQ) && !ff::limbs_geq(p.y.mont(), kQ);
+  } else {
+    return !ff::limbs_geq(p.x.c0.mont(), kQ) && !ff::limbs_geq(p.x.c1.mont(), kQ) &&
+           !ff::limbs_geq(p.y.c0.mont(), kQ) && !ff::limbs_geq(p.y.c1.mont(), kQ);
+  }
+}
+
+// Reads one header point and applies the always-on checks.
+template <class Cfg>
+Result<ec::Affine<Cfg>> header_point(const BinFile& f, Cursor& c, const char* name) {
+  PP_ASSIGN_OR_RETURN(auto p, c.pod<ec::Affine<Cfg>>(name));
+  if (!coords_reduced(p)) return f.error("{}: coordinate not reduced modulo q", name);
+  if (p.is_identity()) return f.error("{} is the point at infinity", name);
+  if (!p.on_curve()) return f.error("{} is not on the curve", name);
+  if (!ec::in_subgroup(p)) return f.error("{} is not in the r-order subgroup", name);
+  return p;
+}
+
+// Views `count` objects of T over `bytes` (size already checked), copying into
+// an owned 8-byte-aligned buffer when the mapped address is misaligned.
+template <class T>
+std::span<const T> view_or_copy(std::span<const uint8_t> bytes, uint64_t count,
+                                std::vector<std::unique_ptr<uint64_t[]>>& owned, uint64_t& copied) {
+  static_assert(alignof(T) <= alignof(uint64_t));
+  if (auto v = aligned_view<T>(bytes, count)) return *v;
+  const size_t words = (bytes.size() + 7) / 8;
+  owned.push_back(std::make_unique<uint64_t[]>(words));
+  std::memcpy(owned.back().get(), bytes.data(), bytes.size());
+  copied += bytes.size();
+  return {reinterpret_cast<const T*>(owned.back().get()), count};
+}
+
+}  // namespace
+
+Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options) {
+  const std::string what = fmt::format("zkey '{}'", path.string());
+  auto mapped = MappedFile::open(path);
+  if (!mapped.is_ok()) return Status(mapped.status().code(), "zkey " + mapped.status().message());
+  Zkey z;
+  z.file_ = std::move(mapped).value();
+  PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(z.file_.bytes(), "zkey", 1, what));
+
+  // Section 1: the protocol.
+  PP_ASSIGN_OR_RETURN(auto s1, f.section(kZkeyHeader, 4));
+  Cursor c1(s1, what);
+  PP_ASSIGN_OR_RETURN(uint32_t protocol, c1.u32("protocol"));
+  if (protocol != 1) {
+    return f.error("unsupported protocol {} ({}); only groth16 (1) is supported", protocol_name(protocol), protocol);
+  }
+
+  // Section 2: primes first (so a bn128 key is named as such), then sizes.
+  PP_ASSIGN_OR_RETURN(Cursor c2, f.cursor(kZkeyGroth16Header));
+  PP_ASSIGN_OR_RETURN(uint32_t n8q, c2.u32("n8q"));
+  if (n8q > 1024) return f.error("unsupported curve: n8q = {}", n8q);
+  PP_ASSIGN_OR_RETURN(auto q, c2.bytes(n8q, "q"));
+  PP_RETURN_IF_ERROR(detail::check_prime(f, detail::FieldKind::kBase, n8q, q, "q"));
+  PP_ASSIGN_OR_RETURN(uint32_t n8r, c2.u32("n8r"));
+  if (n8r > 1024) return f.error("unsupported curve: n8r = {}", n8r);
+  PP_ASSIGN_OR_RETURN(auto r, c2.bytes(n8r, "r"));
+  PP_RETURN_IF_ERROR(detail::check_prime(f, detail::FieldKind::kScalar, n8r, r, "r"));
+  PP_ASSIGN_OR_RETURN(auto s2, f.section(kZkeyGroth16Header, kGroth16HeaderBytes));
+  (void)s2;
+  ZkeyHeader& h = z.header_;
+  PP_ASSIGN_OR_RETURN(h.n_vars, c2.u32("nVars"));
+  PP_ASSIGN_OR_RETURN(h.n_public, c2.u32("nPublic"));
+  PP_ASSIGN_OR_RETURN(h.domain_size, c2.u32("domainSize"));
+  if (h.domain_size == 0 || !std::has_single_bit(h.domain_size)) {
+    return f.error("domainSize {} is not a power of two", h.domain_size);
+  }
+  h.log2_domain_size = static_cast<uint32_t>(std::countr_zero(h.domain_size));
+  if (uint64_t(h.n_public) + 1 > h.n_vars) {
+    return f.error("nPublic {} leaves no room for wire 0 among nVars {}", h.n_public, h.n_vars);
+  }
+  if (uint64_t(h.n_public) + 1 > h.domain_size) {
+    return f.error("domainSize {} is smaller than nPublic + 1 = {}", h.domain_size, uint64_t(h.n_public) + 1);
+  }
+  // Write order (§6.3; the zkey_utils.js comment is wrong): alpha1, beta1,
+  // beta2, gamma2, delta1, delta2.
+  PP_ASSIGN_OR_RETURN(h.alpha1, header_point<ec::G1Cfg>(f, c2, "alpha_1"));
+  PP_ASSIGN_OR_RETURN(h.beta1, header_point<ec::G1Cfg>(f, c2, "beta_1"));
+  PP_ASSIGN_OR_RETURN(h.beta2, header_point<ec::G2Cfg>(f, c2, "beta_2"));
+  PP_ASSIGN_OR_RETURN(h.gamma2, header_point<ec::G2Cfg>(f, c2, "gamma_2"));
+  PP_ASSIGN_OR_RETURN(h.delta1, header_point<ec::G1Cfg>(f, c2, "delta_1"));
+  PP_ASSIGN_OR_RETURN(h.delta2, header_point<ec::G2Cfg>(f, c2, "delta_2"));
+  PP_RETURN_IF_ERROR(c2.expect_end());
+
+  // Point sections: exact sizes, then views.
+  const uint64_t n_vars = h.n_vars, n_pub = h.n_public, n = h.domain_size;
+  PP_ASSIGN_OR_RETURN(auto s3, f.section(kZkeyIC, (n_pub + 1) * kG1Bytes));
+  PP_ASSIGN_OR_RETURN(auto s5, f.section(kZkeyA, n_vars * kG1Bytes));
+  PP_ASSIGN_OR_RETURN(auto s6, f.section(kZkeyB1, n_vars * kG1Bytes));
+  PP_ASSIGN_OR_RETURN(auto s7, f.section(kZkeyB2, n_vars * kG2Bytes));
+  PP_ASSIGN_OR_RETURN(auto s8, f.section(kZkeyC, (n_vars - n_pub - 1) * kG1Bytes));
+  PP_ASSIGN_OR_RETURN(auto s9, f.section(kZkeyH, n * kG1Bytes));
+  z.ic_ = view_or_copy<ec::G1Affine>(s3, n_pub + 1, z.owned_, z.copied_bytes_);
+  z.a_ = view_or_copy<ec::G1Affine>(s5, n_vars, z.owned_, z.copied_bytes_);
+  z.b1_ = view_or_copy<ec::G1Affine>(s6, n_vars, z.owned_, z.copied_bytes_);
+  z.b2_ = view_or_copy<ec::G2Affine>(s7, n_vars, z.owned_, z.copied_bytes_);
+  z.c_ = view_or_copy<ec::G1Affine>(s8, n_vars - n_pub - 1, z.owned_, z.copied_bytes_);
+  z.h_ = view_or_copy<ec::G1Affine>(s9, n, z.owned_, z.copied_bytes_);
+
+  // Section 4: u32 nCoef, then nCoef 44-byte entries, nothing else.
+  PP_ASSIGN_OR_RETURN(auto s4, f.section(kZkeyCoefs));
+  Cursor c4(s4, what + " section 4");
+  PP_ASSIGN_OR_RETURN(uint32_t n_coef, c4.u32("nCoef"));
+  if (c4.remaining() != uint64_t(n_coef) * sizeof(ZkeyCoef)) {
+    return f.error("section 4 is {} bytes, expected {} for nCoef = {}", s4.size(),
+                   4 + uint64_t(n_coef) * sizeof(ZkeyCoef), n_coef);
+  }
+  PP_ASSIGN_OR_RETURN(auto entries, c4.bytes(c4.remaining(), "coefficients"));
+  z.coefs_ = view_or_copy<ZkeyCoef>(entries, n_coef, z.owned_, z.copied_bytes_);
+  for (size_t i = 0; i < z.coefs_.size(); ++i) {
+    const ZkeyCoef& e = z.coefs_[i];
+    if (e.matrix > 1) return f.error("coefficient {}: matrix {} is not 0 (A) or 1 (B)", i, e.matrix);
+    if (e.constraint >= n) {
+      return f.error("coefficient {}: constraint {} is not below domainSize {}", i, e.constraint, n);
+    }
+    if (e.signal >= n_vars) return f.error("coefficient {}: signal {} is not below nVars {}", i, e.signal, n_vars);
+    if (!detail::below_r(e.value_bytes)) return f.error("coefficient {}: value is not below r", i);
+  }
+
+  if (options.check_points) {
+    auto check = [&](auto pts, uint32_t sec) -> Status {
+      for (size_t i = 0; i < pts.size(); ++i) {
+        if (!coords_reduced(pts[i])) {
+          return f.error("section {} ({}) point {}: coordinate not reduced modulo q", sec, section_name(sec), i);
+        }
+        if (!pts[i].on_curve()) {
+          return f.error("section {} ({}) point {} is not on the curve", sec, section_name(sec), i);
+        }
+      }
+      return Status::ok();
+    };
+    PP_RETURN_IF_ERROR(check(z.ic_, kZkeyIC));
+    PP_RETURN_IF_ERROR(check(z.a_, kZkeyA));
+    PP_RETURN_IF_ERROR(check(z.b1_, kZkeyB1));
+    PP_RETURN_IF_ERROR(check(z.b2_, kZkeyB2));
+    PP_RETURN_IF_ERROR(check(z.c_, kZkeyC));
+    PP_RETURN_IF_ERROR(check(z.h_, kZkeyH));
+  }
+  return z;
+}
+
+}  // namespace proofpipe::formats
