@@ -1,0 +1,51 @@
+// proofpipe: the command-line front (DESIGN.md §7). Parses arguments and
+// hands each subcommand to its implementation in src/.
+#include <CLI/CLI.hpp>
+
+#include "proofpipe/common/logging.hpp"
+#include "proofpipe/coordinator/commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace proofpipe::cli;
+  proofpipe::init_logging("proofpipe");
+  CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "proofpipe 0.1.0");
+
+  ProveArgs prove;
+  auto* p = app.add_subcommand("prove", "prove one witness: writes snarkjs proof.json and public.json");
+  p->add_option("zkey", prove.zkey, "circuit.zkey (Groth16, BLS12-381)")->required();
+  p->add_option("wtns", prove.wtns, "witness.wtns")->required();
+  p->add_option("proof", prove.proof, "output proof.json")->required();
+  p->add_option("public", prove.public_json, "output public.json")->required();
+  p->add_option("--backend", prove.backend, "auto|cpu|cuda")->default_val("auto");
+
+  VerifyArgs verify;
+  auto* v = app.add_subcommand("verify", "verify a proof: prints OK (exit 0) or INVALID (exit 1); 2 on error");
+  v->add_option("vkey", verify.vkey, "verification_key.json")->required();
+  v->add_option("public", verify.public_json, "public.json")->required();
+  v->add_option("proof", verify.proof, "proof.json")->required();
+
+  ExportVkeyArgs vk;
+  auto* e = app.add_subcommand("export-vkey", "write snarkjs's verification_key.json for a zkey");
+  e->add_option("zkey", vk.zkey, "circuit.zkey")->required();
+  e->add_option("vkey", vk.vkey, "output verification_key.json")->required();
+
+  SetupDevArgs setup_dev;
+  auto* sd = app.add_subcommand("setup-dev", "TESTING ONLY: Groth16 setup from random toxic waste (no ptau) -> zkey");
+  sd->add_option("r1cs", setup_dev.r1cs, "circuit.r1cs (circom, BLS12-381)")->required();
+  sd->add_option("zkey", setup_dev.zkey, "output circuit.zkey (snarkjs format)")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    // CLI11 prints help/version with exit 0 and usage errors with its own code; usage errors are 2 here.
+    int code = app.exit(err);
+    return code == 0 ? 0 : 2;
+  }
+  if (p->parsed()) return run_prove(prove);
+  if (v->parsed()) return run_verify(verify);
+  if (e->parsed()) return run_export_vkey(vk);
+  if (sd->parsed()) return run_setup_dev(setup_dev);
+  return 2;
+}

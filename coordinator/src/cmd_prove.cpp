@@ -1,0 +1,78 @@
+// `proofpipe prove`, `verify` and `export-vkey`: single-process commands over
+// snarkjs files (DESIGN.md §7). Errors: one line on stderr, exit 2.
+#include <chrono>
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "proofpipe/coordinator/commands.hpp"
+#include "proofpipe/formats/proof_json.hpp"
+#include "proofpipe/formats/wtns.hpp"
+#include "proofpipe/formats/zkey.hpp"
+#include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/groth16/verifier.hpp"
+
+namespace proofpipe::cli {
+namespace {
+
+int fail(const Status& st) {
+  std::fprintf(stderr, "proofpipe: error: %s\n", st.message().c_str());
+  return kExitError;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int run_prove(const ProveArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto kind = groth16::parse_backend_kind(args.backend);
+  if (!kind) return fail(kind.status());
+  auto backend = groth16::make_backend(*kind);
+  if (!backend) return fail(backend.status());
+  auto zkey = formats::load_zkey(args.zkey);
+  if (!zkey) return fail(zkey.status());
+  auto witness = formats::load_wtns(args.wtns);
+  if (!witness) return fail(witness.status());
+  if (Status st = formats::check_witness_matches(*zkey, *witness); !st) return fail(st);
+
+  const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+  auto proof = groth16::prove(**backend, pk, witness->values);
+  if (!proof) return fail(proof.status());
+  const std::span<const ff::Fr> pub = std::span(witness->values).subspan(1, pk.n_public);
+  if (Status st = formats::write_proof_json(args.proof, *proof); !st) return fail(st);
+  if (Status st = formats::write_public_json(args.public_json, pub); !st) return fail(st);
+  spdlog::info("proved n={} vars={} backend={} s={:.3f}", pk.domain_size, pk.n_vars, (*backend)->name(), seconds_since(t0));
+  return kExitOk;
+}
+
+int run_verify(const VerifyArgs& args) {
+  auto vk = formats::read_verification_key_json(args.vkey);
+  if (!vk) return fail(vk.status());
+  auto pub = formats::read_public_json(args.public_json);
+  if (!pub) return fail(pub.status());
+  auto proof = formats::read_proof_json(args.proof);
+  if (!proof) return fail(proof.status());
+  auto verdict = groth16::verify(*vk, *pub, *proof);
+  if (!verdict) return fail(verdict.status());
+  if (!verdict->valid) {
+    std::printf("INVALID\n");
+    std::fprintf(stderr, "proofpipe: %s\n", verdict->reason.c_str());
+    return kExitInvalid;
+  }
+  std::printf("OK\n");
+  return kExitOk;
+}
+
+int run_export_vkey(const ExportVkeyArgs& args) {
+  auto zkey = formats::load_zkey(args.zkey);
+  if (!zkey) return fail(zkey.status());
+  const auto& h = zkey->header();
+  const auto vk = formats::verification_key_from_zkey(*zkey, groth16::alphabeta_of(h.alpha1, h.beta2));
+  if (Status st = formats::write_verification_key_json(args.vkey, vk); !st) return fail(st);
+  return kExitOk;
+}
+
+}  // namespace proofpipe::cli

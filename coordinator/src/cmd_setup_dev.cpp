@@ -1,0 +1,58 @@
+// `proofpipe setup-dev <circuit.r1cs> <out.zkey>`: a Groth16 key from random
+// toxic waste that this process knows and then discards (groth16/dev_setup.hpp).
+// For tests and benchmarks only; says so loudly on stderr. Errors: one line,
+// exit 2.
+#include <chrono>
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "proofpipe/coordinator/commands.hpp"
+#include "proofpipe/formats/r1cs.hpp"
+#include "proofpipe/formats/zkey_writer.hpp"
+#include "proofpipe/groth16/dev_setup.hpp"
+
+namespace proofpipe::cli {
+namespace {
+
+int fail(const Status& st) {
+  std::fprintf(stderr, "proofpipe: error: %s\n", st.message().c_str());
+  return kExitError;
+}
+
+void warn_testing_only(const std::string& zkey) {
+  std::fprintf(stderr,
+               "proofpipe: ****************************************************************\n"
+               "proofpipe: WARNING: setup-dev makes a proving key for TESTING ONLY.\n"
+               "proofpipe: Its toxic waste (tau, alpha, beta, delta) was generated inside\n"
+               "proofpipe: this process and then discarded, but anyone who learned it could\n"
+               "proofpipe: forge proofs. Never use '%s' for anything of value;\n"
+               "proofpipe: use a real ceremony (ptau + snarkjs groth16 setup + contributions).\n"
+               "proofpipe: ****************************************************************\n",
+               zkey.c_str());
+}
+
+}  // namespace
+
+int run_setup_dev(const SetupDevArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  warn_testing_only(args.zkey);
+  auto r1cs = formats::load_r1cs(args.r1cs);
+  if (!r1cs) return fail(r1cs.status());
+  auto log_n = groth16::dev_setup_log2_domain(r1cs->header);
+  if (!log_n) return fail(Status(log_n.status().code(), "r1cs '" + args.r1cs + "': " + log_n.status().message()));
+
+  auto secrets = groth16::random_toxic_waste(uint32_t(1) << *log_n);
+  if (!secrets) return fail(secrets.status());
+  auto key = groth16::dev_setup(*r1cs, *secrets);
+  secrets->wipe();
+  if (!key) return fail(key.status());
+
+  if (Status st = formats::write_zkey(args.zkey, key->parts()); !st) return fail(st);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "proofpipe: setup-dev wrote '%s' (TESTING ONLY): domain 2^%u, %u wires, %u public, %.2f s\n",
+               args.zkey.c_str(), *log_n, r1cs->header.n_wires, r1cs->header.n_public(), secs);
+  return kExitOk;
+}
+
+}  // namespace proofpipe::cli

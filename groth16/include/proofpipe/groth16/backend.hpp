@@ -1,0 +1,43 @@
+// The prover's backend interface: the coarse operations whose cost dominates
+// a proof (the H step's six NTTs and the five MSMs). One virtual call per
+// whole operation costs nothing and leaves a device backend free to fuse and
+// overlap. The CPU backend is the reference; the CUDA backend (cuda/)
+// implements the same interface and is checked against it.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/ec/bls12_381.hpp"
+
+namespace proofpipe::groth16 {
+
+enum class BackendKind { kAuto, kCpu, kCuda };
+
+Result<BackendKind> parse_backend_kind(std::string_view text);  // "auto" | "cpu" | "cuda"
+
+class ProverBackend {
+ public:
+  virtual ~ProverBackend() = default;
+  virtual std::string_view name() const = 0;
+
+  // The snarkjs H step on the n-domain (n = a.size() = b.size() = c.size(),
+  // Montgomery values in natural order): on return a[i] holds
+  // (A*B - C)(w_2n^(2i+1)); b and c are clobbered. No division by Z.
+  virtual Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) = 0;
+
+  // sum scalars[i] * points[i]; scalars in Montgomery form; points may hold
+  // the identity; sizes must match.
+  virtual Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) = 0;
+  virtual Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) = 0;
+};
+
+// kAuto: CUDA when built with it and a device is present, else CPU (the caller
+// logs which). kCuda without CUDA support: kUnavailable.
+Result<std::unique_ptr<ProverBackend>> make_backend(BackendKind kind);
+
+std::unique_ptr<ProverBackend> make_cpu_backend();
+
+}  // namespace proofpipe::groth16

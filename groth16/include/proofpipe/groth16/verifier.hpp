@@ -1,0 +1,33 @@
+// The Groth16 verifier: e(A, B) = e(alpha, beta) e(L, gamma) e(C, delta) with
+// L = IC_0 + sum_i pub_i IC_i, checked as one multi-pairing with a single
+// final exponentiation. Proof points not on their curve or outside the
+// order-r subgroup make the proof invalid (they are never paired).
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/groth16/proving_key.hpp"
+#include "proofpipe/groth16/prover.hpp"
+
+namespace proofpipe::groth16 {
+
+// snarkjs's verification_key.json contents (formats::verification_key_from_zkey
+// builds one from a zkey; vk_alphabeta_12 is not used here).
+using VerificationKey = formats::VerificationKey;
+
+// e(alpha1, beta2) in snarkjs's vk_alphabeta_12 nesting (export-vkey writes it).
+formats::Fq12Coeffs alphabeta_of(const ec::G1Affine& alpha1, const ec::G2Affine& beta2);
+
+struct Verdict {
+  bool valid = false;
+  std::string reason;  // why not, when invalid ("pairing check failed", "pi_a not in G1", ...)
+};
+
+// Public inputs in Montgomery form, n_public of them. A key whose IC count
+// does not match n_public or a wrong number of inputs is an error (kInvalidArgument).
+Result<Verdict> verify(const VerificationKey& vk, std::span<const ff::Fr> public_inputs, const Proof& proof);
+
+}  // namespace proofpipe::groth16

@@ -1,0 +1,173 @@
+// Groth16 synthesis, H step and assembly (see prover.hpp). The formulas are
+// snarkjs's (reference/snarkjs-formats.md §7): A, B1, B2 over all wires, C
+// over the private wires only, H over the odd-coset evaluations.
+#include "proofpipe/groth16/prover.hpp"
+
+#include <sys/random.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "proofpipe/common/assert.hpp"
+#include "proofpipe/common/parallel.hpp"
+
+namespace proofpipe::groth16 {
+namespace {
+
+// Bytes from getrandom(2), retried on EINTR; fails only if the kernel refuses.
+Status os_random(void* out, size_t len) {
+  auto* p = static_cast<uint8_t*>(out);
+  while (len > 0) {
+    ssize_t got = ::getrandom(p, len, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return make_error(ErrorCode::kIo, "getrandom: {}", std::strerror(errno));
+    }
+    p += got;
+    len -= static_cast<size_t>(got);
+  }
+  return Status::ok();
+}
+
+// Splits the coefficient list into ranges that never share a constraint row,
+// so that threads can accumulate into a[] and b[] without atomics. snarkjs
+// writes the section ordered by constraint; an unordered key gets one range.
+std::vector<size_t> row_aligned_chunks(std::span<const formats::ZkeyCoef> coefs, size_t want) {
+  std::vector<size_t> cuts{0};
+  bool sorted = std::is_sorted(coefs.begin(), coefs.end(),
+                               [](const formats::ZkeyCoef& x, const formats::ZkeyCoef& y) { return x.constraint < y.constraint; });
+  if (sorted && want > 1) {
+    const size_t step = coefs.size() / want + 1;
+    for (size_t pos = step; pos < coefs.size(); pos += step) {
+      size_t q = pos;
+      while (q < coefs.size() && coefs[q].constraint == coefs[q - 1].constraint) ++q;
+      if (q < coefs.size() && q > cuts.back()) cuts.push_back(q);
+    }
+  }
+  cuts.push_back(coefs.size());
+  return cuts;
+}
+
+}  // namespace
+
+ProvingKey proving_key_of(const formats::Zkey& zkey) {
+  const auto& h = zkey.header();
+  ProvingKey pk;
+  pk.n_vars = h.n_vars;
+  pk.n_public = h.n_public;
+  pk.domain_size = h.domain_size;
+  pk.alpha1 = h.alpha1;
+  pk.beta1 = h.beta1;
+  pk.delta1 = h.delta1;
+  pk.beta2 = h.beta2;
+  pk.gamma2 = h.gamma2;
+  pk.delta2 = h.delta2;
+  pk.ic = zkey.ic();
+  pk.a = zkey.a();
+  pk.b1 = zkey.b1();
+  pk.b2 = zkey.b2();
+  pk.c = zkey.c();
+  pk.h = zkey.h();
+  pk.coefficients = zkey.coefs();
+  return pk;
+}
+
+Result<ff::Fr> random_fr() {
+  struct OsRng {
+    Status status;
+    uint64_t operator()() {
+      uint64_t v = 0;
+      if (status.is_ok()) status = os_random(&v, sizeof v);
+      return v;
+    }
+  } rng;
+  ff::Fr x = ff::Fr::random(rng);
+  if (!rng.status.is_ok()) return rng.status;
+  return x;
+}
+
+Status synthesize(const ProvingKey& pk, std::span<const ff::Fr> witness, std::span<ff::Fr> a, std::span<ff::Fr> b,
+                  std::span<ff::Fr> c) {
+  const size_t n = pk.domain_size;
+  if (witness.size() != pk.n_vars)
+    return make_error(ErrorCode::kInvalidArgument, "witness has {} values, the key expects {}", witness.size(), pk.n_vars);
+  if (a.size() != n || b.size() != n || c.size() != n)
+    return make_error(ErrorCode::kInvalidArgument, "a/b/c buffers must hold {} values", n);
+
+  // The coefficient values carry R^2: multiplying them by the standard-form
+  // witness (as raw limbs) in Montgomery arithmetic gives coef*w in Montgomery
+  // form with one multiplication per entry.
+  std::vector<ff::Fr> w_std(witness.size());
+  parallel_for_range(witness.size(), [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) w_std[i] = ff::Fr::from_mont(witness[i].to_canonical());
+  });
+  parallel_for_range(n, [&](size_t lo, size_t hi) {
+    std::fill(a.begin() + lo, a.begin() + hi, ff::Fr::zero());
+    std::fill(b.begin() + lo, b.begin() + hi, ff::Fr::zero());
+  });
+
+  const auto coefs = pk.coefficients;
+  const std::vector<size_t> cuts = row_aligned_chunks(coefs, 8 * size_t(worker_count()));
+  parallel_for(cuts.size() - 1, [&](size_t k) {
+    for (size_t i = cuts[k]; i < cuts[k + 1]; ++i) {
+      const formats::ZkeyCoef& e = coefs[i];
+      PP_DEBUG_ASSERT(e.constraint < n && e.signal < w_std.size() && e.matrix < 2, "coefficient out of range");
+      ff::Fr t = e.value_mont() * w_std[e.signal];
+      ff::Fr& dst = e.matrix == 0 ? a[e.constraint] : b[e.constraint];
+      dst += t;
+    }
+  });
+  // C is never read from the key: for a satisfying witness C.w = (A.w) o (B.w).
+  parallel_for_range(n, [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
+  });
+  return Status::ok();
+}
+
+Result<PreparedProof> prove_start(ProverBackend& backend, const ProvingKey& pk, std::span<const ff::Fr> witness,
+                                  std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) {
+  if (witness.size() != pk.n_vars)
+    return make_error(ErrorCode::kInvalidArgument, "witness has {} values, the key expects {}", witness.size(), pk.n_vars);
+  PP_RETURN_IF_ERROR(backend.compute_h(a, b, c));
+  PreparedProof out;
+  out.h.assign(a.begin(), a.end());
+  out.witness.assign(witness.begin(), witness.end());
+  return out;
+}
+
+Result<Proof> prove_finish_with(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared,
+                                const ff::Fr& r, const ff::Fr& s) {
+  std::span<const ff::Fr> w = prepared.witness;
+  if (w.size() != pk.n_vars || prepared.h.size() != pk.domain_size)
+    return make_error(ErrorCode::kInvalidArgument, "prepared proof does not match the key ({} wires, {} h values)", w.size(),
+                      prepared.h.size());
+  PP_ASSIGN_OR_RETURN(ec::G1 msm_a, backend.msm_g1(pk.a, w));
+  PP_ASSIGN_OR_RETURN(ec::G1 msm_b1, backend.msm_g1(pk.b1, w));
+  PP_ASSIGN_OR_RETURN(ec::G2 msm_b2, backend.msm_g2(pk.b2, w));
+  PP_ASSIGN_OR_RETURN(ec::G1 msm_c, backend.msm_g1(pk.c, w.subspan(pk.n_public + 1)));
+  PP_ASSIGN_OR_RETURN(ec::G1 msm_h, backend.msm_g1(pk.h, prepared.h));
+
+  const ec::G1 delta1 = ec::G1::from_affine(pk.delta1);
+  const ec::G1 pi_a = msm_a.add_affine(pk.alpha1) + ec::scalar_mul(delta1, r);
+  const ec::G2 pi_b = msm_b2.add_affine(pk.beta2) + ec::scalar_mul(ec::G2::from_affine(pk.delta2), s);
+  const ec::G1 b1 = msm_b1.add_affine(pk.beta1) + ec::scalar_mul(delta1, s);
+  const ec::G1 pi_c = msm_c + msm_h + ec::scalar_mul(pi_a, s) + ec::scalar_mul(b1, r) - ec::scalar_mul(delta1, r * s);
+  return Proof{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+}
+
+Result<Proof> prove_finish(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared) {
+  PP_ASSIGN_OR_RETURN(ff::Fr r, random_fr());
+  PP_ASSIGN_OR_RETURN(ff::Fr s, random_fr());
+  return prove_finish_with(backend, pk, prepared, r, s);
+}
+
+Result<Proof> prove(ProverBackend& backend, const ProvingKey& pk, std::span<const ff::Fr> witness) {
+  const size_t n = pk.domain_size;
+  std::vector<ff::Fr> a(n), b(n), c(n);
+  PP_RETURN_IF_ERROR(synthesize(pk, witness, a, b, c));
+  PP_ASSIGN_OR_RETURN(PreparedProof prepared, prove_start(backend, pk, witness, a, b, c));
+  return prove_finish(backend, pk, prepared);
+}
+
+}  // namespace proofpipe::groth16

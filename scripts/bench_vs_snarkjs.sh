@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Wall-clock comparison of `snarkjs groth16 prove` and `proofpipe prove` on the
+# same zkey and witness (Groth16, BLS12-381), at several circuit sizes.
+#
+# For each size 2^k (default k = 12 14 16):
+#   * circuit: a circom square chain x[i+1] <== x[i]*x[i] + k with N = 2^k - 3
+#     steps (one constraint each; with nPublic = 2 the domain is exactly 2^k),
+#     compiled once with the pinned circom2 (--prime bls12381) into the cache
+#     ($BENCH_CACHE, default .cache/bench/, gitignored) and reused;
+#   * witness: `snarkjs wtns calculate` (checked once with `wtns check`), cached;
+#   * key: `proofpipe setup-dev` (TESTING-ONLY toxic waste, so no ptau is
+#     needed), made fresh on every run of this script; verification key from
+#     `snarkjs zkey export verificationkey`;
+#   * timing: the two provers ALTERNATE (ABBA order: snarkjs first on odd runs,
+#     proofpipe first on even runs), $BENCH_RUNS_BIG runs each at k >= 16
+#     (default 3) and $BENCH_RUNS_SMALL below (default 5); medians and the ratio
+#     are printed;
+#   * every proof of both provers is checked with `snarkjs groth16 verify`.
+#
+# The machine may be shared (reference/snarkjs-formats.md P13): each timed run
+# also records the CPU seconds the rest of the machine used meanwhile
+# (/proc/stat busy time minus the prover's own user+sys), shown as "other
+# load" in cores; numbers taken under a high other load are not trustworthy.
+#
+# Usage: scripts/bench_vs_snarkjs.sh [k ...]          e.g. scripts/bench_vs_snarkjs.sh 12 14
+# Env:   PROOFPIPE (default build/bin/proofpipe), BENCH_CACHE, BENCH_RUNS_SMALL,
+#        BENCH_RUNS_BIG, BENCH_KEEP=1 (keep proofs/keys under $BENCH_CACHE/run).
+# Needs: node + `npm ci` (snarkjs 0.7.6, circom2 0.2.23 in node_modules), GNU time.
+# Budget: about 3-4 minutes on an idle 2-core machine for 12 14 16 (snarkjs
+# alone is ~2 s, ~4.6 s and ~14.5 s per prove there), under 10 when loaded.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PROOFPIPE="${PROOFPIPE:-$ROOT/build/bin/proofpipe}"
+CACHE="${BENCH_CACHE:-$ROOT/.cache/bench}"
+RUNS_SMALL="${BENCH_RUNS_SMALL:-5}"
+RUNS_BIG="${BENCH_RUNS_BIG:-3}"
+SNARKJS_CLI="$ROOT/node_modules/snarkjs/build/cli.cjs"
+CIRCOM="$ROOT/node_modules/.bin/circom2"
+TIME=/usr/bin/time
+SIZES=("$@")
+[[ ${#SIZES[@]} -gt 0 ]] || SIZES=(12 14 16)
+
+die() { echo "bench_vs_snarkjs: error: $*" >&2; exit 2; }
+log() { echo "[bench] $*" >&2; }
+snarkjs() { node "$SNARKJS_CLI" "$@"; }
+
+[[ -x "$PROOFPIPE" ]] || die "proofpipe binary not found at $PROOFPIPE (build it, or set PROOFPIPE=...)"
+[[ -f "$SNARKJS_CLI" && -x "$CIRCOM" ]] || die "snarkjs/circom2 missing: run 'npm ci' in $ROOT"
+command -v node >/dev/null || die "node not found"
+[[ -x "$TIME" ]] || die "GNU time ($TIME) not found"
+for k in "${SIZES[@]}"; do
+    [[ "$k" =~ ^[0-9]+$ && "$k" -ge 3 && "$k" -le 20 ]] || die "size exponent '$k' must be an integer in [3, 20]"
+done
+
+mkdir -p "$CACHE/run"
+RUN="$CACHE/run"
+CLK_TCK="$(getconf CLK_TCK)"
+
+# Busy jiffies of the whole machine (user nice system irq softirq steal).
+busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
+
+# timed <label> <cmd...>: runs the command with its output in $RUN/<label>.log;
+# prints "wall own_cpu other_load" (seconds, seconds, cores).
+timed() {
+    local label="$1"; shift
+    local b0 b1 tf="$RUN/$label.time"
+    b0="$(busy_jiffies)"
+    if ! "$TIME" -f "%e %U %S" -o "$tf" "$@" >"$RUN/$label.log" 2>&1; then
+        tail -20 "$RUN/$label.log" >&2
+        die "$label failed: $*"
+    fi
+    b1="$(busy_jiffies)"
+    awk -v b0="$b0" -v b1="$b1" -v hz="$CLK_TCK" 'END {
+        wall = $1; own = $2 + $3; busy = (b1 - b0) / hz; other = busy - own; if (other < 0) other = 0;
+        printf "%.3f %.3f %.2f\n", wall, own, (wall > 0 ? other / wall : 0) }' "$tf"
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+mean() { printf '%s\n' "$@" | awk '{s+=$1} END {printf "%.2f", s/NR}'; }
+
+# The circuit for 2^k: compiled once, with its witness, into $CACHE/sq_<N>/.
+prepare_circuit() {
+    local k="$1" n=$(( (1 << $1) - 3 ))
+    local dir="$CACHE/sq_$n"
+    if [[ ! -f "$dir/sq_$n.r1cs" || ! -f "$dir/sq_${n}_js/sq_$n.wasm" || ! -f "$dir/sq_$n.wtns" ]]; then
+        log "2^$k: compiling sq_$n (N = $n) with circom2 --prime bls12381"
+        rm -rf "$dir"; mkdir -p "$dir"
+        cat >"$dir/squarechain.circom" <<'EOF'
+pragma circom 2.1.0;
+template SquareChain(N) {
+    signal input x0;      // private
+    signal input k;       // public
+    signal output out;    // public
+    signal x[N+1];
+    x[0] <== x0;
+    for (var i = 0; i < N; i++) { x[i+1] <== x[i] * x[i] + k; }
+    out <== x[N];
+}
+EOF
+        printf 'pragma circom 2.1.0;\ninclude "squarechain.circom";\ncomponent main {public [k]} = SquareChain(%d);\n' \
+            "$n" >"$dir/sq_$n.circom"
+        echo '{"x0": "3", "k": "7"}' >"$dir/input.json"
+        # circom2 (WASI) resolves includes against the current directory only (pitfall P1).
+        (cd "$dir" && "$CIRCOM" "sq_$n.circom" --r1cs --wasm --prime bls12381 -o . >compile.log 2>&1) \
+            || { tail -20 "$dir/compile.log" >&2; die "circom2 failed for sq_$n"; }
+        snarkjs wtns calculate "$dir/sq_${n}_js/sq_$n.wasm" "$dir/input.json" "$dir/sq_$n.wtns.tmp" >/dev/null
+        snarkjs wtns check "$dir/sq_$n.r1cs" "$dir/sq_$n.wtns.tmp" >"$dir/wtns_check.log" 2>&1 \
+            || { tail -20 "$dir/wtns_check.log" >&2; die "wtns check failed for sq_$n"; }
+        mv "$dir/sq_$n.wtns.tmp" "$dir/sq_$n.wtns"
+    fi
+    echo "$dir/sq_$n"
+}
+
+declare -a TABLE
+START=$SECONDS
+log "proofpipe: $PROOFPIPE; threads: ${PROOFPIPE_THREADS:-all}; cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+for k in "${SIZES[@]}"; do
+    base="$(prepare_circuit "$k")"
+    n=$(( (1 << k) - 3 ))
+    runs=$RUNS_SMALL; [[ "$k" -ge 16 ]] && runs=$RUNS_BIG
+    zkey="$RUN/sq_$n.zkey" vk="$RUN/sq_$n.vk.json"
+
+    res="$(timed "setup_$k" "$PROOFPIPE" setup-dev "$base.r1cs" "$zkey")"
+    read -r setup_wall _ _ <<<"$res"
+    snarkjs zkey export verificationkey "$zkey" "$vk" >/dev/null
+    log "2^$k: setup-dev ${setup_wall}s; $runs alternating runs per prover"
+
+    sj=() pp=() sj_other=() pp_other=() verified=0 total=0
+    for ((i = 1; i <= runs; i++)); do
+        order=(snarkjs proofpipe); (( i % 2 == 0 )) && order=(proofpipe snarkjs)
+        for who in "${order[@]}"; do
+            proof="$RUN/${who}_${k}_$i.proof.json" pub="$RUN/${who}_${k}_$i.public.json"
+            if [[ $who == snarkjs ]]; then
+                res="$(timed "snarkjs_${k}_$i" node "$SNARKJS_CLI" groth16 prove "$zkey" "$base.wtns" "$proof" "$pub")"
+                read -r wall own other <<<"$res"
+                sj+=("$wall"); sj_other+=("$other")
+            else
+                res="$(timed "proofpipe_${k}_$i" "$PROOFPIPE" prove "$zkey" "$base.wtns" "$proof" "$pub")"
+                read -r wall own other <<<"$res"
+                pp+=("$wall"); pp_other+=("$other")
+            fi
+            log "2^$k run $i $who: wall ${wall}s, own cpu ${own}s, other load ${other} cores"
+        done
+    done
+    # Every proof, from both provers, must pass snarkjs.
+    for proof in "$RUN"/*_"${k}"_*.proof.json; do
+        total=$((total + 1))
+        if snarkjs groth16 verify "$vk" "${proof%.proof.json}.public.json" "$proof" 2>&1 | grep -q "OK"; then
+            verified=$((verified + 1))
+        else
+            log "2^$k: snarkjs REJECTED $proof"
+        fi
+    done
+    [[ -n "${BENCH_KEEP:-}" ]] || rm -f "$RUN"/*_"${k}"_*.json "$zkey"
+    ms="$(median "${sj[@]}")" mp="$(median "${pp[@]}")"
+    ratio="$(awk -v a="$ms" -v b="$mp" 'BEGIN {printf "%.1f", (b > 0 ? a / b : 0)}')"
+    TABLE+=("$(printf '| 2^%-2d | %11d | %4s | %7.2f s | %7.2f s | %6sx | %12.2f / %-11.2f | %7.1f s | %9s |' \
+        "$k" "$n" "${runs}+${runs}" "$ms" "$mp" "$ratio" "$(mean "${sj_other[@]}")" "$(mean "${pp_other[@]}")" \
+        "$setup_wall" "$verified/$total")")
+    log "2^$k: snarkjs [${sj[*]}] proofpipe [${pp[*]}]"
+    [[ $verified -eq $total ]] || die "2^$k: $((total - verified)) of $total proofs failed snarkjs verify"
+done
+
+echo
+echo "snarkjs groth16 prove vs proofpipe prove (same zkey from proofpipe setup-dev, same wtns; median wall time)"
+echo "| size | constraints | runs |   snarkjs | proofpipe | speedup | other load sj / pp (cores) | setup-dev | verify OK |"
+echo "|------|-------------|------|-----------|-----------|---------|----------------------------|-----------|-----------|"
+printf '%s\n' "${TABLE[@]}"
+echo "total script time: $((SECONDS - START)) s; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"

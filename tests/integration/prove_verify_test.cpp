@@ -1,0 +1,167 @@
+// End-to-end through the real executables: `proofpipe prove/verify/export-vkey`
+// against the pinned snarkjs on the committed fixtures (tests/data). Every
+// proof we make must pass `snarkjs groth16 verify`, every snarkjs proof must
+// pass ours, tampering must give INVALID (exit 1), bad input exit 2 with one line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/subprocess.hpp"
+
+namespace proofpipe::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+void write_json(const fs::path& p, const json& j) { std::ofstream(p) << j.dump(1); }
+
+std::string proofpipe() { return quote(bin_path("proofpipe")); }
+
+CommandResult pp_prove(const fs::path& zkey, const fs::path& wtns, const fs::path& proof, const fs::path& pub) {
+  return run_command(proofpipe() + " prove " + quote(zkey) + " " + quote(wtns) + " " + quote(proof) + " " + quote(pub));
+}
+CommandResult pp_verify(const fs::path& vk, const fs::path& pub, const fs::path& proof) {
+  return run_command(proofpipe() + " verify " + quote(vk) + " " + quote(pub) + " " + quote(proof));
+}
+CommandResult snarkjs_verify(const fs::path& vk, const fs::path& pub, const fs::path& proof) {
+  return run_command(snarkjs() + " groth16 verify " + quote(vk) + " " + quote(pub) + " " + quote(proof));
+}
+
+class ProveVerify : public ::testing::TestWithParam<std::string> {
+ protected:
+  fs::path dir() const { return data_dir() / GetParam(); }
+  TempDir tmp_;
+};
+
+TEST_P(ProveVerify, OurProofsVerifyWithSnarkjsAndOurs) {
+  for (const char* w : {"w00.wtns", "w01.wtns"}) {
+    SCOPED_TRACE(w);
+    const fs::path proof = tmp_ / "proof.json", pub = tmp_ / "public.json";
+    auto r = pp_prove(dir() / "circuit.zkey", dir() / w, proof, pub);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    auto ours = pp_verify(dir() / "verification_key.json", pub, proof);
+    EXPECT_EQ(ours.exit_code, 0) << ours.output;
+    EXPECT_NE(ours.output.find("OK"), std::string::npos) << ours.output;
+    auto theirs = snarkjs_verify(dir() / "verification_key.json", pub, proof);
+    EXPECT_EQ(theirs.exit_code, 0) << theirs.output;
+    EXPECT_NE(theirs.output.find("OK"), std::string::npos) << theirs.output;
+  }
+  // w00 is the witness snarkjs proved: same public signals.
+  ASSERT_EQ(pp_prove(dir() / "circuit.zkey", dir() / "w00.wtns", tmp_ / "p.json", tmp_ / "pub.json").exit_code, 0);
+  EXPECT_EQ(read_json(tmp_ / "pub.json"), read_json(dir() / "snarkjs_public.json"));
+}
+
+TEST_P(ProveVerify, SnarkjsProofsVerifyWithOurs) {
+  auto r = pp_verify(dir() / "verification_key.json", dir() / "snarkjs_public.json", dir() / "snarkjs_proof.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("OK"), std::string::npos);
+}
+
+TEST_P(ProveVerify, TamperedPublicInputIsInvalidForBoth) {
+  json pub = read_json(dir() / "snarkjs_public.json");
+  // Add one to the first public signal (stays below r for these fixtures).
+  std::string v = pub[0].get<std::string>();
+  int i = static_cast<int>(v.size()) - 1;
+  while (i >= 0 && v[i] == '9') v[i--] = '0';
+  if (i < 0) {
+    v = std::string("1") + v;
+  } else {
+    ++v[i];
+  }
+  pub[0] = v;
+  write_json(tmp_ / "bad_public.json", pub);
+  auto ours = pp_verify(dir() / "verification_key.json", tmp_ / "bad_public.json", dir() / "snarkjs_proof.json");
+  EXPECT_EQ(ours.exit_code, 1) << ours.output;
+  EXPECT_NE(ours.output.find("INVALID"), std::string::npos) << ours.output;
+  auto theirs = snarkjs_verify(dir() / "verification_key.json", tmp_ / "bad_public.json", dir() / "snarkjs_proof.json");
+  EXPECT_EQ(theirs.output.find("OK!"), std::string::npos) << theirs.output;
+}
+
+TEST_P(ProveVerify, TamperedProofIsInvalidForBoth) {
+  // Swap pi_a and pi_c: both stay valid G1 points, the pairing equation fails.
+  json proof = read_json(dir() / "snarkjs_proof.json");
+  std::swap(proof["pi_a"], proof["pi_c"]);
+  write_json(tmp_ / "bad_proof.json", proof);
+  auto ours = pp_verify(dir() / "verification_key.json", dir() / "snarkjs_public.json", tmp_ / "bad_proof.json");
+  EXPECT_EQ(ours.exit_code, 1) << ours.output;
+  EXPECT_NE(ours.output.find("INVALID"), std::string::npos) << ours.output;
+  auto theirs = snarkjs_verify(dir() / "verification_key.json", dir() / "snarkjs_public.json", tmp_ / "bad_proof.json");
+  EXPECT_EQ(theirs.output.find("OK!"), std::string::npos) << theirs.output;
+}
+
+TEST_P(ProveVerify, ExportVkeyMatchesSnarkjs) {
+  auto r = run_command(proofpipe() + " export-vkey " + quote(dir() / "circuit.zkey") + " " + quote(tmp_ / "vk.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(read_json(tmp_ / "vk.json"), read_json(dir() / "verification_key.json"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ProveVerify, ::testing::Values("multi_io", "sparse_dense"));
+
+// ----- bad input: exit 2, one line naming the file and the problem, no output files -----
+
+class BadInput : public ::testing::Test {
+ protected:
+  fs::path copy_of(const fs::path& src, const std::string& name) {
+    fs::copy_file(src, tmp_ / name);
+    return tmp_ / name;
+  }
+  static void truncate_to(const fs::path& p, uintmax_t size) { fs::resize_file(p, size); }
+  void expect_error(const CommandResult& r, const std::string& needle) {
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.output;
+    // One error line (the log line of a successful run never appears).
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    EXPECT_FALSE(fs::exists(tmp_ / "proof.json"));
+    EXPECT_FALSE(fs::exists(tmp_ / "public.json"));
+  }
+  CommandResult prove(const fs::path& zkey, const fs::path& wtns) {
+    return pp_prove(zkey, wtns, tmp_ / "proof.json", tmp_ / "public.json");
+  }
+  fs::path multi() const { return data_dir() / "multi_io"; }
+  TempDir tmp_;
+};
+
+TEST_F(BadInput, MissingZkey) { expect_error(prove(tmp_ / "nope.zkey", multi() / "w00.wtns"), "nope.zkey"); }
+
+TEST_F(BadInput, TruncatedZkey) {
+  fs::path z = copy_of(multi() / "circuit.zkey", "t.zkey");
+  truncate_to(z, fs::file_size(z) / 2);
+  expect_error(prove(z, multi() / "w00.wtns"), "t.zkey");
+}
+
+TEST_F(BadInput, BadMagicWitness) {
+  fs::path w = copy_of(multi() / "w00.wtns", "m.wtns");
+  std::fstream f(w, std::ios::in | std::ios::out | std::ios::binary);
+  f.write("xxxx", 4);
+  f.close();
+  expect_error(prove(multi() / "circuit.zkey", w), "m.wtns");
+}
+
+TEST_F(BadInput, WitnessLengthNotMatchingTheKey) {
+  expect_error(prove(data_dir() / "sparse_dense" / "circuit.zkey", multi() / "w00.wtns"), "w00.wtns");
+}
+
+TEST_F(BadInput, UnwritableOutput) {
+  auto r = pp_prove(multi() / "circuit.zkey", multi() / "w00.wtns", tmp_ / "no/such/dir/proof.json", tmp_ / "public.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no/such/dir"), std::string::npos) << r.output;
+}
+
+TEST_F(BadInput, VerifyWithMalformedJson) {
+  std::ofstream(tmp_ / "broken.json") << "{ \"pi_a\": [1, 2";
+  auto r = pp_verify(multi() / "verification_key.json", multi() / "snarkjs_public.json", tmp_ / "broken.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("broken.json"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace proofpipe::test
