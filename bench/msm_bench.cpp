@@ -68,7 +68,7 @@ BENCHMARK(BM_MixedAdd<ec::Xyzz<ec::G1Cfg>>)->Name("g1_madd_xyzz");
 BENCHMARK(BM_MixedAdd<ec::G1>)->Name("g1_madd_jacobian");
 
 // Batch-affine bucket adds: 2^18 adds into 2^12 buckets (one tile's engine,
-// reduce included: ~6% of the total here).
+// its tree reduction included: ~4% of the total here).
 void BM_BatchAffineAdd(benchmark::State& state) {
   constexpr size_t kAdds = size_t(1) << 18, kBuckets = size_t(1) << 12;
   auto pts = make_points<ec::G1Cfg>(4096, ec::g1_generator(), 2);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "proofpipe/common/assert.hpp"
 #include "proofpipe/msm/buckets.hpp"
 #include "proofpipe/msm/digits.hpp"
 #include "proofpipe/msm/tiles.hpp"
@@ -104,6 +105,7 @@ Cost tile_cost(double n, unsigned c, unsigned splits, unsigned threads, Accumula
 MsmPlan plan(size_t n, unsigned threads, const MsmOptions& options, Group group) {
   const double inversion = group == Group::kG1 ? detail::kInversionFq : detail::kInversionFq2;
   threads = std::max(1u, threads);
+  PP_ASSERT(options.window_bits <= kMaxWindow, "msm: window_bits above 18");
   const unsigned c_lo = options.window_bits ? options.window_bits : 1;
   const unsigned c_hi = options.window_bits ? options.window_bits : kMaxWindow;
   // Splitting a window over point ranges repeats its bucket reduction, so

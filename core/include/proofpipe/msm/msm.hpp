@@ -43,7 +43,7 @@ struct MsmStats {
 };
 
 struct MsmOptions {
-  unsigned window_bits = 0;   // 0: chosen from n and the thread count (see plan())
+  unsigned window_bits = 0;   // 0: chosen from n and the thread count (see plan()); else 1..18
   unsigned point_splits = 0;  // 0: chosen with the window
   Accumulation accumulation = Accumulation::kAuto;
   MsmStats* stats = nullptr;  // filled when non-null

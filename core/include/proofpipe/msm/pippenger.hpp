@@ -1,5 +1,5 @@
 // MSM internals, part 3: the Pippenger driver behind msm_g1/msm_g2
-// (msm/msm.hpp). Three phases, each a parallel_for on the process pool:
+// (msm/msm.hpp). Three phases, the first two parallel_for on the pool:
 //   1. prepare: scalars -> canonical, folded Terms; zero scalars and identity
 //      points dropped, +-1 scalars added straight into a per-chunk sum;
 //   2. tiles: (window j, term range) -> sum_b (b+1) * bucket_b;
@@ -37,7 +37,7 @@ inline void add_stats(MsmStats& into, const MsmStats& s) {
 }
 
 // Runs one tile with engine E: feeds every non-zero digit of window j of
-// terms[lo, hi) into E's buckets, then reduces them.
+// `terms` into E's buckets, then reduces them.
 template <class Cfg, class E>
 ec::Xyzz<Cfg> run_tile(std::span<const ec::Affine<Cfg>> points, std::span<const Term> terms, unsigned j, unsigned c,
                        MsmStats* stats) {
