@@ -24,8 +24,6 @@ json read_json(const fs::path& p) {
 }
 void write_json(const fs::path& p, const json& j) { std::ofstream(p) << j.dump(1); }
 
-std::string proofpipe() { return quote(bin_path("proofpipe")); }
-
 CommandResult pp_prove(const fs::path& zkey, const fs::path& wtns, const fs::path& proof, const fs::path& pub) {
   return run_command(proofpipe() + " prove " + quote(zkey) + " " + quote(wtns) + " " + quote(proof) + " " + quote(pub));
 }

@@ -29,8 +29,6 @@ json read_json(const fs::path& p) {
   return json::parse(in);
 }
 
-std::string proofpipe() { return quote(bin_path("proofpipe")); }
-
 CommandResult setup_dev(const fs::path& r1cs, const fs::path& zkey) {
   return run_command(proofpipe() + " setup-dev " + quote(r1cs) + " " + quote(zkey));
 }

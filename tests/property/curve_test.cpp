@@ -24,14 +24,7 @@ using ff::Fq;
 using ff::Fq2;
 using ff::Fr;
 
-template <class Cfg>
-ec::Affine<Cfg> generator() {
-  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>) {
-    return ec::g1_generator();
-  } else {
-    return ec::g2_generator();
-  }
-}
+using ec::generator;
 
 template <class Cfg, class Rng>
 ec::Jacobian<Cfg> random_point(Rng& rng) {

@@ -23,14 +23,7 @@ using ff::Fr;
 using msm::Accumulation;
 using msm::MsmOptions;
 
-template <class Cfg>
-ec::Affine<Cfg> generator() {
-  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>) {
-    return ec::g1_generator();
-  } else {
-    return ec::g2_generator();
-  }
-}
+using ec::generator;
 
 template <class Cfg>
 ec::Jacobian<Cfg> run_msm(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s, const MsmOptions& o = {}) {

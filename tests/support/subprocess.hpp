@@ -39,6 +39,9 @@ inline std::string snarkjs() { return "node " + quote(std::filesystem::path(PP_S
 
 inline std::filesystem::path data_dir() { return std::filesystem::path(PP_TEST_DATA_DIR); }
 
+// The quoted path of our own CLI.
+inline std::string proofpipe() { return quote(bin_path("proofpipe")); }
+
 // A fresh temporary directory per test, removed by the destructor.
 class TempDir {
  public:

@@ -3,6 +3,8 @@
 // curves §4.2.1 (the zcash/IETF generators, also snarkjs's).
 #pragma once
 
+#include <type_traits>
+
 #include "proofpipe/ec/curve.hpp"
 #include "proofpipe/ff/fq2.hpp"
 
@@ -42,6 +44,17 @@ inline G2Affine g2_generator() {
            fq("0x13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e")},
           {fq("0x0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801"),
            fq("0x0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be")}};
+}
+
+// The generator of G1 or G2, chosen by the curve configuration (for code
+// written once for both groups).
+template <class Cfg>
+Affine<Cfg> generator() {
+  if constexpr (std::is_same_v<Cfg, G1Cfg>) {
+    return g1_generator();
+  } else {
+    return g2_generator();
+  }
 }
 
 // k * P with k an Fr element (its canonical value is the multiplier).
