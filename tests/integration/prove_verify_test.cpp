@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/json_file.hpp"
 #include "support/subprocess.hpp"
 
 namespace proofpipe::test {
@@ -18,11 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  return json::parse(in);
-}
-void write_json(const fs::path& p, const json& j) { std::ofstream(p) << j.dump(1); }
 
 CommandResult pp_prove(const fs::path& zkey, const fs::path& wtns, const fs::path& proof, const fs::path& pub) {
   return run_command(proofpipe() + " prove " + quote(zkey) + " " + quote(wtns) + " " + quote(proof) + " " + quote(pub));

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/json_file.hpp"
 #include "support/subprocess.hpp"
 
 namespace proofpipe::test {
@@ -24,10 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  return json::parse(in);
-}
 
 CommandResult setup_dev(const fs::path& r1cs, const fs::path& zkey) {
   return run_command(proofpipe() + " setup-dev " + quote(r1cs) + " " + quote(zkey));
