@@ -10,3 +10,8 @@ endif()
 if(PP_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 endif()
+# Used by more than one folder (imported targets are directory-scoped, so
+# they are found once here): the CLI parser, JSON, and ZeroMQ's C++ binding.
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json REQUIRED)
+find_package(cppzmq REQUIRED)

@@ -36,6 +36,28 @@ int main(int argc, char** argv) {
   sd->add_option("r1cs", setup_dev.r1cs, "circuit.r1cs (circom, BLS12-381)")->required();
   sd->add_option("zkey", setup_dev.zkey, "output circuit.zkey (snarkjs format)")->required();
 
+  RunArgs run;
+  auto* r = app.add_subcommand("run", "prove a batch of witnesses through the multi-process pipeline");
+  r->add_option("--zkey", run.zkey, "circuit.zkey (Groth16, BLS12-381)")->required();
+  r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
+  r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
+  r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
+  r->add_option("--synth-workers", run.synth_workers, "synthesis worker processes")->default_val(2);
+  r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes")->default_val(1);
+  r->add_option("--slots", run.slots, "ring slots K (default: from --mem-budget, else synth + gpu workers)");
+  r->add_option("--mem-budget", run.mem_budget, "ring memory budget, e.g. 4G: K = how many slots fit");
+  r->add_option("--max-attempts", run.max_attempts, "attempts per partition before it is marked failed")->default_val(3);
+  r->add_option("--backend", run.backend, "auto|cpu|cuda")->default_val("auto");
+  r->add_option("--run-dir", run.run_dir, "private run directory to create (default: a fresh one)");
+  r->add_option("--hang-timeout", run.hang_timeout_s, "seconds without a heartbeat before a worker is killed")
+      ->default_val(30);
+
+  DemoArgs demo;
+  auto* d = app.add_subcommand("demo", "prove the bundled circuit's partitions through the full pipeline and verify them");
+  d->add_option("--out", demo.out, "output folder")->default_val("proofpipe-demo");
+  d->add_option("--synth-workers", demo.synth_workers, "synthesis worker processes")->default_val(2);
+  d->add_option("--gpu-workers", demo.gpu_workers, "proving worker processes")->default_val(1);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
@@ -47,5 +69,7 @@ int main(int argc, char** argv) {
   if (v->parsed()) return run_verify(verify);
   if (e->parsed()) return run_export_vkey(vk);
   if (sd->parsed()) return run_setup_dev(setup_dev);
+  if (r->parsed()) return run_run(run);
+  if (d->parsed()) return run_demo(demo);
   return 2;
 }

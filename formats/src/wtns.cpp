@@ -11,7 +11,12 @@
 
 namespace proofpipe::formats {
 
-Result<Witness> load_wtns(const std::filesystem::path& path) {
+namespace {
+
+// Checks the header and both sections, then converts values [0, count) into
+// dest(n_witness) (which returns where to put them; count = its size).
+template <class Dest>
+Result<uint32_t> read_values(const std::filesystem::path& path, Dest&& dest) {
   const std::string what = fmt::format("wtns '{}'", path.string());
   auto mapped = MappedFile::open(path);
   if (!mapped.is_ok()) return Status(mapped.status().code(), "wtns " + mapped.status().message());
@@ -29,15 +34,34 @@ Result<Witness> load_wtns(const std::filesystem::path& path) {
 
   // Section 2: nWitness values, 32 bytes each, standard form, < r.
   PP_ASSIGN_OR_RETURN(auto s2, f.section(2, uint64_t(n_witness) * 32));
+  PP_ASSIGN_OR_RETURN(std::span<ff::Fr> out, dest(n_witness));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!ff::Fr::from_bytes(s2.data() + i * 32, &out[i])) return f.error("w[{}] is not below r", i);
+  }
+  return n_witness;
+}
+
+}  // namespace
+
+Result<Witness> load_wtns(const std::filesystem::path& path) {
   Witness w;
   w.path = path;
-  w.values.resize(n_witness);  // bounded by the file size just checked
-  for (uint32_t i = 0; i < n_witness; ++i) {
-    if (!ff::Fr::from_bytes(s2.data() + size_t(i) * 32, &w.values[i])) {
-      return f.error("w[{}] is not below r", i);
-    }
-  }
+  auto n = read_values(path, [&](uint32_t n_witness) -> Result<std::span<ff::Fr>> {
+    w.values.resize(n_witness);  // bounded by the file size just checked
+    return std::span<ff::Fr>(w.values);
+  });
+  if (!n) return n.status();
   return w;
+}
+
+Result<uint32_t> read_wtns_prefix(const std::filesystem::path& path, std::span<ff::Fr> out) {
+  return read_values(path, [&](uint32_t n_witness) -> Result<std::span<ff::Fr>> {
+    if (out.size() > n_witness) {
+      return make_error(ErrorCode::kInvalidArgument, "wtns '{}' has {} values, {} needed", path.string(), n_witness,
+                        out.size());
+    }
+    return out;
+  });
 }
 
 Status check_witness_matches(const Zkey& zkey, const Witness& witness) {

@@ -4,12 +4,18 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace proofpipe::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalid = 1;
 inline constexpr int kExitError = 2;
+// `run`: the batch finished but some partitions failed (named on stderr and
+// in summary.json); the proofs of the others were written.
+inline constexpr int kExitPartial = 3;
+// `run`: stopped by SIGINT/SIGTERM (workers stopped, ring removed).
+inline constexpr int kExitInterrupted = 130;
 
 struct ProveArgs {
   std::string zkey, wtns, proof, public_json, backend = "auto";
@@ -31,5 +37,30 @@ struct SetupDevArgs {
   std::string r1cs, zkey;
 };
 int run_setup_dev(const SetupDevArgs& args);
+
+// `proofpipe run`: the multi-process pipeline (DESIGN.md §2-§5, §7).
+struct RunArgs {
+  std::string zkey;
+  std::vector<std::string> witnesses;
+  std::string witness_dir;
+  std::string out;
+  unsigned synth_workers = 2;
+  unsigned gpu_workers = 1;
+  unsigned slots = 0;       // 0: from --mem-budget, else synth + gpu workers
+  std::string mem_budget;   // SIZE
+  unsigned max_attempts = 3;
+  std::string backend = "auto";
+  std::string run_dir;      // empty: a fresh private one
+  double hang_timeout_s = 30;
+};
+int run_run(const RunArgs& args);
+
+// `proofpipe demo`: run on the bundled circuit, then verify every output.
+struct DemoArgs {
+  std::string out = "proofpipe-demo";
+  unsigned synth_workers = 2;
+  unsigned gpu_workers = 1;
+};
+int run_demo(const DemoArgs& args);
 
 }  // namespace proofpipe::cli

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <vector>
 
 #include "proofpipe/common/status.hpp"
@@ -28,6 +29,11 @@ struct Witness {
 // 40", "section 2 is N bytes, expected M" (nWitness * 32), and
 // "w[17] is not below r". kBadFormat for content errors.
 [[nodiscard]] Result<Witness> load_wtns(const std::filesystem::path& path);
+
+// The same checks, but converts only the first out.size() values, into caller
+// memory (a shared-memory slot, or just the public signals), and returns
+// nWitness. kInvalidArgument when the file holds fewer than out.size() values.
+[[nodiscard]] Result<uint32_t> read_wtns_prefix(const std::filesystem::path& path, std::span<ff::Fr> out);
 
 // Checks that `witness` can drive `zkey`: exactly nVars values, and w[0] == 1.
 // kInvalidArgument, one line naming both files, e.g.

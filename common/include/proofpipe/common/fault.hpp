@@ -1,0 +1,52 @@
+// Fault points: named sites in the workers where a test can make the process
+// die, hang or stall on purpose (DESIGN.md §5, shm-recovery.md §1.8/§3).
+//
+//   PROOFPIPE_FAULTS=site:action[@n],...     e.g. synth.mid_write:kill@2
+//
+// actions: kill (SIGKILL itself), exit (exit code kFaultExitCode), hang
+// (sleep until killed), oom (allocate and touch memory until the kernel kills
+// it), delay=MS (sleep MS milliseconds, then go on: a slow stage). Without @n
+// the action fires every time the site is reached; with @n only on the n-th
+// time (1-based, counted per process). Unset, a site costs one load of a
+// static flag.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proofpipe/common/status.hpp"
+
+namespace proofpipe {
+
+// Exit status of a worker stopped by an `exit` fault: distinct from every
+// real worker exit code (ipc/worker.hpp), so the coordinator's log names it.
+inline constexpr int kFaultExitCode = 77;
+
+enum class FaultAction { kKill, kExit, kHang, kOom, kDelay };
+
+struct FaultSpec {
+  std::string site;
+  FaultAction action = FaultAction::kKill;
+  unsigned delay_ms = 0;  // kDelay only
+  unsigned nth = 0;       // 0: every time
+};
+
+// Parses a PROOFPIPE_FAULTS value. kInvalidArgument naming the bad entry.
+Result<std::vector<FaultSpec>> parse_faults(std::string_view text);
+
+namespace detail {
+extern bool g_faults_armed;
+void fault_reached(const char* site);
+}  // namespace detail
+
+// Reads PROOFPIPE_FAULTS once (call at process start). A malformed value is
+// an error the caller reports; faults stay unarmed then.
+Status arm_faults_from_env();
+
+// A fault site. Sites are string literals named "<process>.<moment>".
+inline void fault_point(const char* site) {
+  if (detail::g_faults_armed) detail::fault_reached(site);
+}
+
+}  // namespace proofpipe

@@ -1,0 +1,133 @@
+// Fault points (fault.hpp): parsing PROOFPIPE_FAULTS and acting on a site.
+#include "proofpipe/common/fault.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+namespace proofpipe {
+namespace detail {
+bool g_faults_armed = false;
+}  // namespace detail
+
+namespace {
+
+struct ArmedFault {
+  FaultSpec spec;
+  std::atomic<unsigned> hits{0};
+};
+
+std::vector<std::unique_ptr<ArmedFault>>& armed() {
+  static std::vector<std::unique_ptr<ArmedFault>> faults;
+  return faults;
+}
+
+bool parse_uint(std::string_view s, unsigned* out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+[[noreturn]] void run_oom() {
+  // Touch 64 MiB at a time until the cgroup (or the kernel) kills us; keep
+  // the blocks reachable so the allocator cannot hand pages back.
+  std::vector<char*> blocks;
+  for (;;) {
+    constexpr size_t kBlock = size_t{64} << 20;
+    char* p = static_cast<char*>(std::malloc(kBlock));
+    if (p == nullptr) std::abort();
+    std::memset(p, 0xA5, kBlock);
+    blocks.push_back(p);
+  }
+}
+
+}  // namespace
+
+Result<std::vector<FaultSpec>> parse_faults(std::string_view text) {
+  std::vector<FaultSpec> out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view entry = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    if (entry.empty()) continue;
+    const auto bad = [&](const char* why) {
+      return make_error(ErrorCode::kInvalidArgument, "PROOFPIPE_FAULTS entry '{}': {}", entry, why);
+    };
+    const size_t colon = entry.find(':');
+    if (colon == 0 || colon == std::string_view::npos) return bad("expected site:action[@n]");
+    FaultSpec spec;
+    spec.site = std::string(entry.substr(0, colon));
+    std::string_view action = entry.substr(colon + 1);
+    if (const size_t at = action.find('@'); at != std::string_view::npos) {
+      if (!parse_uint(action.substr(at + 1), &spec.nth) || spec.nth == 0) return bad("@n needs a number >= 1");
+      action = action.substr(0, at);
+    }
+    if (action == "kill") {
+      spec.action = FaultAction::kKill;
+    } else if (action == "exit") {
+      spec.action = FaultAction::kExit;
+    } else if (action == "hang") {
+      spec.action = FaultAction::kHang;
+    } else if (action == "oom") {
+      spec.action = FaultAction::kOom;
+    } else if (action.starts_with("delay=")) {
+      spec.action = FaultAction::kDelay;
+      if (!parse_uint(action.substr(6), &spec.delay_ms)) return bad("delay=MS needs milliseconds");
+    } else {
+      return bad("unknown action (kill, exit, hang, oom, delay=MS)");
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+Status arm_faults_from_env() {
+  const char* env = std::getenv("PROOFPIPE_FAULTS");
+  if (env == nullptr || *env == '\0') return Status::ok();
+  PP_ASSIGN_OR_RETURN(auto specs, parse_faults(env));
+  for (auto& s : specs) {
+    auto f = std::make_unique<ArmedFault>();
+    f->spec = std::move(s);
+    armed().push_back(std::move(f));
+  }
+  detail::g_faults_armed = !armed().empty();
+  return Status::ok();
+}
+
+void detail::fault_reached(const char* site) {
+  for (auto& f : armed()) {
+    if (f->spec.site != site) continue;
+    const unsigned hit = f->hits.fetch_add(1) + 1;
+    if (f->spec.nth != 0 && hit != f->spec.nth) continue;
+    if (f->spec.action != FaultAction::kDelay) {
+      // Flush first: the log line is how a test learns the fault fired.
+      spdlog::warn("fault point {} hit #{}: firing", site, hit);
+      spdlog::default_logger()->flush();
+    }
+    switch (f->spec.action) {
+      case FaultAction::kKill:
+        ::kill(::getpid(), SIGKILL);
+        for (;;) ::pause();
+      case FaultAction::kExit:
+        ::_exit(kFaultExitCode);
+      case FaultAction::kHang:
+        for (;;) ::pause();
+      case FaultAction::kOom:
+        run_oom();
+      case FaultAction::kDelay:
+        std::this_thread::sleep_for(std::chrono::milliseconds(f->spec.delay_ms));
+        break;
+    }
+  }
+}
+
+}  // namespace proofpipe

@@ -1,0 +1,116 @@
+// `proofpipe run` and `proofpipe demo` (DESIGN.md §7): check the inputs, run
+// the pipeline, write summary.json, report, and choose the exit code.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "outputs.hpp"
+#include "pipeline.hpp"
+#include "proofpipe/common/sizes.hpp"
+#include "proofpipe/coordinator/commands.hpp"
+#include "proofpipe/formats/proof_json.hpp"
+#include "run_setup.hpp"
+
+namespace proofpipe::cli {
+namespace {
+
+int fail(const Status& st) {
+  std::fprintf(stderr, "proofpipe: error: %s\n", st.message().c_str());
+  return kExitError;
+}
+
+struct RunOutcome {
+  int exit_code = kExitError;
+  coord::RunReport report;
+  size_t partitions = 0, proved = 0;
+  groth16::VerificationKey vk;
+  std::vector<std::string> stems;  // of the proved partitions
+};
+
+RunOutcome run_batch(const RunArgs& args) {
+  RunOutcome o;
+  auto prepared = coord::prepare_run(args);
+  if (!prepared) {
+    o.exit_code = fail(prepared.status());
+    return o;
+  }
+  coord::Ledger ledger(std::move(prepared->partitions), args.max_attempts);
+  auto report = coord::run_pipeline(prepared->config, ledger, prepared->vk);
+  if (!report) {
+    o.exit_code = fail(report.status());
+    return o;
+  }
+  o.report = *report;
+  o.vk = prepared->vk;
+  const std::filesystem::path summary = prepared->config.out / "summary.json";
+  if (Status st = coord::write_summary(summary, ledger, *report, prepared->config); !st) {
+    std::fprintf(stderr, "proofpipe: error: %s\n", st.message().c_str());
+  }
+  o.partitions = ledger.size();
+  o.proved = ledger.count(coord::PartState::kDone);
+  for (const auto& p : ledger.all()) {
+    if (p.state == coord::PartState::kDone) o.stems.push_back(p.stem);
+    if (p.state != coord::PartState::kFailed) continue;
+    std::string causes;
+    for (const auto& c : p.causes) causes += (causes.empty() ? "" : "; ") + c;
+    std::fprintf(stderr, "proofpipe: FAILED %s after %u attempt%s: %s\n", p.stem.c_str(), p.attempt,
+                 p.attempt == 1 ? "" : "s", causes.c_str());
+  }
+  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved in %.2f s (%.3f s/proof); summary: %s\n", o.proved,
+               o.partitions, report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0, summary.c_str());
+  if (report->interrupted) {
+    o.exit_code = kExitInterrupted;
+  } else {
+    o.exit_code = o.proved == o.partitions ? kExitOk : kExitPartial;
+  }
+  return o;
+}
+
+}  // namespace
+
+int run_run(const RunArgs& args) { return run_batch(args).exit_code; }
+
+int run_demo(const DemoArgs& demo) {
+  const std::filesystem::path dir = PP_DEMO_DIR;
+  if (!std::filesystem::exists(dir / "circuit.zkey")) {
+    return fail(make_error(ErrorCode::kNotFound, "demo circuit not found in '{}' (run from a source checkout)", dir.string()));
+  }
+  RunArgs args;
+  args.zkey = (dir / "circuit.zkey").string();
+  args.witness_dir = dir.string();
+  args.out = demo.out;
+  args.synth_workers = demo.synth_workers;
+  args.gpu_workers = demo.gpu_workers;
+  std::fprintf(stderr, "proofpipe demo: proving the bundled circuit '%s' through the full pipeline\n", dir.c_str());
+  RunOutcome o = run_batch(args);
+  if (o.partitions == 0) return o.exit_code;
+
+  // End to end: read every written proof back and check it with the
+  // built-in verifier, as a user of the files would.
+  size_t ok = 0;
+  for (const auto& stem : o.stems) {
+    const std::filesystem::path base = std::filesystem::path(demo.out) / stem;
+    auto proof = formats::read_proof_json(base.string() + ".proof.json");
+    auto pub = formats::read_public_json(base.string() + ".public.json");
+    if (!proof || !pub) continue;
+    auto verdict = groth16::verify(o.vk, *pub, *proof);
+    ok += verdict && verdict->valid;
+  }
+  uint64_t peak_sum = o.report.coordinator_peak_rss_bytes;
+  for (const auto& s : o.report.seats) peak_sum += s.peak_rss_bytes;
+  std::printf("proofpipe demo\n");
+  std::printf("  partitions      %zu proved of %zu, %zu verified from disk (built-in verifier)\n", o.proved, o.partitions,
+              ok);
+  std::printf("  time            %.2f s wall, %.3f s/proof\n", o.report.wall_s,
+              o.proved ? o.report.wall_s / double(o.proved) : 0.0);
+  std::printf("  workers         %u synth, %u gpu (CPU backend unless a GPU is present), %lu restarts\n",
+              demo.synth_workers, demo.gpu_workers, static_cast<unsigned long>(o.report.restarts));
+  std::printf("  ring            %u slots x %s = %s\n", o.report.slots, format_size(o.report.slot_size).c_str(),
+              format_size(o.report.ring_bytes).c_str());
+  std::printf("  peak memory     %s (sum of per-process peak RSS)\n", format_size(peak_sum).c_str());
+  std::printf("  outputs         %s/\n", demo.out.c_str());
+  if (o.exit_code == kExitOk && ok != o.proved) return kExitPartial;
+  return o.exit_code;
+}
+
+}  // namespace proofpipe::cli

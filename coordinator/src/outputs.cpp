@@ -1,0 +1,93 @@
+// Output files of a run (outputs.hpp).
+#include "outputs.hpp"
+
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "proofpipe/formats/proof_json.hpp"
+
+namespace proofpipe::coord {
+namespace {
+
+// JSON to a temporary name in the same directory, then rename(2).
+Status write_json_atomically(const std::filesystem::path& file, const nlohmann::json& j) {
+  const std::filesystem::path tmp = file.string() + ".tmp";
+  {
+    std::ofstream f(tmp);
+    if (!f) return make_error(ErrorCode::kIo, "cannot write '{}'", tmp.string());
+    f << j.dump(2) << '\n';
+    if (!f.flush()) return make_error(ErrorCode::kIo, "cannot write '{}'", tmp.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) return make_error(ErrorCode::kIo, "cannot rename '{}' to '{}': {}", tmp.string(), file.string(), ec.message());
+  return Status::ok();
+}
+
+}  // namespace
+
+Status write_partition_outputs(const std::filesystem::path& out, const std::string& stem, const groth16::Proof& proof,
+                               std::span<const ff::Fr> public_signals) {
+  // public.json first: a proof.json on disk then always has its inputs beside it.
+  PP_RETURN_IF_ERROR(formats::write_public_json(out / (stem + ".public.json"), public_signals));
+  return formats::write_proof_json(out / (stem + ".proof.json"), proof);
+}
+
+Status write_run_info(const std::filesystem::path& file, pid_t pid, const std::string& ring_prefix,
+                      const std::string& endpoint, const shm::Ring& ring, const std::filesystem::path& out) {
+  nlohmann::json j = {{"pid", pid},
+                      {"ring", ring_prefix},
+                      {"endpoint", endpoint},
+                      {"slots", ring.slot_count()},
+                      {"slot_bytes", ring.slot_size()},
+                      {"seats", ring.seat_count()},
+                      {"out", out.string()}};
+  return write_json_atomically(file, j);
+}
+
+Status write_summary(const std::filesystem::path& file, const Ledger& ledger, const RunReport& r,
+                     const PipelineConfig& cfg) {
+  nlohmann::json failed = nlohmann::json::array();
+  nlohmann::json retried = nlohmann::json::array();
+  for (const auto& p : ledger.all()) {
+    if (p.state == PartState::kFailed) failed.push_back({{"partition", p.stem}, {"attempts", p.attempt}, {"causes", p.causes}});
+    if (p.state == PartState::kDone && !p.causes.empty()) {
+      retried.push_back({{"partition", p.stem}, {"attempts", p.attempt}, {"causes", p.causes}});
+    }
+  }
+  nlohmann::json seats = nlohmann::json::array();
+  uint64_t peak_sum = r.coordinator_peak_rss_bytes;
+  for (const auto& s : r.seats) {
+    seats.push_back({{"worker", fmt::format("{}.{}", ipc::role_name(s.role), s.seat)},
+                     {"incarnations", s.incarnations},
+                     {"peak_rss_bytes", s.peak_rss_bytes},
+                     {"deaths", s.deaths}});
+    peak_sum += s.peak_rss_bytes;
+  }
+  const size_t proved = ledger.count(PartState::kDone);
+  nlohmann::json j = {
+      {"partitions", ledger.size()},
+      {"proved", proved},
+      {"failed", failed},
+      {"retried", retried},
+      {"wall_s", r.wall_s},
+      {"s_per_proof", proved ? r.wall_s / double(proved) : 0.0},
+      {"ring", {{"slots", r.slots}, {"slot_bytes", r.slot_size}, {"ring_bytes", r.ring_bytes}, {"slots_from", cfg.slots_reason}}},
+      {"workers", {{"synth", cfg.synth_workers}, {"gpu", cfg.gpu_workers}, {"restarts", r.restarts}}},
+      {"memory",
+       {{"coordinator_peak_rss_bytes", r.coordinator_peak_rss_bytes},
+        {"sum_of_peak_rss_bytes", peak_sum},
+        {"note", "peak RSS per process (ru_maxrss); worker figures include the ring pages they touched"}}},
+      {"seats", seats},
+      {"backpressure", {{"max_slots_filled", r.max_slots_filled}, {"max_waiting_for_grant", r.max_waiting_for_grant}}},
+      {"stale_messages_dropped", r.stale_messages},
+      {"duplicate_proofs_dropped", r.duplicate_proofs},
+      {"interrupted", r.interrupted},
+      {"abort_reason", r.abort_reason},
+  };
+  return write_json_atomically(file, j);
+}
+
+}  // namespace proofpipe::coord

@@ -1,0 +1,409 @@
+// The coordinator's set-up, event loop, message handling and scheduling
+// (pipeline.hpp). Deaths, reclaim and shutdown are in pipeline_recovery.cpp.
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <zmq.h>
+
+#include "outputs.hpp"
+#include "pipeline_impl.hpp"
+#include "proofpipe/common/sizes.hpp"
+
+namespace proofpipe::coord {
+
+using ipc::MsgHeader;
+using ipc::MsgType;
+using shm::SlotState;
+
+// 100 ms: the longest the loop sleeps without an event; it bounds how late a
+// respawn or hang check runs, and costs nothing while proofs take seconds.
+constexpr int kPollMs = 100;
+// Unix socket paths hold 107 bytes (sun_path is 108 with the NUL).
+constexpr size_t kMaxIpcPath = 107;
+
+Pipeline::Pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk)
+    : cfg_(cfg), ledger_(ledger), vk_(vk), t0_(std::chrono::steady_clock::now()) {}
+
+Pipeline::~Pipeline() {
+  workers_.clear();  // Child destructors SIGKILL and reap anything still running
+  router_.reset();
+  ring_.reset();
+  if (!ring_prefix_.empty()) (void)shm::Ring::unlink(ring_prefix_);
+  if (run_dir_created_) {
+    std::error_code ec;
+    std::filesystem::remove_all(run_dir_, ec);
+  }
+  if (signal_fd_ >= 0) {
+    ::close(signal_fd_);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  }
+}
+
+double Pipeline::now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+Status Pipeline::setup() {
+  // The private run directory (0700): it holds the control socket, so only
+  // this user's processes can talk to the coordinator.
+  if (cfg_.run_dir.empty()) {
+    const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+    std::filesystem::path base = (xdg && ::access(xdg, W_OK) == 0) ? xdg : std::filesystem::temp_directory_path();
+    std::string tmpl = (base / "proofpipe-run-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      return make_error(ErrorCode::kIo, "cannot create a run directory under '{}': {}", base.string(), std::strerror(errno));
+    }
+    run_dir_ = tmpl;
+  } else {
+    run_dir_ = cfg_.run_dir;
+    if (::mkdir(run_dir_.c_str(), 0700) != 0) {
+      return make_error(ErrorCode::kIo, "cannot create run directory '{}': {}", run_dir_.string(), std::strerror(errno));
+    }
+  }
+  run_dir_created_ = true;
+  const std::string socket_path = (run_dir_ / "control").string();
+  if (socket_path.size() > kMaxIpcPath) {
+    return make_error(ErrorCode::kInvalidArgument, "run directory path too long for a unix socket: '{}' ({} > {} bytes)",
+                      socket_path, socket_path.size(), kMaxIpcPath);
+  }
+  const std::string endpoint = "ipc://" + socket_path;
+
+  PP_ASSIGN_OR_RETURN(uint64_t run_id, shm::make_run_id());
+  ring_prefix_ = shm::ring_prefix(run_id);
+  const uint32_t seats = cfg_.synth_workers + cfg_.gpu_workers;
+  PP_ASSIGN_OR_RETURN(shm::Ring ring, shm::Ring::create(ring_prefix_, cfg_.slots, cfg_.slot_size, seats, run_id));
+  ring_.emplace(std::move(ring));
+  PP_ASSIGN_OR_RETURN(ipc::Router router, ipc::Router::bind(endpoint));
+  router_.emplace(std::move(router));
+
+  // SIGINT/SIGTERM become an event in the poll set: the loop then stops the
+  // workers and removes the ring and run directory before exiting.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal_fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+
+  slot_part_.assign(cfg_.slots, kNone);
+  report_.slots = cfg_.slots;
+  report_.slot_size = ring_->slot_size();
+  report_.ring_bytes = ring_->payload_bytes();
+  PP_RETURN_IF_ERROR(write_run_info(run_dir_ / "run.json", ::getpid(), ring_prefix_, endpoint, *ring_, cfg_.out));
+  std::fprintf(stderr, "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u gpu worker%s; %zu partitions\n",
+               cfg_.slots, format_size(ring_->slot_size()).c_str(), format_size(ring_->payload_bytes()).c_str(),
+               cfg_.slots_reason.c_str(), cfg_.synth_workers, cfg_.synth_workers == 1 ? "" : "s", cfg_.gpu_workers,
+               cfg_.gpu_workers == 1 ? "" : "s", ledger_.size());
+  spdlog::info("run dir {} ring {} ({})", run_dir_.string(), ring_prefix_, ring_->describe());
+
+  workers_.resize(seats);
+  for (uint32_t s = 0; s < seats; ++s) {
+    WorkerSlot& w = workers_[s];
+    w.role = s < cfg_.synth_workers ? ipc::Role::kSynth : ipc::Role::kGpu;
+    w.seat = uint8_t(s);
+    w.report.role = w.role;
+    w.report.seat = s;
+    PP_RETURN_IF_ERROR(spawn(w));
+  }
+  return Status::ok();
+}
+
+Result<RunReport> Pipeline::run() {
+  PP_RETURN_IF_ERROR(setup());
+  loop();
+  shutdown_workers();
+  for (uint32_t s = 0; s < ring_->slot_count(); ++s) {
+    const shm::SlotWord w = ring_->slots().load(s);
+    if (w.state != SlotState::kFree) spdlog::warn("slot {} ends {} (epoch {})", s, shm::slot_state_name(w.state), w.epoch);
+  }
+  report_.wall_s = now();
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  report_.coordinator_peak_rss_bytes = uint64_t(ru.ru_maxrss) * 1024;
+  report_.stale_messages += router_->dropped();
+  for (const auto& w : workers_) report_.seats.push_back(w.report);
+  return report_;
+}
+
+void Pipeline::loop() {
+  while (!ledger_.finished()) {
+    schedule();
+    sample_occupancy();
+    poll_events(kPollMs);
+    drain_messages();
+    reap_children();
+    reconcile();
+    respawn_due();
+    check_hangs();
+    abort_if_no_workers();
+    if (report_.interrupted) {
+      fail_remaining("interrupted by a signal");
+      return;
+    }
+  }
+}
+
+void Pipeline::poll_events(int timeout_ms) {
+  std::vector<zmq_pollitem_t> items;
+  items.push_back({router_->handle(), 0, ZMQ_POLLIN, 0});
+  if (signal_fd_ >= 0) items.push_back({nullptr, signal_fd_, ZMQ_POLLIN, 0});
+  for (const auto& w : workers_) {
+    if (w.child && w.child->pidfd() >= 0) items.push_back({nullptr, w.child->pidfd(), ZMQ_POLLIN, 0});
+  }
+  if (zmq_poll(items.data(), int(items.size()), timeout_ms) < 0 && zmq_errno() != EINTR) {
+    spdlog::warn("poll: {}", zmq_strerror(zmq_errno()));
+  }
+  if (signal_fd_ >= 0) {
+    signalfd_siginfo info{};
+    while (::read(signal_fd_, &info, sizeof info) == ssize_t(sizeof info)) {
+      spdlog::warn("signal {} received: stopping", info.ssi_signo);
+      report_.interrupted = true;
+    }
+  }
+}
+
+void Pipeline::drain_messages() {
+  while (auto env = router_->try_recv()) on_message(*env);
+}
+
+void Pipeline::send(WorkerSlot& w, MsgType type, MsgHeader h, std::string body) {
+  h.type = type;
+  h.role = w.role;
+  h.seat = w.seat;
+  h.incarnation = w.incarnation;
+  if (!router_->send(w.peer, ipc::Message{h, std::move(body)})) {
+    spdlog::debug("{} to {} not delivered (peer gone)", ipc::msg_type_name(type), w.peer);
+  }
+}
+
+void Pipeline::on_message(const ipc::Envelope& env) {
+  const MsgHeader& h = env.message.header;
+  // Only the live incarnation of a known seat may speak; anything else is a
+  // stale or forged message and is dropped (and counted).
+  WorkerSlot* w = h.seat < workers_.size() ? &workers_[h.seat] : nullptr;
+  if (w == nullptr || w->role != h.role || w->incarnation != h.incarnation || !w->child || env.peer != w->peer) {
+    ++report_.stale_messages;
+    spdlog::debug("dropped stale {}", ipc::describe(h));
+    return;
+  }
+  spdlog::trace("{}", ipc::describe(h));
+  if (h.type == MsgType::kHello) {
+    w->hello = true;
+    return;
+  }
+  if (w->role == ipc::Role::kSynth) {
+    switch (h.type) {
+      case MsgType::kWantSlot:
+        if (!w->waiting && w->partition == kNone) {
+          w->waiting = true;
+          grant_queue_.push_back(w->seat);
+        }
+        return;
+      case MsgType::kSealed: return on_sealed(*w, h);
+      case MsgType::kSynthFailed: return on_synth_failed(*w, env.message);
+      default: break;
+    }
+  } else {
+    return on_gpu_message(*w, env.message);
+  }
+  ++report_.stale_messages;
+  spdlog::warn("unexpected {}", ipc::describe(h));
+}
+
+// The message is about the partition this seat holds, in this attempt.
+static bool names_partition(const WorkerSlot& w, const Partition& p, const MsgHeader& h) {
+  return w.partition == int(p.index) && h.partition == p.index && h.attempt == p.attempt && p.seat == w.seat;
+}
+
+void Pipeline::on_sealed(WorkerSlot& w, const MsgHeader& h) {
+  if (w.partition == kNone || h.partition >= ledger_.size()) return void(++report_.stale_messages);
+  Partition& p = ledger_.at(h.partition);
+  const shm::SlotWord word = ring_->slots().load(h.slot);
+  if (!names_partition(w, p, h) || p.state != PartState::kWriting || int(h.slot) != p.slot ||
+      word.state != SlotState::kReady || word.epoch != h.epoch) {
+    return void(++report_.stale_messages);  // reconcile() settles what really happened
+  }
+  ledger_.sealed(p.index, h.epoch);
+  ready_queue_.push_back(p.index);
+  w.partition = kNone;
+  w.consecutive_deaths = 0;
+}
+
+void Pipeline::on_synth_failed(WorkerSlot& w, const ipc::Message& m) {
+  const MsgHeader& h = m.header;
+  if (w.partition == kNone || h.partition >= ledger_.size()) return void(++report_.stale_messages);
+  Partition& p = ledger_.at(h.partition);
+  if (!names_partition(w, p, h) || p.state != PartState::kWriting) return void(++report_.stale_messages);
+  // The worker aborted its write (WRITING -> FREE) before saying so.
+  if (p.slot != kNone && slot_part_[p.slot] == int(p.index)) slot_part_[p.slot] = kNone;
+  w.partition = kNone;
+  const bool permanent = (h.flags & ipc::kFlagPermanent) != 0;
+  const PartState st = ledger_.requeue(p.index, m.body, permanent);
+  spdlog::error("{}: {} ({})", p.stem, m.body, st == PartState::kFailed ? "failed" : "will retry");
+}
+
+void Pipeline::on_gpu_message(WorkerSlot& w, const ipc::Message& m) {
+  const MsgHeader& h = m.header;
+  if (w.partition == kNone || h.partition >= ledger_.size()) return void(++report_.stale_messages);
+  Partition& p = ledger_.at(h.partition);
+  if (w.partition != int(p.index) || h.attempt != p.attempt) return void(++report_.stale_messages);
+  switch (h.type) {
+    case MsgType::kClaimed:
+      if (p.state == PartState::kReady) {
+        ledger_.proving(p.index, w.seat);
+        p.epoch = h.epoch;
+      }
+      return;
+    case MsgType::kClaimLost:
+      // The dispatch was stale; reconcile() re-queues the slot if still READY.
+      w.partition = kNone;
+      return;
+    case MsgType::kQuarantined: {
+      spdlog::error("{}: slot {} quarantined: {}", p.stem, h.slot, m.body);
+      if (ring_->slots().release_quarantined(h.slot, h.epoch)) slot_part_[h.slot] = kNone;
+      w.partition = kNone;
+      if (p.state == PartState::kReady || p.state == PartState::kProving) {
+        ledger_.requeue(p.index, "corrupt slot record: " + m.body);
+      }
+      return;
+    }
+    case MsgType::kReleased:
+      if (int(h.slot) == p.slot && slot_part_[h.slot] == int(p.index)) slot_part_[h.slot] = kNone;
+      if (int(h.slot) == p.slot) p.slot = kNone;
+      return;
+    case MsgType::kProof: return on_proof(w, m);
+    case MsgType::kProveFailed:
+      w.partition = kNone;
+      if (p.state == PartState::kProving) ledger_.requeue(p.index, "prover error: " + m.body);
+      return;
+    default:
+      ++report_.stale_messages;
+  }
+}
+
+void Pipeline::on_proof(WorkerSlot& w, const ipc::Message& m) {
+  Partition& p = ledger_.at(m.header.partition);
+  w.partition = kNone;
+  w.consecutive_deaths = 0;
+  if (p.state != PartState::kProving || p.seat != w.seat) return void(++report_.duplicate_proofs);
+  groth16::Proof proof{};
+  if (m.body.size() != sizeof proof) {
+    ledger_.requeue(p.index, fmt::format("malformed proof message ({} bytes)", m.body.size()));
+    return;
+  }
+  std::memcpy(&proof, m.body.data(), sizeof proof);
+  // Every proof is checked before it is committed (DESIGN.md §5).
+  auto verdict = groth16::verify(vk_, p.public_signals, proof);
+  if (!verdict || !verdict->valid) {
+    const std::string why = verdict ? verdict->reason : verdict.status().message();
+    spdlog::error("{}: invalid proof from gpu.{} ({}): retrying", p.stem, w.seat, why);
+    ledger_.requeue(p.index, "invalid proof: " + why);
+    return;
+  }
+  if (Status st = write_partition_outputs(cfg_.out, p.stem, proof, p.public_signals); !st) {
+    ledger_.requeue(p.index, st.message(), /*permanent=*/true);
+    spdlog::error("{}", st.message());
+    return;
+  }
+  if (!ledger_.commit(p.index, now())) return void(++report_.duplicate_proofs);
+  ++committed_;
+  std::fprintf(stderr, "proofpipe: [%zu/%zu] %s proved (attempt %u, %.2f s)\n", committed_, ledger_.size(),
+               p.stem.c_str(), p.attempt, p.done_s - p.started_s);
+}
+
+void Pipeline::schedule() {
+  grant_slots();
+  dispatch_ready();
+}
+
+void Pipeline::grant_slots() {
+  shm::SlotRing& slots = ring_->slots();
+  while (!grant_queue_.empty()) {
+    WorkerSlot& w = workers_[grant_queue_.front()];
+    if (!w.child || !w.waiting) {
+      grant_queue_.pop_front();
+      continue;
+    }
+    const auto part = ledger_.next_pending();
+    if (!part) return;
+    int slot = kNone;
+    shm::SlotWord word;
+    for (uint32_t s = 0; s < slots.slot_count() && slot == kNone; ++s) {
+      word = slots.load(s);
+      if (word.state == SlotState::kFree && slot_part_[s] == kNone) slot = int(s);
+    }
+    if (slot == kNone) return;  // backpressure: the worker waits for a release
+    if (!slots.grant(uint32_t(slot), word.epoch, w.seat)) continue;  // moved under us: look again
+    Partition& p = ledger_.at(*part);
+    ledger_.start_write(p.index, w.seat, slot, word.epoch + 1, now());
+    slot_part_[slot] = int(p.index);
+    grant_queue_.pop_front();
+    w.waiting = false;
+    w.partition = int(p.index);
+    MsgHeader h;
+    h.slot = uint32_t(slot);
+    h.epoch = word.epoch + 1;
+    h.request = p.request;
+    h.partition = p.index;
+    h.attempt = p.attempt;
+    send(w, MsgType::kGrant, h, p.wtns.string());
+  }
+}
+
+void Pipeline::dispatch_ready() {
+  while (!ready_queue_.empty()) {
+    Partition& p = ledger_.at(ready_queue_.front());
+    if (p.state != PartState::kReady || p.seat != kNone) {  // stale entry
+      ready_queue_.pop_front();
+      continue;
+    }
+    WorkerSlot* gpu = nullptr;
+    for (auto& w : workers_) {
+      if (w.role == ipc::Role::kGpu && w.child && w.hello && w.partition == kNone) {
+        gpu = &w;
+        break;
+      }
+    }
+    if (gpu == nullptr) return;
+    ready_queue_.pop_front();
+    gpu->partition = int(p.index);
+    MsgHeader h;
+    h.slot = uint32_t(p.slot);
+    h.epoch = p.epoch;
+    h.request = p.request;
+    h.partition = p.index;
+    h.attempt = p.attempt;
+    send(*gpu, MsgType::kDispatch, h);
+  }
+}
+
+void Pipeline::sample_occupancy() {
+  uint32_t filled = 0;
+  for (uint32_t s = 0; s < ring_->slot_count(); ++s) {
+    const SlotState st = ring_->slots().load(s).state;
+    filled += st == SlotState::kWriting || st == SlotState::kReady;
+  }
+  uint32_t waiting = 0;
+  for (const auto& w : workers_) waiting += w.waiting;
+  report_.max_slots_filled = std::max(report_.max_slots_filled, filled);
+  if (ledger_.next_pending()) report_.max_waiting_for_grant = std::max(report_.max_waiting_for_grant, waiting);
+}
+
+Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk) {
+  Pipeline pipeline(cfg, ledger, vk);
+  return pipeline.run();
+}
+
+}  // namespace proofpipe::coord

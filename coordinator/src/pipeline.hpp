@@ -1,0 +1,73 @@
+// The coordinator's event loop for one `proofpipe run` (DESIGN.md §2-§5):
+// creates the ring and the private run directory, spawns and supervises the
+// workers, grants slots, dispatches sealed slots, verifies and commits each
+// proof exactly once, and cleans everything up on the way out.
+//
+// It never blocks on shared memory: it only loads and CASes slot words, and
+// it waits only in one poll over the ROUTER socket, the children's pidfds and
+// a signalfd. Messages are hints; after every event the slot words are the
+// truth (see reconcile in pipeline_recovery.cpp).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ledger.hpp"
+#include "process.hpp"
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/groth16/verifier.hpp"
+#include "proofpipe/ipc/channel.hpp"
+#include "proofpipe/shm/ring.hpp"
+
+namespace proofpipe::coord {
+
+struct PipelineConfig {
+  std::filesystem::path zkey;
+  std::filesystem::path out;
+  std::filesystem::path run_dir;  // empty: a fresh private directory under $XDG_RUNTIME_DIR or /tmp
+  std::filesystem::path bin_dir;  // where the worker executables are
+  unsigned synth_workers = 2;
+  unsigned gpu_workers = 1;
+  uint32_t slots = 3;
+  uint64_t slot_size = 0;
+  std::string slots_reason;  // how K was chosen, for the start line
+  std::string backend = "auto";
+  double hang_timeout_s = 30;
+};
+
+// What happened to one worker seat over the run.
+struct SeatReport {
+  ipc::Role role = ipc::Role::kSynth;
+  unsigned seat = 0;
+  unsigned incarnations = 0;
+  uint64_t peak_rss_bytes = 0;  // max over its incarnations (ru_maxrss; includes slot pages it touched)
+  std::vector<std::string> deaths;  // one line per unexpected death
+};
+
+struct RunReport {
+  double wall_s = 0;
+  uint64_t ring_bytes = 0;
+  uint32_t slots = 0;
+  uint64_t slot_size = 0;
+  uint64_t coordinator_peak_rss_bytes = 0;
+  std::vector<SeatReport> seats;
+  uint32_t max_slots_filled = 0;     // most slots WRITING or READY at once (sampled at every event)
+  uint32_t max_waiting_for_grant = 0;  // most synth workers idle for lack of a free slot
+  uint64_t stale_messages = 0;
+  uint64_t duplicate_proofs = 0;
+  uint64_t restarts = 0;
+  bool interrupted = false;
+  std::string abort_reason;  // non-empty when the run gave up (no workers left)
+};
+
+// Runs the whole batch. Partitions end DONE or FAILED in `ledger`; the
+// Status is an error only for set-up failures (run dir, ring, endpoint), in
+// which case nothing was started and nothing is left behind.
+Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk);
+
+}  // namespace proofpipe::coord

@@ -1,0 +1,84 @@
+// Internals of run_pipeline shared by pipeline.cpp (set-up, the event loop,
+// messages, scheduling) and pipeline_recovery.cpp (deaths, reclaim, respawn,
+// hang checks, shutdown). Not a public interface.
+#pragma once
+
+#include <chrono>
+
+#include "pipeline.hpp"
+
+namespace proofpipe::coord {
+
+// A worker seat and its current incarnation.
+struct WorkerSlot {
+  ipc::Role role = ipc::Role::kSynth;
+  uint8_t seat = 0;
+  uint32_t incarnation = 0;  // of the current (or last) child
+  std::optional<Child> child;  // set while a child of this seat is running
+  std::string peer;            // its routing id
+  bool hello = false;
+  bool waiting = false;    // synth: asked for a slot
+  int partition = kNone;   // synth: the one it writes; gpu: dispatched/proving
+  uint32_t consecutive_deaths = 0;
+  double respawn_at = -1;  // run clock; < 0: no respawn pending
+  bool retired = false;    // crash-loop breaker tripped
+  SeatReport report;
+};
+
+class Pipeline {
+ public:
+  Pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk);
+  ~Pipeline();
+  Result<RunReport> run();
+
+ private:
+  // --- pipeline.cpp ---
+  Status setup();
+  void loop();
+  void poll_events(int timeout_ms);
+  void drain_messages();
+  void on_message(const ipc::Envelope& env);
+  void on_sealed(WorkerSlot& w, const ipc::MsgHeader& h);
+  void on_synth_failed(WorkerSlot& w, const ipc::Message& m);
+  void on_gpu_message(WorkerSlot& w, const ipc::Message& m);
+  void on_proof(WorkerSlot& w, const ipc::Message& m);
+  void schedule();
+  void grant_slots();
+  void dispatch_ready();
+  void sample_occupancy();
+  void send(WorkerSlot& w, ipc::MsgType type, ipc::MsgHeader h, std::string body = {});
+  double now() const;
+
+  // --- pipeline_recovery.cpp ---
+  Status spawn(WorkerSlot& w);
+  void reap_children();
+  void on_death(WorkerSlot& w, const ExitInfo& info);
+  void recover_partition(uint32_t part, const std::string& cause);
+  void reconcile();
+  void respawn_due();
+  void check_hangs();
+  void abort_if_no_workers();
+  void shutdown_workers();
+  void fail_remaining(const std::string& cause);
+
+  const PipelineConfig& cfg_;
+  Ledger& ledger_;
+  const groth16::VerificationKey& vk_;
+  std::chrono::steady_clock::time_point t0_;
+  std::filesystem::path run_dir_;
+  bool run_dir_created_ = false;
+  std::string ring_prefix_;
+  std::optional<shm::Ring> ring_;
+  std::optional<ipc::Router> router_;
+  int signal_fd_ = -1;
+  uint32_t next_incarnation_ = 1;
+  std::vector<WorkerSlot> workers_;  // index = seat: synth seats first, then gpu
+  std::vector<int> slot_part_;      // slot -> partition it carries, or kNone
+  std::deque<uint8_t> grant_queue_;  // synth seats waiting for a slot, FIFO
+  std::deque<uint32_t> ready_queue_;  // READY partitions, oldest first
+  RunReport report_;
+  size_t committed_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace proofpipe::coord

@@ -1,0 +1,264 @@
+// Supervision (DESIGN.md §5, shm-recovery.md §2.4): spawning workers, learning
+// of deaths from the children themselves, reclaiming a dead worker's slots
+// only after it is reaped, requeueing or re-dispatching its partition,
+// respawning with capped backoff, and the level-triggered reconcile scan.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "pipeline_impl.hpp"
+#include "proofpipe/ipc/worker.hpp"
+
+namespace proofpipe::coord {
+
+using ipc::MsgHeader;
+using ipc::MsgType;
+using shm::SlotState;
+
+// Five deaths in a row without finishing a unit of work: the seat is in a
+// crash loop (bad binary, bad key, a cap far too small) and is retired.
+constexpr uint32_t kCrashLoopLimit = 5;
+// Respawn backoff: 100 ms doubling per consecutive death, at most 5 s.
+constexpr double kBackoffBaseS = 0.1;
+constexpr double kBackoffCapS = 5.0;
+// How long SHUTDOWN may take before stragglers are SIGKILLed.
+constexpr double kShutdownGraceS = 3.0;
+
+static std::string seat_name(const WorkerSlot& w) { return fmt::format("{}.{}", ipc::role_name(w.role), w.seat); }
+
+Status Pipeline::spawn(WorkerSlot& w) {
+  const char* exe_name = w.role == ipc::Role::kSynth ? "proofpipe-synth-worker" : "proofpipe-gpu-worker";
+  const std::filesystem::path exe = cfg_.bin_dir / exe_name;
+  if (::access(exe.c_str(), X_OK) != 0) {
+    return make_error(ErrorCode::kNotFound, "worker executable '{}' not found or not executable (build target {})",
+                      exe.string(), exe_name);
+  }
+  w.incarnation = next_incarnation_++;
+  std::vector<std::string> argv = {exe.string(),
+                                   "--endpoint", "ipc://" + (run_dir_ / "control").string(),
+                                   "--ring", ring_prefix_,
+                                   "--zkey", cfg_.zkey.string(),
+                                   "--seat", std::to_string(w.seat),
+                                   "--incarnation", std::to_string(w.incarnation),
+                                   "--parent", std::to_string(::getpid()),
+                                   "--backend", cfg_.backend};
+  PP_ASSIGN_OR_RETURN(Child child, Child::spawn(argv));
+  ring_->set_seat_owner(w.seat, uint32_t(child.pid()), w.incarnation);
+  spdlog::debug("spawned {} pid {} incarnation {}", seat_name(w), child.pid(), w.incarnation);
+  w.child.emplace(std::move(child));
+  w.peer = ipc::routing_id(w.role, w.seat, w.incarnation);
+  w.hello = false;
+  w.waiting = false;
+  w.partition = kNone;
+  w.respawn_at = -1;
+  w.report.incarnations += 1;
+  return Status::ok();
+}
+
+void Pipeline::reap_children() {
+  std::vector<std::pair<WorkerSlot*, ExitInfo>> dead;
+  for (auto& w : workers_) {
+    if (!w.child) continue;
+    if (auto info = w.child->try_reap()) dead.emplace_back(&w, *info);
+  }
+  if (dead.empty()) return;
+  // Messages a worker sent before it died are taken first: a SEALED or a
+  // PROOF already on the socket saves redoing the work.
+  drain_messages();
+  for (auto& [w, info] : dead) {
+    w->report.peak_rss_bytes = std::max(w->report.peak_rss_bytes, info.peak_rss_bytes);
+    w->child.reset();
+    ring_->clear_seat(w->seat);
+    if (!stopping_) on_death(*w, info);
+  }
+}
+
+void Pipeline::on_death(WorkerSlot& w, const ExitInfo& info) {
+  const std::string who = seat_name(w);
+  const std::string cause = fmt::format("{} {}", who, info.describe());
+  std::string held = "holding nothing";
+  if (w.partition != kNone) {
+    const Partition& p = ledger_.at(uint32_t(w.partition));
+    held = fmt::format("holding {} (job {}/{} attempt {}, slot {})", p.stem, p.request, p.index, p.attempt, p.slot);
+  }
+  const std::string line = fmt::format("{} (incarnation {}) died: {}; {}", who, w.incarnation, info.describe(), held);
+  spdlog::error("{}", line);
+  w.report.deaths.push_back(line);
+
+  // Reclaim, after the reap only (we are past try_reap): every slot word that
+  // still names this seat as its owner.
+  shm::SlotRing& slots = ring_->slots();
+  for (uint32_t s = 0; s < slots.slot_count(); ++s) {
+    const shm::SlotWord word = slots.load(s);
+    if (word.seat != w.seat) continue;
+    const int part = slot_part_[s];
+    if (word.state == SlotState::kWriting && slots.reclaim_writing(s, w.seat, word.epoch)) {
+      spdlog::warn("slot {} reclaimed WRITING -> FREE", s);
+      slot_part_[s] = kNone;
+      if (part != kNone && ledger_.at(uint32_t(part)).state == PartState::kWriting) {
+        ledger_.requeue(uint32_t(part), cause + " while writing");
+      }
+    } else if (word.state == SlotState::kConsuming && slots.reclaim_consuming(s, w.seat, word.epoch)) {
+      spdlog::warn("slot {} reclaimed CONSUMING -> READY: proved again without re-synthesis", s);
+      if (part == kNone) continue;
+      Partition& p = ledger_.at(uint32_t(part));
+      if (p.state != PartState::kReady && p.state != PartState::kProving) continue;
+      if (ledger_.back_to_ready(p.index, word.epoch + 1, cause + " while proving") == PartState::kReady) {
+        ready_queue_.push_front(p.index);
+      } else if (slots.quarantine(s, shm::SlotWord{SlotState::kReady, shm::kNoSeat, word.epoch + 1}) &&
+                 slots.release_quarantined(s, word.epoch + 2)) {
+        slot_part_[s] = kNone;  // failed for good: its slot goes back to the pool
+      }
+    }
+  }
+  if (w.partition != kNone) recover_partition(uint32_t(w.partition), cause);
+  w.partition = kNone;
+  w.waiting = false;
+  w.hello = false;
+
+  w.consecutive_deaths += 1;
+  if (w.consecutive_deaths >= kCrashLoopLimit) {
+    w.retired = true;
+    spdlog::error("{} died {} times in a row: not restarted", who, w.consecutive_deaths);
+    return;
+  }
+  const double backoff = std::min(kBackoffCapS, kBackoffBaseS * std::pow(2.0, w.consecutive_deaths - 1));
+  w.respawn_at = now() + backoff;
+}
+
+// The partition a dead worker held, where the slot scan above did not settle
+// it: sealed but the SEALED message was lost, aborted, dispatched but never
+// claimed, or released before the proof came back.
+void Pipeline::recover_partition(uint32_t part, const std::string& cause) {
+  Partition& p = ledger_.at(part);
+  shm::SlotRing& slots = ring_->slots();
+  switch (p.state) {
+    case PartState::kWriting: {
+      const shm::SlotWord word = p.slot == kNone ? shm::SlotWord{} : slots.load(uint32_t(p.slot));
+      const auto meta = p.slot == kNone ? shm::SlotRing::Meta{} : slots.meta(uint32_t(p.slot));
+      if (word.state == SlotState::kReady && meta.partition_id == p.index && meta.attempt == p.attempt) {
+        ledger_.sealed(part, word.epoch);  // the seal happened; only the message died
+        ready_queue_.push_back(part);
+      } else {
+        if (p.slot != kNone && slot_part_[p.slot] == int(part)) slot_part_[p.slot] = kNone;
+        ledger_.requeue(part, cause + " while writing");
+      }
+      return;
+    }
+    case PartState::kReady:
+      if (std::find(ready_queue_.begin(), ready_queue_.end(), part) == ready_queue_.end()) ready_queue_.push_front(part);
+      return;
+    case PartState::kProving:
+      // Released already: the slot bytes are gone, so synthesize again.
+      ledger_.requeue(part, cause + " after releasing its slot");
+      return;
+    default:
+      return;
+  }
+}
+
+void Pipeline::reconcile() {
+  // A READY partition must be either queued or held by a gpu worker; one that
+  // is neither lost its dispatch (CLAIM_LOST, a dead gpu) and is queued again.
+  for (uint32_t i = 0; i < ledger_.size(); ++i) {
+    const Partition& p = ledger_.at(i);
+    if (p.state != PartState::kReady) continue;
+    const bool held = std::any_of(workers_.begin(), workers_.end(), [&](const WorkerSlot& w) {
+      return w.role == ipc::Role::kGpu && w.child && w.partition == int(i);
+    });
+    if (held || std::find(ready_queue_.begin(), ready_queue_.end(), i) != ready_queue_.end()) continue;
+    const shm::SlotWord word = ring_->slots().load(uint32_t(p.slot));
+    if (word.state == SlotState::kReady && word.epoch == p.epoch) {
+      ready_queue_.push_back(i);
+    } else {
+      spdlog::error("{}: slot {} is {} at epoch {}, expected READY at {}: resynthesizing", p.stem, p.slot,
+                    shm::slot_state_name(word.state), word.epoch, p.epoch);
+      if (slot_part_[p.slot] == int(i)) slot_part_[p.slot] = kNone;
+      ledger_.requeue(i, "slot record lost");
+    }
+  }
+}
+
+void Pipeline::respawn_due() {
+  for (auto& w : workers_) {
+    if (w.child || w.retired || w.respawn_at < 0 || now() < w.respawn_at) continue;
+    if (Status st = spawn(w); !st) {
+      spdlog::error("cannot restart {}: {}", seat_name(w), st.message());
+      w.retired = true;
+      continue;
+    }
+    ++report_.restarts;
+    spdlog::warn("{} restarted (incarnation {})", seat_name(w), w.incarnation);
+  }
+}
+
+void Pipeline::check_hangs() {
+  const uint64_t now_ms = shm::monotonic_ms();
+  const auto limit_ms = uint64_t(cfg_.hang_timeout_s * 1000);
+  for (auto& w : workers_) {
+    if (!w.child) continue;
+    const shm::SeatStatus st = ring_->seat_status(w.seat);
+    if (st.last_beat_ms == 0 || now_ms < st.last_beat_ms + limit_ms) continue;
+    spdlog::error("{} sent no heartbeat for {:.1f} s: killing it", seat_name(w), double(now_ms - st.last_beat_ms) / 1000);
+    w.child->kill(SIGKILL);  // its death is handled when it is reaped
+    ring_->beat(w.seat, now_ms);  // once
+  }
+}
+
+void Pipeline::abort_if_no_workers() {
+  for (ipc::Role role : {ipc::Role::kSynth, ipc::Role::kGpu}) {
+    const bool any = std::any_of(workers_.begin(), workers_.end(),
+                                 [&](const WorkerSlot& w) { return w.role == role && !w.retired; });
+    if (any || ledger_.finished()) continue;
+    report_.abort_reason = fmt::format("no {} worker left (each crashed {} times in a row)", ipc::role_name(role),
+                                       kCrashLoopLimit);
+    fail_remaining(report_.abort_reason);
+    return;
+  }
+}
+
+void Pipeline::fail_remaining(const std::string& cause) {
+  for (uint32_t i = 0; i < ledger_.size(); ++i) {
+    const PartState s = ledger_.at(i).state;
+    if (s != PartState::kDone && s != PartState::kFailed) ledger_.requeue(i, cause, /*permanent=*/true);
+  }
+}
+
+void Pipeline::shutdown_workers() {
+  stopping_ = true;
+  for (auto& w : workers_) {
+    if (w.child) send(w, MsgType::kShutdown, MsgHeader{});
+  }
+  const double deadline = now() + kShutdownGraceS;
+  for (;;) {
+    bool any = false;
+    for (auto& w : workers_) {
+      if (!w.child) continue;
+      if (auto info = w.child->try_reap()) {
+        w.report.peak_rss_bytes = std::max(w.report.peak_rss_bytes, info->peak_rss_bytes);
+        if (info->exit_code != ipc::kWorkerExitOk) spdlog::warn("{} ended: {}", seat_name(w), info->describe());
+        w.child.reset();
+        ring_->clear_seat(w.seat);
+      } else {
+        any = true;
+      }
+    }
+    if (!any) return;
+    if (now() > deadline) {
+      for (auto& w : workers_) {
+        if (!w.child) continue;
+        spdlog::warn("{} did not stop within {:.0f} s: killing it", seat_name(w), kShutdownGraceS);
+        w.child->kill(SIGKILL);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace proofpipe::coord

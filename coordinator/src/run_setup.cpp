@@ -1,0 +1,134 @@
+// prepare_run and choose_slot_count (run_setup.hpp).
+#include "run_setup.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "proofpipe/common/sizes.hpp"
+#include "proofpipe/formats/wtns.hpp"
+#include "proofpipe/formats/zkey.hpp"
+#include "proofpipe/ipc/partition_layout.hpp"
+#include "proofpipe/shm/layout.hpp"
+
+namespace proofpipe::coord {
+namespace {
+
+Result<std::vector<std::filesystem::path>> list_witnesses(const cli::RunArgs& args) {
+  std::vector<std::filesystem::path> paths(args.witnesses.begin(), args.witnesses.end());
+  if (!args.witness_dir.empty()) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> found;
+    for (const auto& e : std::filesystem::directory_iterator(args.witness_dir, ec)) {
+      if (e.path().extension() == ".wtns") found.push_back(e.path());
+    }
+    if (ec) return make_error(ErrorCode::kNotFound, "--witness-dir '{}': {}", args.witness_dir, ec.message());
+    std::sort(found.begin(), found.end());
+    paths.insert(paths.end(), found.begin(), found.end());
+  }
+  if (paths.empty()) return make_error(ErrorCode::kInvalidArgument, "no witnesses: give --witness FILE... or --witness-dir DIR");
+  return paths;
+}
+
+// Creates --out if needed and proves it writable with a probe file.
+Status check_out_dir(const std::filesystem::path& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) return make_error(ErrorCode::kIo, "--out '{}': cannot create: {}", out.string(), ec.message());
+  std::string probe = (out / ".proofpipe-write-test-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return make_error(ErrorCode::kIo, "--out '{}' is not writable: {}", out.string(), std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return Status::ok();
+}
+
+std::filesystem::path own_bin_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path(".") : exe.parent_path();
+}
+
+}  // namespace
+
+Result<uint32_t> choose_slot_count(const cli::RunArgs& args, uint64_t slot_size, std::string* reason) {
+  const uint32_t useful = args.synth_workers + 2 * args.gpu_workers;
+  if (args.slots != 0 && !args.mem_budget.empty()) {
+    return make_error(ErrorCode::kInvalidArgument, "give --slots or --mem-budget, not both");
+  }
+  if (args.slots != 0) {
+    if (args.slots > shm::kMaxSlots) {
+      return make_error(ErrorCode::kInvalidArgument, "--slots {} is above the limit of {}", args.slots, shm::kMaxSlots);
+    }
+    *reason = fmt::format("--slots {}", args.slots);
+    return args.slots;
+  }
+  if (!args.mem_budget.empty()) {
+    PP_ASSIGN_OR_RETURN(uint64_t budget, parse_size(args.mem_budget));
+    const uint64_t fit = budget / slot_size;
+    if (fit == 0) {
+      return make_error(ErrorCode::kInvalidArgument, "--mem-budget {} is too small for one slot of {}",
+                        format_size(budget), format_size(slot_size));
+    }
+    const uint32_t k = uint32_t(std::min<uint64_t>(fit, useful));
+    *reason = fmt::format("--mem-budget {} holds {}, using {}", format_size(budget), fit, k);
+    return k;
+  }
+  *reason = "default: synth + gpu workers";
+  return args.synth_workers + args.gpu_workers;
+}
+
+Result<PreparedRun> prepare_run(const cli::RunArgs& args) {
+  if (args.synth_workers < 1 || args.gpu_workers < 1 || args.synth_workers + args.gpu_workers > shm::kMaxSeats) {
+    return make_error(ErrorCode::kInvalidArgument, "need at least one synth and one gpu worker, {} in all at most",
+                      shm::kMaxSeats);
+  }
+  if (args.max_attempts < 1) return make_error(ErrorCode::kInvalidArgument, "--max-attempts must be at least 1");
+  PP_ASSIGN_OR_RETURN(auto kind, groth16::parse_backend_kind(args.backend));
+  (void)kind;
+  PP_ASSIGN_OR_RETURN(formats::Zkey zkey, formats::load_zkey(args.zkey));
+  const auto& hdr = zkey.header();
+  PP_ASSIGN_OR_RETURN(auto paths, list_witnesses(args));
+
+  PreparedRun run;
+  std::set<std::string> stems;
+  for (const auto& path : paths) {
+    // Every value is checked here, so a bad witness stops the run before any
+    // output exists; workers read the file again straight into their slot.
+    PP_ASSIGN_OR_RETURN(formats::Witness w, formats::load_wtns(path));
+    PP_RETURN_IF_ERROR(formats::check_witness_matches(zkey, w));
+    Partition p;
+    p.index = uint32_t(run.partitions.size());
+    p.stem = path.stem().string();
+    p.wtns = std::filesystem::absolute(path);
+    p.public_signals.assign(w.values.begin() + 1, w.values.begin() + 1 + hdr.n_public);
+    if (!stems.insert(p.stem).second) {
+      return make_error(ErrorCode::kInvalidArgument, "two witnesses named '{}': outputs would collide", p.stem);
+    }
+    run.partitions.push_back(std::move(p));
+  }
+  if (args.out.empty()) return make_error(ErrorCode::kInvalidArgument, "--out is required");
+  PP_RETURN_IF_ERROR(check_out_dir(args.out));
+
+  PipelineConfig& cfg = run.config;
+  cfg.zkey = std::filesystem::absolute(args.zkey);
+  cfg.out = args.out;
+  cfg.run_dir = args.run_dir;
+  cfg.bin_dir = own_bin_dir();
+  cfg.synth_workers = args.synth_workers;
+  cfg.gpu_workers = args.gpu_workers;
+  cfg.backend = args.backend;
+  cfg.hang_timeout_s = args.hang_timeout_s;
+  const ipc::PartitionLayout layout{hdr.domain_size, hdr.n_vars};
+  cfg.slot_size = (layout.payload_len() + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
+  PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
+  run.vk = formats::verification_key_from_zkey(zkey, groth16::alphabeta_of(hdr.alpha1, hdr.beta2));
+  return run;
+}
+
+}  // namespace proofpipe::coord

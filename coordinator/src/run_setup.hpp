@@ -1,0 +1,30 @@
+// Everything `proofpipe run` checks before it creates anything (DESIGN.md §5
+// "bad input"): the key, every witness (length, w[0], values below r), the
+// output folder, the worker counts, and the slot count K from --slots or
+// --mem-budget. A failure here is one line and exit 2, with nothing written
+// and no shared memory or run directory created.
+#pragma once
+
+#include <vector>
+
+#include "ledger.hpp"
+#include "pipeline.hpp"
+#include "proofpipe/coordinator/commands.hpp"
+#include "proofpipe/groth16/verifier.hpp"
+
+namespace proofpipe::coord {
+
+struct PreparedRun {
+  PipelineConfig config;
+  std::vector<Partition> partitions;
+  groth16::VerificationKey vk;
+};
+
+Result<PreparedRun> prepare_run(const cli::RunArgs& args);
+
+// K from the flags: explicit --slots, else as many slots as --mem-budget holds
+// (at most synth + 2 x gpu workers: more never helps), else synth + gpu
+// workers. `reason` says which, for the start line.
+Result<uint32_t> choose_slot_count(const cli::RunArgs& args, uint64_t slot_size, std::string* reason);
+
+}  // namespace proofpipe::coord

@@ -1,0 +1,89 @@
+// The control-plane messages between the coordinator and its workers
+// (DESIGN.md §4). Messages are hints: shared memory and the coordinator's
+// ledger are the truth, and a message may be lost with a killed process. Each
+// one therefore names who sent it (seat, incarnation) and what it is about
+// (slot, epoch, request, partition, attempt), so a stale or duplicate one is
+// recognised and dropped.
+//
+// Wire form: one ZeroMQ frame holding MsgHeader (a fixed, trivially copyable
+// struct; both ends are built from the same revision, checked by kWireVersion)
+// followed by one optional frame of body bytes (a path, an error text, a proof).
+//
+//   synth worker                 coordinator                  gpu worker
+//   ------------                 -----------                  ----------
+//   HELLO ---------------------->                <------------------- HELLO
+//   WANT_SLOT ------------------> grant FREE->WRITING (CAS)
+//             <------------------ GRANT(slot, epoch, job, wtns path)
+//   write a,b,c,w; seal (CAS)
+//   SEALED ---------------------> queue the READY slot
+//                                 DISPATCH(slot, epoch, job) ------->
+//                                                       claim (CAS READY->CONSUMING)
+//                                 <------------------------- CLAIMED
+//                                                       H step; release (CAS ->FREE)
+//                                 <------------------------ RELEASED
+//                                                       MSMs
+//                                 verify, commit once <------- PROOF(proof bytes)
+//   SYNTH_FAILED (input error) -> retry or mark failed
+//                     SHUTDOWN to everyone when the batch is done
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+namespace proofpipe::ipc {
+
+inline constexpr uint32_t kWireVersion = 1;
+
+enum class Role : uint8_t { kSynth = 1, kGpu = 2 };
+const char* role_name(Role role);
+
+enum class MsgType : uint8_t {
+  // worker -> coordinator
+  kHello = 1,
+  kWantSlot,     // synth: idle, asks for a slot and a partition
+  kSealed,       // synth: slot sealed READY at `epoch`
+  kSynthFailed,  // synth: aborted the write; body = reason; flags & kFlagPermanent
+  kClaimed,      // gpu: slot claimed, now CONSUMING at `epoch`
+  kClaimLost,    // gpu: the claim CAS lost (stale dispatch)
+  kQuarantined,  // gpu: the record failed its check; slot QUARANTINED at `epoch`
+  kReleased,     // gpu: slot FREE at `epoch`
+  kProof,        // gpu: body = formats::Proof bytes
+  kProveFailed,  // gpu: the prover returned an error; body = reason
+  // coordinator -> worker
+  kGrant = 64,  // slot WRITING(seat) at `epoch`; body = witness path
+  kDispatch,    // slot READY at `epoch`: claim it
+  kShutdown,
+};
+const char* msg_type_name(MsgType type);
+
+inline constexpr uint32_t kFlagPermanent = 1;  // kSynthFailed: bad input, retrying cannot help
+
+struct MsgHeader {
+  uint32_t wire_version = kWireVersion;
+  MsgType type = MsgType::kHello;
+  Role role = Role::kSynth;
+  uint8_t seat = 0;
+  uint8_t reserved0 = 0;
+  uint32_t incarnation = 0;
+  uint32_t slot = 0;
+  uint64_t epoch = 0;
+  uint64_t request = 0;
+  uint32_t partition = 0;
+  uint32_t attempt = 0;
+  uint32_t flags = 0;
+  uint32_t pid = 0;  // kHello
+};
+static_assert(std::is_trivially_copyable_v<MsgHeader>);
+static_assert(sizeof(MsgHeader) == 48);
+
+struct Message {
+  MsgHeader header;
+  std::string body;
+};
+
+// "GRANT seat 2 inc 5 slot 1 epoch 7 job 0/3 attempt 1": for logs.
+std::string describe(const MsgHeader& h);
+
+}  // namespace proofpipe::ipc

@@ -1,0 +1,77 @@
+// What every worker process shares: its command line (set by the
+// coordinator's spawner, never typed by users), its exit codes, and the
+// session that ties it to the run: the ring mapping, the DEALER socket, the
+// seat heartbeat, and the check that the coordinator is still its parent.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/ipc/channel.hpp"
+#include "proofpipe/ipc/messages.hpp"
+#include "proofpipe/shm/ring.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace proofpipe::ipc {
+
+// Worker exit codes: each names one cause in the coordinator's death log.
+// (kFaultExitCode = 77 in common/fault.hpp is an injected `exit` fault.)
+inline constexpr int kWorkerExitOk = 0;          // SHUTDOWN received
+inline constexpr int kWorkerExitUsage = 64;      // bad command line (a bug in the spawner)
+inline constexpr int kWorkerExitSetup = 65;      // ring, zkey or endpoint could not be opened
+inline constexpr int kWorkerExitOrphaned = 66;   // the coordinator is gone
+inline constexpr int kWorkerExitProtocol = 67;   // the control plane failed (socket error)
+const char* worker_exit_name(int code);
+
+struct WorkerArgs {
+  std::string endpoint;  // ipc://<run dir>/control
+  std::string ring;      // shm name prefix
+  std::string zkey;
+  unsigned seat = 0;
+  unsigned incarnation = 0;
+  long parent = 0;               // the coordinator's pid
+  std::string backend = "auto";  // gpu worker
+};
+void add_worker_options(CLI::App& app, WorkerArgs& args);
+
+class WorkerSession {
+ public:
+  // Sets PR_SET_PDEATHSIG, checks the parent, arms fault points, opens the
+  // ring, connects, starts the heartbeat and says HELLO. On error the caller
+  // logs and exits with kWorkerExitSetup.
+  static Result<std::unique_ptr<WorkerSession>> start(Role role, const WorkerArgs& args);
+  ~WorkerSession();
+
+  shm::Ring& ring() { return ring_; }
+  uint8_t seat() const { return seat_; }
+  // Fills in role, seat, incarnation, pid.
+  Status send(MsgType type, MsgHeader h = {}, std::string body = {});
+  // Next message from the coordinator; nullopt when none came in `timeout`.
+  // Errors are fatal (socket gone).
+  Result<std::optional<Message>> recv(std::chrono::milliseconds timeout);
+  bool parent_alive() const;
+
+ private:
+  WorkerSession(Role role, const WorkerArgs& args, shm::Ring ring, Dealer dealer);
+
+  Role role_;
+  uint8_t seat_;
+  uint32_t incarnation_;
+  pid_t parent_;
+  shm::Ring ring_;
+  Dealer dealer_;
+  std::atomic<bool> stop_{false};
+  std::thread heartbeat_;
+};
+
+}  // namespace proofpipe::ipc

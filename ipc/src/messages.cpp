@@ -1,0 +1,40 @@
+// Names of message types and roles, for logs.
+#include "proofpipe/ipc/messages.hpp"
+
+#include <fmt/format.h>
+
+namespace proofpipe::ipc {
+
+const char* role_name(Role role) {
+  switch (role) {
+    case Role::kSynth: return "synth";
+    case Role::kGpu: return "gpu";
+  }
+  return "?";
+}
+
+const char* msg_type_name(MsgType type) {
+  switch (type) {
+    case MsgType::kHello: return "HELLO";
+    case MsgType::kWantSlot: return "WANT_SLOT";
+    case MsgType::kSealed: return "SEALED";
+    case MsgType::kSynthFailed: return "SYNTH_FAILED";
+    case MsgType::kClaimed: return "CLAIMED";
+    case MsgType::kClaimLost: return "CLAIM_LOST";
+    case MsgType::kQuarantined: return "QUARANTINED";
+    case MsgType::kReleased: return "RELEASED";
+    case MsgType::kProof: return "PROOF";
+    case MsgType::kProveFailed: return "PROVE_FAILED";
+    case MsgType::kGrant: return "GRANT";
+    case MsgType::kDispatch: return "DISPATCH";
+    case MsgType::kShutdown: return "SHUTDOWN";
+  }
+  return "?";
+}
+
+std::string describe(const MsgHeader& h) {
+  return fmt::format("{} from {}.{} inc {} slot {} epoch {} job {}/{} attempt {}", msg_type_name(h.type),
+                     role_name(h.role), h.seat, h.incarnation, h.slot, h.epoch, h.request, h.partition, h.attempt);
+}
+
+}  // namespace proofpipe::ipc

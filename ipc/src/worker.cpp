@@ -1,0 +1,96 @@
+// WorkerSession: a worker's link to its run (worker.hpp).
+#include "proofpipe/ipc/worker.hpp"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "proofpipe/common/fault.hpp"
+
+namespace proofpipe::ipc {
+
+// 100 ms beats: a hung worker is noticed within the coordinator's timeout
+// (seconds) while the beat costs nothing next to a proof.
+constexpr auto kBeatInterval = std::chrono::milliseconds(100);
+
+const char* worker_exit_name(int code) {
+  switch (code) {
+    case kWorkerExitOk: return "clean exit";
+    case kWorkerExitUsage: return "bad worker command line";
+    case kWorkerExitSetup: return "worker set-up failed";
+    case kWorkerExitOrphaned: return "coordinator gone";
+    case kWorkerExitProtocol: return "control-plane error";
+    case kFaultExitCode: return "injected exit fault";
+    default: return "error exit";
+  }
+}
+
+void add_worker_options(CLI::App& app, WorkerArgs& a) {
+  app.add_option("--endpoint", a.endpoint, "coordinator endpoint (ipc://...)")->required();
+  app.add_option("--ring", a.ring, "shared-memory ring name prefix")->required();
+  app.add_option("--zkey", a.zkey, "proving key")->required();
+  app.add_option("--seat", a.seat, "seat number")->required()->check(CLI::Range(0u, 254u));
+  app.add_option("--incarnation", a.incarnation, "incarnation id")->required();
+  app.add_option("--parent", a.parent, "coordinator pid")->required();
+  app.add_option("--backend", a.backend, "auto|cpu|cuda (gpu worker)");
+}
+
+Result<std::unique_ptr<WorkerSession>> WorkerSession::start(Role role, const WorkerArgs& args) {
+  // Die with the coordinator; then close the race where it died before the
+  // prctl (we would have been re-parented already).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != pid_t(args.parent)) {
+    return make_error(ErrorCode::kUnavailable, "coordinator {} is not our parent (parent {})", args.parent, ::getppid());
+  }
+  PP_RETURN_IF_ERROR(arm_faults_from_env());
+  PP_ASSIGN_OR_RETURN(shm::Ring ring, shm::Ring::open(args.ring));
+  if (args.seat >= ring.seat_count()) {
+    return make_error(ErrorCode::kInvalidArgument, "seat {} outside the ring's {} seats", args.seat, ring.seat_count());
+  }
+  PP_ASSIGN_OR_RETURN(Dealer dealer, Dealer::connect(args.endpoint, routing_id(role, args.seat, args.incarnation)));
+  std::unique_ptr<WorkerSession> s(new WorkerSession(role, args, std::move(ring), std::move(dealer)));
+  PP_RETURN_IF_ERROR(s->send(MsgType::kHello));
+  return s;
+}
+
+WorkerSession::WorkerSession(Role role, const WorkerArgs& args, shm::Ring ring, Dealer dealer)
+    : role_(role),
+      seat_(uint8_t(args.seat)),
+      incarnation_(args.incarnation),
+      parent_(pid_t(args.parent)),
+      ring_(std::move(ring)),
+      dealer_(std::move(dealer)) {
+  ring_.beat(seat_, shm::monotonic_ms());
+  heartbeat_ = std::thread([this] {
+    while (!stop_.load(std::memory_order_relaxed)) {
+      ring_.beat(seat_, shm::monotonic_ms());
+      std::this_thread::sleep_for(kBeatInterval);
+    }
+  });
+}
+
+WorkerSession::~WorkerSession() {
+  stop_ = true;
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+Status WorkerSession::send(MsgType type, MsgHeader h, std::string body) {
+  h.type = type;
+  h.role = role_;
+  h.seat = seat_;
+  h.incarnation = incarnation_;
+  h.pid = uint32_t(::getpid());
+  return dealer_.send(Message{h, std::move(body)});
+}
+
+Result<std::optional<Message>> WorkerSession::recv(std::chrono::milliseconds timeout) {
+  return dealer_.recv(timeout);
+}
+
+bool WorkerSession::parent_alive() const { return ::getppid() == parent_; }
+
+}  // namespace proofpipe::ipc

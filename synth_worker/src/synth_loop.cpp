@@ -1,0 +1,148 @@
+// Synthesis worker loop (synth_loop.hpp). Fault sites, in the order a
+// partition reaches them (shm-recovery.md §3): synth.after_grant,
+// synth.mid_write, synth.before_seal, synth.after_seal.
+#include "synth_loop.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "proofpipe/common/fault.hpp"
+#include "proofpipe/formats/wtns.hpp"
+#include "proofpipe/formats/zkey.hpp"
+#include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/ipc/partition_layout.hpp"
+
+namespace proofpipe::synth {
+namespace {
+
+using ipc::MsgHeader;
+using ipc::MsgType;
+
+class SynthWorker {
+ public:
+  SynthWorker(ipc::WorkerSession& session, const groth16::ProvingKey& pk)
+      : s_(session), pk_(pk), layout_{pk.domain_size, pk.n_vars} {}
+
+  // One GRANT: fills the slot and seals it, or aborts the write and says why.
+  Status handle_grant(const ipc::Message& m) {
+    const MsgHeader& g = m.header;
+    fault_point("synth.after_grant");
+    shm::SlotRing& slots = s_.ring().slots();
+    if (g.slot >= slots.slot_count() || !slots.owns(g.slot, shm::SlotState::kWriting, s_.seat(), g.epoch)) {
+      spdlog::warn("stale grant dropped: slot {} epoch {} is not WRITING by us", g.slot, g.epoch);
+      return Status::ok();
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    std::byte* base = slots.payload(g.slot).data();
+    auto fr_span = [&](uint64_t offset, uint64_t count) {
+      return std::span<ff::Fr>(reinterpret_cast<ff::Fr*>(base + offset), count);
+    };
+    auto a = fr_span(layout_.a_offset(), layout_.domain_size);
+    auto b = fr_span(layout_.b_offset(), layout_.domain_size);
+    auto c = fr_span(layout_.c_offset(), layout_.domain_size);
+    auto w = fr_span(layout_.witness_offset(), layout_.n_vars);
+
+    // The witness goes straight into the slot: no private copy.
+    Status st = read_witness(m.body, w);
+    if (!st) return fail(g, st, /*permanent=*/true);
+    fault_point("synth.mid_write");
+    st = groth16::synthesize(pk_, w, a, b, c);
+    if (!st) return fail(g, st, /*permanent=*/false);
+
+    shm::SlotRing::SealInfo info;
+    info.request_id = g.request;
+    info.partition_id = g.partition;
+    info.attempt = g.attempt;
+    info.payload_len = layout_.payload_len();
+    info.checksum = shm::checksum64(std::span<const std::byte>(base, info.payload_len));
+    fault_point("synth.before_seal");
+    if (!slots.seal(g.slot, s_.seat(), g.epoch, info)) {
+      spdlog::warn("seal lost: slot {} epoch {} was taken from us", g.slot, g.epoch);
+      return Status::ok();
+    }
+    fault_point("synth.after_seal");
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    spdlog::debug("sealed job {}/{} in slot {} ({:.3f} s)", g.request, g.partition, g.slot, secs);
+    MsgHeader h = g;
+    h.epoch = g.epoch + 1;
+    return s_.send(MsgType::kSealed, h);
+  }
+
+ private:
+  Status read_witness(const std::string& path, std::span<ff::Fr> w) {
+    PP_ASSIGN_OR_RETURN(uint32_t n, formats::read_wtns_prefix(path, w));
+    if (n != pk_.n_vars) {
+      return make_error(ErrorCode::kInvalidArgument, "witness '{}' has {} values, the key expects nVars = {}", path, n,
+                        pk_.n_vars);
+    }
+    if (!w[0].is_one()) return make_error(ErrorCode::kInvalidArgument, "witness '{}': w[0] is not 1", path);
+    return Status::ok();
+  }
+
+  Status fail(const MsgHeader& g, const Status& why, bool permanent) {
+    spdlog::error("job {}/{} attempt {}: {}", g.request, g.partition, g.attempt, why.message());
+    if (!s_.ring().slots().abort_write(g.slot, s_.seat(), g.epoch)) {
+      spdlog::warn("abort lost: slot {} epoch {} was taken from us", g.slot, g.epoch);
+    }
+    MsgHeader h = g;
+    h.epoch = g.epoch + 1;
+    h.flags = permanent ? ipc::kFlagPermanent : 0;
+    return s_.send(MsgType::kSynthFailed, h, why.message());
+  }
+
+  ipc::WorkerSession& s_;
+  const groth16::ProvingKey& pk_;
+  ipc::PartitionLayout layout_;
+};
+
+}  // namespace
+
+int run(const ipc::WorkerArgs& args) {
+  auto session = ipc::WorkerSession::start(ipc::Role::kSynth, args);
+  if (!session) {
+    spdlog::error("set-up failed: {}", session.status().message());
+    return ipc::kWorkerExitSetup;
+  }
+  auto zkey = formats::load_zkey(args.zkey);
+  if (!zkey) {
+    spdlog::error("set-up failed: {}", zkey.status().message());
+    return ipc::kWorkerExitSetup;
+  }
+  const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+  const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
+  ipc::WorkerSession& s = **session;
+  if (layout.payload_len() > s.ring().slot_size()) {
+    spdlog::error("set-up failed: a partition needs {} bytes, slots hold {}", layout.payload_len(), s.ring().slot_size());
+    return ipc::kWorkerExitSetup;
+  }
+  SynthWorker worker(s, pk);
+  if (!s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
+  for (;;) {
+    auto msg = s.recv(std::chrono::milliseconds(500));
+    if (!msg) {
+      spdlog::error("{}", msg.status().message());
+      return ipc::kWorkerExitProtocol;
+    }
+    if (!msg->has_value()) {
+      if (!s.parent_alive()) return ipc::kWorkerExitOrphaned;
+      continue;
+    }
+    const ipc::Message& m = **msg;
+    switch (m.header.type) {
+      case MsgType::kShutdown:
+        return ipc::kWorkerExitOk;
+      case MsgType::kGrant:
+        if (Status st = worker.handle_grant(m); !st) {
+          spdlog::error("{}", st.message());
+          return ipc::kWorkerExitProtocol;
+        }
+        if (!s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
+        break;
+      default:
+        spdlog::warn("unexpected {}", ipc::describe(m.header));
+    }
+  }
+}
+
+}  // namespace proofpipe::synth
