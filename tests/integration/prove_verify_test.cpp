@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli.hpp"
 #include "support/json_file.hpp"
 #include "support/subprocess.hpp"
 
@@ -19,16 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-
-CommandResult pp_prove(const fs::path& zkey, const fs::path& wtns, const fs::path& proof, const fs::path& pub) {
-  return run_command(proofpipe() + " prove " + quote(zkey) + " " + quote(wtns) + " " + quote(proof) + " " + quote(pub));
-}
-CommandResult pp_verify(const fs::path& vk, const fs::path& pub, const fs::path& proof) {
-  return run_command(proofpipe() + " verify " + quote(vk) + " " + quote(pub) + " " + quote(proof));
-}
-CommandResult snarkjs_verify(const fs::path& vk, const fs::path& pub, const fs::path& proof) {
-  return run_command(snarkjs() + " groth16 verify " + quote(vk) + " " + quote(pub) + " " + quote(proof));
-}
 
 class ProveVerify : public ::testing::TestWithParam<std::string> {
  protected:

@@ -1,0 +1,87 @@
+// Bad input through `proofpipe run` (issue 4): each case exits 2 with one
+// line naming the problem, writes no output files, and leaves no shared
+// memory or run directory behind (everything is checked before anything is
+// created).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/cli.hpp"
+
+namespace proofpipe::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path multi_io() { return data_dir() / "multi_io"; }
+
+void truncate_copy(const fs::path& from, const fs::path& to, uintmax_t keep) {
+  fs::copy_file(from, to);
+  fs::resize_file(to, keep);
+}
+
+struct Case {
+  const char* name;
+  std::string zkey, witness, out;
+  const char* expect;  // part of the one error line
+};
+
+class PipelineBadInput : public ::testing::Test {
+ protected:
+  void expect_rejected(const Case& c) {
+    SCOPED_TRACE(c.name);
+    const auto rings_before = shm_rings();
+    const fs::path run_dir = tmp_ / (std::string("run-") + c.name);
+    auto r = pp_run("--zkey " + quote(c.zkey) + " --witness " + quote(c.witness) + " --out " + quote(c.out) +
+                    " --run-dir " + quote(run_dir));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    EXPECT_EQ(r.output.rfind("proofpipe: error: ", 0), 0u) << r.output;
+    EXPECT_NE(r.output.find(c.expect), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(run_dir));
+    EXPECT_EQ(shm_rings(), rings_before);
+    if (fs::is_directory(c.out)) {
+      EXPECT_TRUE(fs::is_empty(c.out)) << "partial output in " << c.out;
+    }
+  }
+  TempDir tmp_;
+};
+
+TEST_F(PipelineBadInput, EachBadInputIsOneLineAndExitTwo) {
+  const std::string zkey = (multi_io() / "circuit.zkey").string();
+  const std::string wtns = (multi_io() / "w00.wtns").string();
+  const fs::path out = tmp_ / "out";
+  fs::create_directories(out);
+  truncate_copy(zkey, tmp_ / "short.zkey", 1000);
+  truncate_copy(wtns, tmp_ / "short.wtns", 100);
+  std::ofstream(tmp_ / "not_a_dir") << "x";
+  {
+    std::ofstream bad(tmp_ / "magic.wtns");
+    bad << "nope" << std::string(200, '\0');
+  }
+
+  const Case cases[] = {
+      {"missing-zkey", (tmp_ / "nope.zkey").string(), wtns, out.string(), "nope.zkey"},
+      {"truncated-zkey", (tmp_ / "short.zkey").string(), wtns, out.string(), "short.zkey"},
+      {"missing-witness", zkey, (tmp_ / "nope.wtns").string(), out.string(), "nope.wtns"},
+      {"truncated-witness", zkey, (tmp_ / "short.wtns").string(), out.string(), "short.wtns"},
+      {"bad-magic-witness", zkey, (tmp_ / "magic.wtns").string(), out.string(), "magic.wtns"},
+      {"witness-of-another-circuit", zkey, (data_dir() / "sparse_dense" / "w00.wtns").string(), out.string(),
+       "expects nVars"},
+      {"unwritable-out", zkey, wtns, (tmp_ / "not_a_dir" / "out").string(), "--out"},
+  };
+  for (const Case& c : cases) expect_rejected(c);
+}
+
+TEST_F(PipelineBadInput, MemoryBudgetBelowOneSlotIsAnError) {
+  const auto rings_before = shm_rings();
+  auto r = pp_run("--zkey " + quote(multi_io() / "circuit.zkey") + " --witness " + quote(multi_io() / "w00.wtns") +
+                  " --out " + quote(tmp_ / "out") + " --mem-budget 4K");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("too small for one slot"), std::string::npos) << r.output;
+  EXPECT_EQ(shm_rings(), rings_before);
+}
+
+}  // namespace
+}  // namespace proofpipe::test
