@@ -79,38 +79,8 @@ timed() {
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 mean() { printf '%s\n' "$@" | awk '{s+=$1} END {printf "%.2f", s/NR}'; }
 
-# The circuit for 2^k: compiled once, with its witness, into $CACHE/sq_<N>/.
-prepare_circuit() {
-    local k="$1" n=$(( (1 << $1) - 3 ))
-    local dir="$CACHE/sq_$n"
-    if [[ ! -f "$dir/sq_$n.r1cs" || ! -f "$dir/sq_${n}_js/sq_$n.wasm" || ! -f "$dir/sq_$n.wtns" ]]; then
-        log "2^$k: compiling sq_$n (N = $n) with circom2 --prime bls12381"
-        rm -rf "$dir"; mkdir -p "$dir"
-        cat >"$dir/squarechain.circom" <<'EOF'
-pragma circom 2.1.0;
-template SquareChain(N) {
-    signal input x0;      // private
-    signal input k;       // public
-    signal output out;    // public
-    signal x[N+1];
-    x[0] <== x0;
-    for (var i = 0; i < N; i++) { x[i+1] <== x[i] * x[i] + k; }
-    out <== x[N];
-}
-EOF
-        printf 'pragma circom 2.1.0;\ninclude "squarechain.circom";\ncomponent main {public [k]} = SquareChain(%d);\n' \
-            "$n" >"$dir/sq_$n.circom"
-        echo '{"x0": "3", "k": "7"}' >"$dir/input.json"
-        # circom2 (WASI) resolves includes against the current directory only (pitfall P1).
-        (cd "$dir" && "$CIRCOM" "sq_$n.circom" --r1cs --wasm --prime bls12381 -o . >compile.log 2>&1) \
-            || { tail -20 "$dir/compile.log" >&2; die "circom2 failed for sq_$n"; }
-        snarkjs wtns calculate "$dir/sq_${n}_js/sq_$n.wasm" "$dir/input.json" "$dir/sq_$n.wtns.tmp" >/dev/null
-        snarkjs wtns check "$dir/sq_$n.r1cs" "$dir/sq_$n.wtns.tmp" >"$dir/wtns_check.log" 2>&1 \
-            || { tail -20 "$dir/wtns_check.log" >&2; die "wtns check failed for sq_$n"; }
-        mv "$dir/sq_$n.wtns.tmp" "$dir/sq_$n.wtns"
-    fi
-    echo "$dir/sq_$n"
-}
+# prepare_circuit <k>: the square chain for 2^k (scripts/lib/bench_circuit.sh).
+source "$ROOT/scripts/lib/bench_circuit.sh"
 
 declare -a TABLE
 START=$SECONDS

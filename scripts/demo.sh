@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The README's first command: installs what is missing (scripts/setup.sh),
+# builds proofpipe and its worker executables (Release), and runs
+# `proofpipe demo`: the bundled circuit's 12 partitions through the full
+# multi-process pipeline, every proof verified. Extra arguments go to demo
+# (e.g. --synth-workers 3 --out /tmp/demo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$(nproc)" --target proofpipe
+exec build/bin/proofpipe demo "$@"
