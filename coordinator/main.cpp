@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes")->default_val(1);
   r->add_option("--slots", run.slots, "ring slots K (default: from --mem-budget, else synth + gpu workers)");
   r->add_option("--mem-budget", run.mem_budget, "ring memory budget, e.g. 4G: K = how many slots fit");
+  r->add_option("--synth-mem-max", run.synth_mem_max, "memory cap per synthesis worker, e.g. 2G (cgroup; else RLIMIT_AS)");
+  r->add_option("--gpu-mem-max", run.gpu_mem_max, "memory cap per proving worker, e.g. 8G (cgroup only)");
   r->add_option("--max-attempts", run.max_attempts, "attempts per partition before it is marked failed")->default_val(3);
   r->add_option("--backend", run.backend, "auto|cpu|cuda")->default_val("auto");
   r->add_option("--run-dir", run.run_dir, "private run directory to create (default: a fresh one)");

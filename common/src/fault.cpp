@@ -20,6 +20,12 @@ bool g_faults_armed = false;
 }  // namespace detail
 
 namespace {
+std::atomic<bool> g_hung{false};
+}  // namespace
+
+bool fault_hung() { return g_hung.load(std::memory_order_relaxed); }
+
+namespace {
 
 struct ArmedFault {
   FaultSpec spec;
@@ -65,7 +71,15 @@ Result<std::vector<FaultSpec>> parse_faults(std::string_view text) {
     const size_t colon = entry.find(':');
     if (colon == 0 || colon == std::string_view::npos) return bad("expected site:action[@n]");
     FaultSpec spec;
-    spec.site = std::string(entry.substr(0, colon));
+    std::string_view site = entry.substr(0, colon);
+    if (const size_t tilde = site.find('~'); tilde != std::string_view::npos) {
+      unsigned part = 0;
+      if (!parse_uint(site.substr(tilde + 1), &part)) return bad("~partition needs a partition index");
+      spec.partition = int(part);
+      site = site.substr(0, tilde);
+    }
+    if (site.empty()) return bad("expected site:action[@n]");
+    spec.site = std::string(site);
     std::string_view action = entry.substr(colon + 1);
     if (const size_t at = action.find('@'); at != std::string_view::npos) {
       if (!parse_uint(action.substr(at + 1), &spec.nth) || spec.nth == 0) return bad("@n needs a number >= 1");
@@ -90,6 +104,24 @@ Result<std::vector<FaultSpec>> parse_faults(std::string_view text) {
   return out;
 }
 
+std::string format_faults(const std::vector<FaultSpec>& specs) {
+  std::string out;
+  for (const auto& s : specs) {
+    if (!out.empty()) out += ',';
+    out += s.site;
+    if (s.partition >= 0) out += '~' + std::to_string(s.partition);
+    switch (s.action) {
+      case FaultAction::kKill: out += ":kill"; break;
+      case FaultAction::kExit: out += ":exit"; break;
+      case FaultAction::kHang: out += ":hang"; break;
+      case FaultAction::kOom: out += ":oom"; break;
+      case FaultAction::kDelay: out += ":delay=" + std::to_string(s.delay_ms); break;
+    }
+    if (s.nth != 0) out += '@' + std::to_string(s.nth);
+  }
+  return out;
+}
+
 Status arm_faults_from_env() {
   const char* env = std::getenv("PROOFPIPE_FAULTS");
   if (env == nullptr || *env == '\0') return Status::ok();
@@ -103,9 +135,10 @@ Status arm_faults_from_env() {
   return Status::ok();
 }
 
-void detail::fault_reached(const char* site) {
+void detail::fault_reached(const char* site, int partition) {
   for (auto& f : armed()) {
     if (f->spec.site != site) continue;
+    if (f->spec.partition >= 0 && f->spec.partition != partition) continue;
     const unsigned hit = f->hits.fetch_add(1) + 1;
     if (f->spec.nth != 0 && hit != f->spec.nth) continue;
     if (f->spec.action != FaultAction::kDelay) {
@@ -120,6 +153,7 @@ void detail::fault_reached(const char* site) {
       case FaultAction::kExit:
         ::_exit(kFaultExitCode);
       case FaultAction::kHang:
+        g_hung = true;
         for (;;) ::pause();
       case FaultAction::kOom:
         run_oom();

@@ -63,6 +63,8 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
     seats.push_back({{"worker", fmt::format("{}.{}", ipc::role_name(s.role), s.seat)},
                      {"incarnations", s.incarnations},
                      {"peak_rss_bytes", s.peak_rss_bytes},
+                     {"cgroup_peak_bytes", s.cgroup_peak_bytes},
+                     {"oom_kills", s.oom_kills},
                      {"deaths", s.deaths}});
     peak_sum += s.peak_rss_bytes;
   }
@@ -79,6 +81,9 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
       {"memory",
        {{"coordinator_peak_rss_bytes", r.coordinator_peak_rss_bytes},
         {"sum_of_peak_rss_bytes", peak_sum},
+        {"caps", r.memory_caps},
+        {"synth_mem_max_bytes", cfg.synth_mem_max},
+        {"gpu_mem_max_bytes", cfg.gpu_mem_max},
         {"note", "peak RSS per process (ru_maxrss); worker figures include the ring pages they touched"}}},
       {"seats", seats},
       {"backpressure", {{"max_slots_filled", r.max_slots_filled}, {"max_waiting_for_grant", r.max_waiting_for_grant}}},

@@ -17,6 +17,7 @@
 
 #include "outputs.hpp"
 #include "pipeline_impl.hpp"
+#include "stale.hpp"
 #include "proofpipe/common/sizes.hpp"
 
 namespace proofpipe::coord {
@@ -59,8 +60,7 @@ Status Pipeline::setup() {
   // The private run directory (0700): it holds the control socket, so only
   // this user's processes can talk to the coordinator.
   if (cfg_.run_dir.empty()) {
-    const char* xdg = std::getenv("XDG_RUNTIME_DIR");
-    std::filesystem::path base = (xdg && ::access(xdg, W_OK) == 0) ? xdg : std::filesystem::temp_directory_path();
+    const std::filesystem::path base = default_run_base();
     std::string tmpl = (base / "proofpipe-run-XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) {
       return make_error(ErrorCode::kIo, "cannot create a run directory under '{}': {}", base.string(), std::strerror(errno));
@@ -68,7 +68,14 @@ Status Pipeline::setup() {
     run_dir_ = tmpl;
   } else {
     run_dir_ = cfg_.run_dir;
-    if (::mkdir(run_dir_.c_str(), 0700) != 0) {
+    bool made = ::mkdir(run_dir_.c_str(), 0700) == 0;
+    if (!made && errno == EEXIST && is_stale_run_dir(run_dir_)) {
+      spdlog::info("removing stale run directory {} (its coordinator is gone)", run_dir_.string());
+      std::error_code ec;
+      std::filesystem::remove_all(run_dir_, ec);
+      made = ::mkdir(run_dir_.c_str(), 0700) == 0;
+    }
+    if (!made) {
       return make_error(ErrorCode::kIo, "cannot create run directory '{}': {}", run_dir_.string(), std::strerror(errno));
     }
   }
@@ -81,7 +88,10 @@ Status Pipeline::setup() {
   const std::string endpoint = "ipc://" + socket_path;
 
   PP_ASSIGN_OR_RETURN(uint64_t run_id, shm::make_run_id());
-  ring_prefix_ = shm::ring_prefix(run_id);
+  // The coordinator's pid in the name lets the next run recognise a ring
+  // whose coordinator was killed (stale.cpp).
+  clean_stale_runs();
+  ring_prefix_ = fmt::format("/proofpipe-{}-{:016x}", ::getpid(), run_id);
   const uint32_t seats = cfg_.synth_workers + cfg_.gpu_workers;
   PP_ASSIGN_OR_RETURN(shm::Ring ring, shm::Ring::create(ring_prefix_, cfg_.slots, cfg_.slot_size, seats, run_id));
   ring_.emplace(std::move(ring));
@@ -97,6 +107,7 @@ Status Pipeline::setup() {
   ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal_fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 
+  setup_memory_caps(run_id);
   slot_part_.assign(cfg_.slots, kNone);
   report_.slots = cfg_.slots;
   report_.slot_size = ring_->slot_size();
@@ -118,6 +129,29 @@ Status Pipeline::setup() {
     PP_RETURN_IF_ERROR(spawn(w));
   }
   return Status::ok();
+}
+
+void Pipeline::setup_memory_caps(uint64_t run_id) {
+  std::string why;
+  cgroups_.emplace(CgroupRun::create(run_id, &why));
+  const bool capped = cfg_.synth_mem_max != 0 || cfg_.gpu_mem_max != 0;
+  auto cap = [](uint64_t b) { return b ? format_size(b) : std::string("none"); };
+  if (cgroups_->version() != CgroupVersion::kUnavailable) {
+    report_.memory_caps = cgroup_version_name(cgroups_->version());
+    spdlog::info("worker cgroups under {} ({})", cgroups_->dir().string(), report_.memory_caps);
+  } else {
+    report_.memory_caps = capped ? "RLIMIT_AS on synthesis workers (no writable cgroup)" : "none (no writable cgroup)";
+    if (capped) {
+      std::fprintf(stderr,
+                   "proofpipe: warning: no writable memory cgroup (%s): --synth-mem-max is enforced as RLIMIT_AS, "
+                   "--gpu-mem-max is not enforced, and OOM kills cannot be told from other kills\n",
+                   why.c_str());
+    }
+  }
+  if (capped) {
+    std::fprintf(stderr, "proofpipe: memory caps: synth %s, gpu %s per process (%s)\n", cap(cfg_.synth_mem_max).c_str(),
+                 cap(cfg_.gpu_mem_max).c_str(), report_.memory_caps.c_str());
+  }
 }
 
 Result<RunReport> Pipeline::run() {

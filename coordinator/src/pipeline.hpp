@@ -38,6 +38,8 @@ struct PipelineConfig {
   std::string slots_reason;  // how K was chosen, for the start line
   std::string backend = "auto";
   double hang_timeout_s = 30;
+  uint64_t synth_mem_max = 0;  // per synthesis worker; 0: no cap
+  uint64_t gpu_mem_max = 0;    // per proving worker; 0: no cap
 };
 
 // What happened to one worker seat over the run.
@@ -46,6 +48,8 @@ struct SeatReport {
   unsigned seat = 0;
   unsigned incarnations = 0;
   uint64_t peak_rss_bytes = 0;  // max over its incarnations (ru_maxrss; includes slot pages it touched)
+  uint64_t cgroup_peak_bytes = 0;  // max over its incarnations of the leaf cgroup's high-water mark
+  uint64_t oom_kills = 0;
   std::vector<std::string> deaths;  // one line per unexpected death
 };
 
@@ -61,6 +65,7 @@ struct RunReport {
   uint64_t stale_messages = 0;
   uint64_t duplicate_proofs = 0;
   uint64_t restarts = 0;
+  std::string memory_caps;  // how caps were enforced ("cgroup v1", "RLIMIT_AS (no writable cgroup)", "none")
   bool interrupted = false;
   std::string abort_reason;  // non-empty when the run gave up (no workers left)
 };

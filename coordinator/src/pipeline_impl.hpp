@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "cgroup.hpp"
 #include "pipeline.hpp"
 
 namespace proofpipe::coord {
@@ -15,6 +16,8 @@ struct WorkerSlot {
   uint8_t seat = 0;
   uint32_t incarnation = 0;  // of the current (or last) child
   std::optional<Child> child;  // set while a child of this seat is running
+  std::optional<CgroupLeaf> leaf;  // its cgroup, while it runs
+  std::string kill_reason;     // set when the coordinator SIGKILLs it
   std::string peer;            // its routing id
   bool hello = false;
   bool waiting = false;    // synth: asked for a slot
@@ -34,6 +37,7 @@ class Pipeline {
  private:
   // --- pipeline.cpp ---
   Status setup();
+  void setup_memory_caps(uint64_t run_id);
   void loop();
   void poll_events(int timeout_ms);
   void drain_messages();
@@ -51,6 +55,8 @@ class Pipeline {
 
   // --- pipeline_recovery.cpp ---
   Status spawn(WorkerSlot& w);
+  std::vector<std::string> worker_env(const WorkerSlot& w) const;
+  ExitInfo classify(WorkerSlot& w, ExitInfo info);
   void reap_children();
   void on_death(WorkerSlot& w, const ExitInfo& info);
   void recover_partition(uint32_t part, const std::string& cause);
@@ -69,6 +75,7 @@ class Pipeline {
   bool run_dir_created_ = false;
   std::string ring_prefix_;
   std::optional<shm::Ring> ring_;
+  std::optional<CgroupRun> cgroups_;
   std::optional<ipc::Router> router_;
   int signal_fd_ = -1;
   uint32_t next_incarnation_ = 1;

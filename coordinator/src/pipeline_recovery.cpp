@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline_impl.hpp"
+#include "proofpipe/common/fault.hpp"
 #include "proofpipe/ipc/worker.hpp"
 
 namespace proofpipe::coord {
@@ -40,25 +42,83 @@ Status Pipeline::spawn(WorkerSlot& w) {
                       exe.string(), exe_name);
   }
   w.incarnation = next_incarnation_++;
-  std::vector<std::string> argv = {exe.string(),
-                                   "--endpoint", "ipc://" + (run_dir_ / "control").string(),
-                                   "--ring", ring_prefix_,
-                                   "--zkey", cfg_.zkey.string(),
-                                   "--seat", std::to_string(w.seat),
-                                   "--incarnation", std::to_string(w.incarnation),
-                                   "--parent", std::to_string(::getpid()),
-                                   "--backend", cfg_.backend};
-  PP_ASSIGN_OR_RETURN(Child child, Child::spawn(argv));
-  ring_->set_seat_owner(w.seat, uint32_t(child.pid()), w.incarnation);
-  spdlog::debug("spawned {} pid {} incarnation {}", seat_name(w), child.pid(), w.incarnation);
-  w.child.emplace(std::move(child));
+  SpawnOptions opt;
+  opt.argv = {exe.string(),
+              "--endpoint", "ipc://" + (run_dir_ / "control").string(),
+              "--ring", ring_prefix_,
+              "--zkey", cfg_.zkey.string(),
+              "--seat", std::to_string(w.seat),
+              "--incarnation", std::to_string(w.incarnation),
+              "--parent", std::to_string(::getpid()),
+              "--backend", cfg_.backend};
+  opt.env = worker_env(w);
+  const uint64_t cap = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
+  w.leaf.reset();
+  if (cgroups_ && cgroups_->version() != CgroupVersion::kUnavailable) {
+    PP_ASSIGN_OR_RETURN(CgroupLeaf leaf, cgroups_->make_leaf(fmt::format("{}.{}", seat_name(w), w.incarnation), cap));
+    w.leaf.emplace(std::move(leaf));
+    opt.before_exec = [leaf = *w.leaf](pid_t pid) { return leaf.add(pid); };
+  } else if (w.role == ipc::Role::kSynth) {
+    opt.rlimit_as = cap;  // never on the gpu worker: CUDA reserves huge address ranges
+  }
+  auto child = Child::spawn(opt);
+  if (!child) {
+    if (w.leaf) w.leaf->remove();
+    w.leaf.reset();
+    return child.status();
+  }
+  ring_->set_seat_owner(w.seat, uint32_t(child->pid()), w.incarnation);
+  spdlog::debug("spawned {} pid {} incarnation {}", seat_name(w), child->pid(), w.incarnation);
+  w.child.emplace(std::move(*child));
   w.peer = ipc::routing_id(w.role, w.seat, w.incarnation);
   w.hello = false;
   w.waiting = false;
   w.partition = kNone;
   w.respawn_at = -1;
+  w.kill_reason.clear();
   w.report.incarnations += 1;
   return Status::ok();
+}
+
+// The environment of a worker: ours, except that destructive fault entries
+// (kill, exit, hang, oom) without a ~partition filter reach only the first
+// incarnation of each seat, so a test that kills a worker once sees the run
+// recover; PROOFPIPE_FAULTS_ALL_INCARNATIONS=1 arms them in every incarnation.
+std::vector<std::string> Pipeline::worker_env(const WorkerSlot& w) const {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string_view(*e).rfind("PROOFPIPE_FAULTS=", 0) != 0) env.emplace_back(*e);
+  }
+  const char* faults = std::getenv("PROOFPIPE_FAULTS");
+  if (faults == nullptr || *faults == '\0') return env;
+  const char* all = std::getenv("PROOFPIPE_FAULTS_ALL_INCARNATIONS");
+  const bool first = w.report.incarnations == 0;
+  auto specs = parse_faults(faults);
+  if (!specs || first || (all != nullptr && std::string_view(all) == "1")) {
+    env.push_back(std::string("PROOFPIPE_FAULTS=") + faults);  // a malformed value: the worker reports it
+    return env;
+  }
+  std::erase_if(*specs, [](const FaultSpec& f) { return f.action != FaultAction::kDelay && f.partition < 0; });
+  if (!specs->empty()) env.push_back("PROOFPIPE_FAULTS=" + format_faults(*specs));
+  return env;
+}
+
+// What the wait status alone cannot say: an OOM kill (the leaf's counter) or
+// a SIGKILL the coordinator sent itself. Reads the leaf's figures, then
+// removes it (its only process is reaped).
+ExitInfo Pipeline::classify(WorkerSlot& w, ExitInfo info) {
+  info.killed_because = w.kill_reason;
+  if (w.leaf) {
+    const uint64_t ooms = w.leaf->oom_kills();
+    info.oom_killed = ooms > 0 && info.signal == SIGKILL;
+    info.cap_bytes = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
+    w.report.oom_kills += ooms;
+    w.report.cgroup_peak_bytes = std::max(w.report.cgroup_peak_bytes, w.leaf->peak_bytes());
+    w.leaf->remove();
+    w.leaf.reset();
+  }
+  w.report.peak_rss_bytes = std::max(w.report.peak_rss_bytes, info.peak_rss_bytes);
+  return info;
 }
 
 void Pipeline::reap_children() {
@@ -72,10 +132,10 @@ void Pipeline::reap_children() {
   // PROOF already on the socket saves redoing the work.
   drain_messages();
   for (auto& [w, info] : dead) {
-    w->report.peak_rss_bytes = std::max(w->report.peak_rss_bytes, info.peak_rss_bytes);
+    const ExitInfo full = classify(*w, info);
     w->child.reset();
     ring_->clear_seat(w->seat);
-    if (!stopping_) on_death(*w, info);
+    if (!stopping_) on_death(*w, full);
   }
 }
 
@@ -145,17 +205,28 @@ void Pipeline::recover_partition(uint32_t part, const std::string& cause) {
       if (word.state == SlotState::kReady && meta.partition_id == p.index && meta.attempt == p.attempt) {
         ledger_.sealed(part, word.epoch);  // the seal happened; only the message died
         ready_queue_.push_back(part);
+        spdlog::warn("{}: sealed in slot {} before the death: kept, no re-synthesis", p.stem, p.slot);
       } else {
         if (p.slot != kNone && slot_part_[p.slot] == int(part)) slot_part_[p.slot] = kNone;
         ledger_.requeue(part, cause + " while writing");
       }
       return;
     }
-    case PartState::kReady:
-      if (std::find(ready_queue_.begin(), ready_queue_.end(), part) == ready_queue_.end()) ready_queue_.push_front(part);
-      return;
+    case PartState::kReady: {
+      // Dispatched to the dead worker. Still READY: prove it elsewhere. Else
+      // the worker claimed it and released it (its CLAIMED/RELEASED died
+      // with it): the bytes are gone, synthesize again.
+      const shm::SlotWord word = p.slot == kNone ? shm::SlotWord{} : slots.load(uint32_t(p.slot));
+      if (word.state == SlotState::kReady && word.epoch == p.epoch) {
+        if (std::find(ready_queue_.begin(), ready_queue_.end(), part) == ready_queue_.end()) ready_queue_.push_front(part);
+        return;
+      }
+      if (p.slot != kNone && slot_part_[p.slot] == int(part)) slot_part_[p.slot] = kNone;
+      [[fallthrough]];
+    }
     case PartState::kProving:
       // Released already: the slot bytes are gone, so synthesize again.
+      spdlog::warn("{}: the prover died after releasing its slot: synthesizing again", p.stem);
       ledger_.requeue(part, cause + " after releasing its slot");
       return;
     default:
@@ -205,7 +276,8 @@ void Pipeline::check_hangs() {
     if (!w.child) continue;
     const shm::SeatStatus st = ring_->seat_status(w.seat);
     if (st.last_beat_ms == 0 || now_ms < st.last_beat_ms + limit_ms) continue;
-    spdlog::error("{} sent no heartbeat for {:.1f} s: killing it", seat_name(w), double(now_ms - st.last_beat_ms) / 1000);
+    w.kill_reason = fmt::format("no heartbeat for {:.1f} s", double(now_ms - st.last_beat_ms) / 1000);
+    spdlog::error("{} sent {}: killing it", seat_name(w), w.kill_reason);
     w.child->kill(SIGKILL);  // its death is handled when it is reaped
     ring_->beat(w.seat, now_ms);  // once
   }
@@ -240,9 +312,9 @@ void Pipeline::shutdown_workers() {
     bool any = false;
     for (auto& w : workers_) {
       if (!w.child) continue;
-      if (auto info = w.child->try_reap()) {
-        w.report.peak_rss_bytes = std::max(w.report.peak_rss_bytes, info->peak_rss_bytes);
-        if (info->exit_code != ipc::kWorkerExitOk) spdlog::warn("{} ended: {}", seat_name(w), info->describe());
+      if (auto reaped = w.child->try_reap()) {
+        const ExitInfo info = classify(w, *reaped);
+        if (info.exit_code != ipc::kWorkerExitOk) spdlog::warn("{} ended: {}", seat_name(w), info.describe());
         w.child.reset();
         ring_->clear_seat(w.seat);
       } else {

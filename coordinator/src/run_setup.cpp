@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -124,6 +125,14 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& args) {
   cfg.gpu_workers = args.gpu_workers;
   cfg.backend = args.backend;
   cfg.hang_timeout_s = args.hang_timeout_s;
+  if (args.hang_timeout_s <= 0) return make_error(ErrorCode::kInvalidArgument, "--hang-timeout must be positive");
+  for (auto [flag, text, dest] : {std::tuple{"--synth-mem-max", &args.synth_mem_max, &cfg.synth_mem_max},
+                                  std::tuple{"--gpu-mem-max", &args.gpu_mem_max, &cfg.gpu_mem_max}}) {
+    if (text->empty()) continue;
+    auto bytes = parse_size(*text);
+    if (!bytes) return make_error(ErrorCode::kInvalidArgument, "{}: {}", flag, bytes.status().message());
+    *dest = *bytes;
+  }
   const ipc::PartitionLayout layout{hdr.domain_size, hdr.n_vars};
   cfg.slot_size = (layout.payload_len() + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
   PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));

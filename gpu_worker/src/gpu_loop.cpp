@@ -1,12 +1,15 @@
 // Proving worker loop (gpu_loop.hpp). Fault sites, in the order a partition
-// reaches them (shm-recovery.md §3): gpu.after_claim, gpu.mid_compute (H done,
-// slot still held), gpu.after_release, gpu.before_proof_msg.
+// reaches them (shm-recovery.md §3): gpu.after_claim (slot held),
+// gpu.after_release (record copied out, slot free), gpu.mid_compute (H done,
+// MSMs next), gpu.before_proof_msg (proof made, not yet sent).
 #include "gpu_loop.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cstring>
+#include <vector>
 #include <type_traits>
 
 #include "proofpipe/common/fault.hpp"
@@ -36,9 +39,13 @@ class GpuWorker {
     MsgHeader h = d;
     h.epoch = epoch;
     PP_RETURN_IF_ERROR(s_.send(MsgType::kClaimed, h));
-    fault_point("gpu.after_claim");
+    fault_point("gpu.after_claim", int(d.partition));
 
-    if (Status bad = check_record(d); !bad) {
+    // Take the record out of the slot (the CPU backend's "upload": the H
+    // step works in place and must never scribble on shared bytes, or a
+    // CONSUMING -> READY reclaim would hand a clobbered record to the next
+    // prover), checking its checksum on the way, then release the slot.
+    if (Status bad = take_record(d); !bad) {
       spdlog::error("slot {}: {}", d.slot, bad.message());
       if (!slots.quarantine(d.slot, shm::SlotWord{shm::SlotState::kConsuming, s_.seat(), epoch})) {
         spdlog::warn("quarantine lost: slot {} moved", d.slot);
@@ -46,40 +53,32 @@ class GpuWorker {
       h.epoch = epoch + 1;
       return s_.send(MsgType::kQuarantined, h, bad.message());
     }
-
-    const auto t0 = std::chrono::steady_clock::now();
-    std::byte* base = slots.payload(d.slot).data();
-    auto fr_span = [&](uint64_t offset, uint64_t count) {
-      return std::span<ff::Fr>(reinterpret_cast<ff::Fr*>(base + offset), count);
-    };
-    auto prepared = groth16::prove_start(backend_, pk_, fr_span(layout_.witness_offset(), layout_.n_vars),
-                                         fr_span(layout_.a_offset(), layout_.domain_size),
-                                         fr_span(layout_.b_offset(), layout_.domain_size),
-                                         fr_span(layout_.c_offset(), layout_.domain_size));
-    fault_point("gpu.mid_compute");
-    // The slot's bytes are consumed (H and the witness copy are private now):
-    // hand the slot back before the MSMs, so synthesis can refill it.
     if (!slots.release(d.slot, s_.seat(), epoch)) spdlog::warn("release lost: slot {} moved", d.slot);
     h.epoch = epoch + 1;
     PP_RETURN_IF_ERROR(s_.send(MsgType::kReleased, h));
-    fault_point("gpu.after_release");
-    if (!prepared) return s_.send(MsgType::kProveFailed, h, prepared.status().message());
+    fault_point("gpu.after_release", int(d.partition));
 
+    const auto t0 = std::chrono::steady_clock::now();
+    auto prepared = groth16::prove_start(backend_, pk_, w_, a_, b_, c_);
+    if (!prepared) return s_.send(MsgType::kProveFailed, h, prepared.status().message());
+    fault_point("gpu.mid_compute", int(d.partition));
     auto proof = groth16::prove_finish(backend_, pk_, *prepared);
     if (!proof) return s_.send(MsgType::kProveFailed, h, proof.status().message());
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::debug("proved job {}/{} ({:.3f} s)", d.request, d.partition, secs);
-    fault_point("gpu.before_proof_msg");
+    fault_point("gpu.before_proof_msg", int(d.partition));
     std::string body(sizeof(groth16::Proof), '\0');
     std::memcpy(body.data(), &*proof, sizeof(groth16::Proof));
     return s_.send(MsgType::kProof, h, std::move(body));
   }
 
  private:
-  // The record must be the one the dispatch names, sealed under the current
-  // layout, with an intact checksum.
-  Status check_record(const MsgHeader& d) const {
-    PP_ASSIGN_OR_RETURN(auto meta, s_.ring().slots().verify(d.slot));
+  // Copies a, b, c and w out of the slot into this worker's buffers,
+  // streaming the checksum over each copied chunk while it is cache-hot (one
+  // read of the shared bytes). The record must be the one the dispatch names,
+  // sealed under this key's layout, with an intact checksum.
+  Status take_record(const MsgHeader& d) {
+    PP_ASSIGN_OR_RETURN(auto meta, s_.ring().slots().check_header(d.slot));
     if (meta.request_id != d.request || meta.partition_id != d.partition || meta.attempt != d.attempt) {
       return make_error(ErrorCode::kBadFormat, "record is job {}/{} attempt {}, dispatch said {}/{} attempt {}",
                         meta.request_id, meta.partition_id, meta.attempt, d.request, d.partition, d.attempt);
@@ -88,6 +87,27 @@ class GpuWorker {
       return make_error(ErrorCode::kBadFormat, "record is {} bytes, the key needs {}", meta.payload_len,
                         layout_.payload_len());
     }
+    a_.resize(layout_.domain_size);
+    b_.resize(layout_.domain_size);
+    c_.resize(layout_.domain_size);
+    w_.resize(layout_.n_vars);
+    const std::byte* src = s_.ring().slots().payload(d.slot).data();
+    shm::Checksum64 sum;
+    constexpr size_t kChunk = size_t{1} << 20;  // 1 MiB: stays in L2 between the copy and the hash
+    for (std::vector<ff::Fr>* v : {&a_, &b_, &c_, &w_}) {
+      auto* dst = reinterpret_cast<std::byte*>(v->data());
+      const size_t bytes = v->size() * sizeof(ff::Fr);
+      for (size_t off = 0; off < bytes; off += kChunk) {
+        const size_t len = std::min(kChunk, bytes - off);
+        std::memcpy(dst + off, src + off, len);
+        sum.update(std::span<const std::byte>(dst + off, len));
+      }
+      src += bytes;
+    }
+    if (sum.finish() != meta.checksum) {
+      return make_error(ErrorCode::kBadFormat, "job {}/{} attempt {}: payload checksum {:#018x} does not match header {:#018x}",
+                        d.request, d.partition, d.attempt, sum.finish(), meta.checksum);
+    }
     return Status::ok();
   }
 
@@ -95,6 +115,8 @@ class GpuWorker {
   const groth16::ProvingKey& pk_;
   groth16::ProverBackend& backend_;
   ipc::PartitionLayout layout_;
+  // The taken record; reused across partitions (one slot's worth of memory).
+  std::vector<ff::Fr> a_, b_, c_, w_;
 };
 
 }  // namespace

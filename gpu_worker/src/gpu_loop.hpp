@@ -1,7 +1,7 @@
-// The proving worker's loop: on DISPATCH claim the READY slot, check its
-// record, run the prover's start step on it in place, release the slot as
-// soon as its bytes are no longer needed, then the finish step (the MSMs),
-// then send the proof. The backend is the CPU one until cuda/ provides its own.
+// The proving worker's loop: on DISPATCH claim the READY slot, copy its
+// record out (checking the checksum), release the slot at once, then run the
+// prover's start step (H) and finish step (the MSMs) on the private copy, and
+// send the proof. The backend is the CPU one until cuda/ provides its own.
 #pragma once
 
 #include "proofpipe/ipc/worker.hpp"

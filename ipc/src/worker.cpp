@@ -67,7 +67,7 @@ WorkerSession::WorkerSession(Role role, const WorkerArgs& args, shm::Ring ring, 
   ring_.beat(seat_, shm::monotonic_ms());
   heartbeat_ = std::thread([this] {
     while (!stop_.load(std::memory_order_relaxed)) {
-      ring_.beat(seat_, shm::monotonic_ms());
+      if (!fault_hung()) ring_.beat(seat_, shm::monotonic_ms());
       std::this_thread::sleep_for(kBeatInterval);
     }
   });

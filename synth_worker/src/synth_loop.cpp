@@ -27,7 +27,7 @@ class SynthWorker {
   // One GRANT: fills the slot and seals it, or aborts the write and says why.
   Status handle_grant(const ipc::Message& m) {
     const MsgHeader& g = m.header;
-    fault_point("synth.after_grant");
+    fault_point("synth.after_grant", int(g.partition));
     shm::SlotRing& slots = s_.ring().slots();
     if (g.slot >= slots.slot_count() || !slots.owns(g.slot, shm::SlotState::kWriting, s_.seat(), g.epoch)) {
       spdlog::warn("stale grant dropped: slot {} epoch {} is not WRITING by us", g.slot, g.epoch);
@@ -46,7 +46,7 @@ class SynthWorker {
     // The witness goes straight into the slot: no private copy.
     Status st = read_witness(m.body, w);
     if (!st) return fail(g, st, /*permanent=*/true);
-    fault_point("synth.mid_write");
+    fault_point("synth.mid_write", int(g.partition));
     st = groth16::synthesize(pk_, w, a, b, c);
     if (!st) return fail(g, st, /*permanent=*/false);
 
@@ -56,12 +56,12 @@ class SynthWorker {
     info.attempt = g.attempt;
     info.payload_len = layout_.payload_len();
     info.checksum = shm::checksum64(std::span<const std::byte>(base, info.payload_len));
-    fault_point("synth.before_seal");
+    fault_point("synth.before_seal", int(g.partition));
     if (!slots.seal(g.slot, s_.seat(), g.epoch, info)) {
       spdlog::warn("seal lost: slot {} epoch {} was taken from us", g.slot, g.epoch);
       return Status::ok();
     }
-    fault_point("synth.after_seal");
+    fault_point("synth.after_seal", int(g.partition));
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::debug("sealed job {}/{} in slot {} ({:.3f} s)", g.request, g.partition, g.slot, secs);
     MsgHeader h = g;

@@ -15,6 +15,7 @@
 #include "proofpipe/shm/ring.hpp"
 #include "support/cli.hpp"
 #include "support/json_file.hpp"
+#include "support/run_watch.hpp"
 
 namespace proofpipe::test {
 namespace {
@@ -64,7 +65,7 @@ TEST(PipelineRun, TenPartitionsThreeSynthOneGpuTwoSlotsAllVerify) {
     EXPECT_EQ(read_json(pub), read_json(single_pub));
   }
   EXPECT_FALSE(fs::exists(tmp / "run")) << "run directory left behind";
-  EXPECT_EQ(shm_rings(), rings_before) << "shared-memory segments left behind";
+  EXPECT_TRUE(new_rings(rings_before).empty()) << "shared-memory segments left behind";
   // Only the outputs: no temporaries.
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(out)) files += e.is_regular_file();
@@ -80,17 +81,8 @@ TEST(PipelineRun, BackpressureOneSlotSlowConsumer) {
   std::atomic<bool> done{false};
   std::atomic<uint32_t> max_filled{0}, samples{0};
   std::thread sampler([&] {
-    std::optional<shm::Ring> ring;
-    while (!done && !ring) {
-      if (fs::exists(run_dir / "run.json")) {
-        try {
-          const std::string prefix = read_json(run_dir / "run.json")["ring"];
-          if (auto opened = shm::Ring::open(prefix)) ring.emplace(std::move(*opened));
-        } catch (const std::exception&) {  // run.json mid-rename: try again
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    auto run = watch_run(run_dir, [&] { return done.load(); });
+    shm::Ring* ring = run ? &run->ring : nullptr;
     while (!done && ring) {
       uint32_t filled = 0, occupied = 0;
       for (uint32_t s = 0; s < ring->slot_count(); ++s) {

@@ -38,4 +38,14 @@ inline std::set<std::string> shm_rings() {
   return names;
 }
 
+// Rings present now that were not in `before` (a run may also remove stale
+// rings of dead coordinators, so only additions count as leftovers).
+inline std::set<std::string> new_rings(const std::set<std::string>& before) {
+  std::set<std::string> added;
+  for (const auto& n : shm_rings()) {
+    if (!before.count(n)) added.insert(n);
+  }
+  return added;
+}
+
 }  // namespace proofpipe::test

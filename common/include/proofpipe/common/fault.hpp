@@ -1,14 +1,20 @@
 // Fault points: named sites in the workers where a test can make the process
 // die, hang or stall on purpose (DESIGN.md §5, shm-recovery.md §1.8/§3).
 //
-//   PROOFPIPE_FAULTS=site:action[@n],...     e.g. synth.mid_write:kill@2
+//   PROOFPIPE_FAULTS=site[~partition]:action[@n],...   e.g. synth.mid_write:kill@2
 //
 // actions: kill (SIGKILL itself), exit (exit code kFaultExitCode), hang
 // (sleep until killed), oom (allocate and touch memory until the kernel kills
 // it), delay=MS (sleep MS milliseconds, then go on: a slow stage). Without @n
 // the action fires every time the site is reached; with @n only on the n-th
-// time (1-based, counted per process). Unset, a site costs one load of a
-// static flag.
+// time (1-based, counted per process). ~partition restricts the entry to
+// the site being reached while working on that partition (its index in the
+// run), so one partition can be made to fail on every attempt. Unset, a site
+// costs one load of a static flag.
+//
+// Which incarnations are armed is the coordinator's choice (pipeline.md):
+// by default delay and ~partition entries reach every incarnation of a
+// worker, the others only its first, so a run with a kill fault recovers.
 #pragma once
 
 #include <string>
@@ -27,6 +33,7 @@ enum class FaultAction { kKill, kExit, kHang, kOom, kDelay };
 
 struct FaultSpec {
   std::string site;
+  int partition = -1;  // -1: any
   FaultAction action = FaultAction::kKill;
   unsigned delay_ms = 0;  // kDelay only
   unsigned nth = 0;       // 0: every time
@@ -34,19 +41,25 @@ struct FaultSpec {
 
 // Parses a PROOFPIPE_FAULTS value. kInvalidArgument naming the bad entry.
 Result<std::vector<FaultSpec>> parse_faults(std::string_view text);
+// The entries again in PROOFPIPE_FAULTS syntax (round trip of parse_faults).
+std::string format_faults(const std::vector<FaultSpec>& specs);
+// True once a `hang` fault fired in this process: the worker's heartbeat
+// thread stops beating then, so the process looks frozen as a whole.
+bool fault_hung();
 
 namespace detail {
 extern bool g_faults_armed;
-void fault_reached(const char* site);
+void fault_reached(const char* site, int partition);
 }  // namespace detail
 
 // Reads PROOFPIPE_FAULTS once (call at process start). A malformed value is
 // an error the caller reports; faults stay unarmed then.
 Status arm_faults_from_env();
 
-// A fault site. Sites are string literals named "<process>.<moment>".
-inline void fault_point(const char* site) {
-  if (detail::g_faults_armed) detail::fault_reached(site);
+// A fault site. Sites are string literals named "<process>.<moment>";
+// `partition` is the run index of the partition at hand (-1: none).
+inline void fault_point(const char* site, int partition = -1) {
+  if (detail::g_faults_armed) detail::fault_reached(site, partition);
 }
 
 }  // namespace proofpipe

@@ -48,6 +48,8 @@ struct RunArgs {
   unsigned gpu_workers = 1;
   unsigned slots = 0;       // 0: from --mem-budget, else synth + gpu workers
   std::string mem_budget;   // SIZE
+  std::string synth_mem_max;  // SIZE per synthesis worker (cgroup, else RLIMIT_AS)
+  std::string gpu_mem_max;    // SIZE per proving worker (cgroup only)
   unsigned max_attempts = 3;
   std::string backend = "auto";
   std::string run_dir;      // empty: a fresh private one

@@ -1,0 +1,67 @@
+// Shared by the fault suites: a run over copies of the multi_io witnesses
+// (any number of partitions, named p00, p01, ...), its summary, and the
+// checks every fault test ends with: each proof verifies, each is written
+// exactly once, nothing is left in /dev/shm or the cgroup tree.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli.hpp"
+#include "support/json_file.hpp"
+
+namespace proofpipe::test {
+
+inline std::filesystem::path multi_io() { return data_dir() / "multi_io"; }
+
+// `count` witnesses in dir/witnesses: copies of w00..w11, cycling.
+inline std::filesystem::path make_witness_dir(const std::filesystem::path& dir, int count) {
+  const auto wdir = dir / "witnesses";
+  std::filesystem::create_directories(wdir);
+  for (int i = 0; i < count; ++i) {
+    std::filesystem::copy_file(multi_io() / fmt::format("w{:02}.wtns", i % 12), wdir / fmt::format("p{:02}.wtns", i));
+  }
+  return wdir;
+}
+
+inline std::string run_flags(const std::filesystem::path& wdir, const std::filesystem::path& out,
+                             const std::filesystem::path& run_dir) {
+  return "--zkey " + quote(multi_io() / "circuit.zkey") + " --witness-dir " + quote(wdir) + " --out " + quote(out) +
+         " --run-dir " + quote(run_dir);
+}
+
+// Every partition proved and verified by `proofpipe verify`, written once
+// (two files each plus summary.json, no temporaries).
+inline void expect_all_proved(const std::filesystem::path& out, int count) {
+  const auto summary = read_json(out / "summary.json");
+  EXPECT_EQ(summary["proved"], count);
+  EXPECT_TRUE(summary["failed"].empty()) << summary["failed"].dump();
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(out)) files += e.is_regular_file();
+  EXPECT_EQ(files, size_t(2 * count + 1));
+  for (int i = 0; i < count; ++i) {
+    const std::string stem = fmt::format("p{:02}", i);
+    auto r = pp_verify(multi_io() / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"));
+    EXPECT_EQ(r.exit_code, 0) << stem << ": " << r.output;
+  }
+}
+
+// cgroup directories a coordinator with this pid would have made.
+inline std::set<std::string> cgroup_dirs_of(long coordinator_pid) {
+  std::set<std::string> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator("/sys/fs/cgroup/memory", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(fmt::format("proofpipe-{}-", coordinator_pid), 0) == 0) found.insert(e.path().string());
+  }
+  return found;
+}
+
+}  // namespace proofpipe::test
