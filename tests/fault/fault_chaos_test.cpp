@@ -77,10 +77,13 @@ TEST(FaultChaos, TwentyPartitionsSurviveRandomWorkerKills) {
       }
     }
   });
+  // --max-attempts 13 > 12 kills: the killer prefers busy proving workers and
+  // may hit one partition repeatedly; the attempt budget is tested elsewhere
+  // (FaultOom), here every partition must come through.
   // The proving worker is slowed (in every incarnation) while it holds a
   // claimed slot and again while it computes, so that kills land mid-proof
   // in both phases, and the run outlasts the killer.
-  auto r = pp_run(run_flags(wdir, out, run_dir) + fmt::format(" --synth-workers {} --gpu-workers {} --slots 3", synth, gpu),
+  auto r = pp_run(run_flags(wdir, out, run_dir) + fmt::format(" --synth-workers {} --gpu-workers {} --slots 3 --max-attempts 13", synth, gpu),
                   "PROOFPIPE_FAULTS=gpu.after_claim:delay=150,gpu.mid_compute:delay=100,synth.mid_write:delay=30");
   done = true;
   killer.join();
