@@ -53,6 +53,14 @@ int main(int argc, char** argv) {
   r->add_option("--run-dir", run.run_dir, "private run directory to create (default: a fresh one)");
   r->add_option("--hang-timeout", run.hang_timeout_s, "seconds without a heartbeat before a worker is killed")
       ->default_val(30);
+  r->add_option("--metrics", run.metrics, "write one JSON line per sample and per event (docs/metrics.md)");
+  r->add_option("--sample-ms", run.sample_ms, "sampling interval in milliseconds")->default_val(250)->check(
+      CLI::Range(10u, 60000u));
+
+  StatusArgs status;
+  auto* st = app.add_subcommand("status", "show a running `proofpipe run`: workers, slots, partitions, memory");
+  st->add_option("--run-dir", status.run_dir, "the run's directory (default: the only live run)");
+  st->add_flag("--json", status.json, "print the raw status JSON");
 
   DemoArgs demo;
   auto* d = app.add_subcommand("demo", "prove the bundled circuit's partitions through the full pipeline and verify them");
@@ -73,5 +81,6 @@ int main(int argc, char** argv) {
   if (sd->parsed()) return run_setup_dev(setup_dev);
   if (r->parsed()) return run_run(run);
   if (d->parsed()) return run_demo(demo);
+  if (st->parsed()) return run_status(status);
   return 2;
 }

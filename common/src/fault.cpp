@@ -2,6 +2,7 @@
 #include "proofpipe/common/fault.hpp"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -96,8 +97,11 @@ Result<std::vector<FaultSpec>> parse_faults(std::string_view text) {
     } else if (action.starts_with("delay=")) {
       spec.action = FaultAction::kDelay;
       if (!parse_uint(action.substr(6), &spec.delay_ms)) return bad("delay=MS needs milliseconds");
+    } else if (action.starts_with("spike=")) {
+      spec.action = FaultAction::kSpike;
+      if (!parse_uint(action.substr(6), &spec.spike_mb) || spec.spike_mb == 0) return bad("spike=MB needs mebibytes");
     } else {
-      return bad("unknown action (kill, exit, hang, oom, delay=MS)");
+      return bad("unknown action (kill, exit, hang, oom, delay=MS, spike=MB)");
     }
     out.push_back(std::move(spec));
   }
@@ -116,6 +120,7 @@ std::string format_faults(const std::vector<FaultSpec>& specs) {
       case FaultAction::kHang: out += ":hang"; break;
       case FaultAction::kOom: out += ":oom"; break;
       case FaultAction::kDelay: out += ":delay=" + std::to_string(s.delay_ms); break;
+      case FaultAction::kSpike: out += ":spike=" + std::to_string(s.spike_mb); break;
     }
     if (s.nth != 0) out += '@' + std::to_string(s.nth);
   }
@@ -141,7 +146,7 @@ void detail::fault_reached(const char* site, int partition) {
     if (f->spec.partition >= 0 && f->spec.partition != partition) continue;
     const unsigned hit = f->hits.fetch_add(1) + 1;
     if (f->spec.nth != 0 && hit != f->spec.nth) continue;
-    if (f->spec.action != FaultAction::kDelay) {
+    if (f->spec.action != FaultAction::kDelay && f->spec.action != FaultAction::kSpike) {
       // Flush first: the log line is how a test learns the fault fired.
       spdlog::warn("fault point {} hit #{}: firing", site, hit);
       spdlog::default_logger()->flush();
@@ -160,6 +165,17 @@ void detail::fault_reached(const char* site, int partition) {
       case FaultAction::kDelay:
         std::this_thread::sleep_for(std::chrono::milliseconds(f->spec.delay_ms));
         break;
+      case FaultAction::kSpike: {
+        // mmap/munmap, not malloc/free: the pages really come and go.
+        const size_t len = size_t(f->spec.spike_mb) << 20;
+        void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+          std::memset(p, 0x5A, len);
+          ::munmap(p, len);
+        }
+        spdlog::info("fault point {}: {} MiB spike allocated, touched and freed", site, f->spec.spike_mb);
+        break;
+      }
     }
   }
 }

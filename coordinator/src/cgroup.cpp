@@ -139,6 +139,14 @@ uint64_t CgroupLeaf::peak_bytes() const {
   return number_file(dir_ / (version_ == CgroupVersion::kV1 ? "memory.max_usage_in_bytes" : "memory.peak"));
 }
 
+uint64_t CgroupLeaf::usage_bytes() const {
+  return number_file(dir_ / (version_ == CgroupVersion::kV1 ? "memory.usage_in_bytes" : "memory.current"));
+}
+
+void CgroupLeaf::reset_peak() const {
+  if (version_ == CgroupVersion::kV1) (void)write_file(dir_ / "memory.max_usage_in_bytes", "0");
+}
+
 void CgroupLeaf::remove() const {
   if (::rmdir(dir_.c_str()) != 0 && errno != ENOENT) {
     spdlog::warn("cannot remove cgroup {}: {}", dir_.string(), std::strerror(errno));

@@ -40,6 +40,11 @@ class CgroupLeaf {
   uint64_t oom_kills() const;
   // The leaf's memory high-water mark (0 where the kernel has no such file).
   uint64_t peak_bytes() const;
+  uint64_t usage_bytes() const;
+  // Starts a new high-water interval (v1: memory.max_usage_in_bytes := usage).
+  // v2's memory.peak resets only per open file: there the peak stays the
+  // lifetime peak, which still bounds every interval's.
+  void reset_peak() const;
   // rmdir; the leaf must be empty (its worker reaped).
   void remove() const;
 

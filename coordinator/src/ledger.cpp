@@ -36,14 +36,17 @@ void Ledger::start_write(uint32_t i, int seat, int slot, uint64_t epoch, double 
   p.slot = slot;
   p.epoch = epoch;
   if (p.attempt == 1) p.started_s = now;
+  p.write_started_s = now;
 }
 
-void Ledger::sealed(uint32_t i, uint64_t epoch) {
+void Ledger::sealed(uint32_t i, uint64_t epoch, double now) {
   Partition& p = parts_[i];
   PP_ASSERT(p.state == PartState::kWriting, "sealed on a partition that is not being written");
   p.state = PartState::kReady;
   p.seat = kNone;
   p.epoch = epoch;
+  p.sealed_s = now;
+  p.synth_s = now - p.write_started_s;
 }
 
 void Ledger::proving(uint32_t i, int seat) {
@@ -85,6 +88,7 @@ bool Ledger::commit(uint32_t i, double now) {
   p.seat = kNone;
   p.slot = kNone;
   p.done_s = now;
+  p.prove_s = now - p.sealed_s;
   return true;
 }
 

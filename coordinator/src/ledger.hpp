@@ -41,7 +41,9 @@ struct Partition {
   int slot = kNone;      // its slot (WRITING, READY, PROVING until released)
   uint64_t epoch = 0;    // the slot word's epoch as last known
   std::vector<std::string> causes;  // one per failed attempt
-  double started_s = 0, done_s = 0;  // run clock
+  double started_s = 0, done_s = 0;  // run clock: first grant, commit
+  double write_started_s = 0, sealed_s = 0;  // of the last attempt
+  double synth_s = 0, prove_s = 0;  // last attempt: grant -> seal, seal -> commit (queueing included)
 };
 
 class Ledger {
@@ -58,7 +60,7 @@ class Ledger {
   // PENDING -> WRITING (attempt + 1).
   void start_write(uint32_t i, int seat, int slot, uint64_t epoch, double now);
   // WRITING -> READY.
-  void sealed(uint32_t i, uint64_t epoch);
+  void sealed(uint32_t i, uint64_t epoch, double now);
   // READY -> PROVING by `seat` (the slot stays until released).
   void proving(uint32_t i, int seat);
   // READY/PROVING -> READY after the coordinator reclaimed the slot of a dead

@@ -57,6 +57,15 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
       retried.push_back({{"partition", p.stem}, {"attempts", p.attempt}, {"causes", p.causes}});
     }
   }
+  nlohmann::json per_partition = nlohmann::json::array();
+  for (const auto& p : ledger.all()) {
+    per_partition.push_back({{"partition", p.stem},
+                             {"state", part_state_name(p.state)},
+                             {"attempts", p.attempt},
+                             {"synth_s", p.synth_s},
+                             {"prove_s", p.prove_s},
+                             {"done_at_s", p.done_s}});
+  }
   nlohmann::json seats = nlohmann::json::array();
   uint64_t peak_sum = r.coordinator_peak_rss_bytes;
   for (const auto& s : r.seats) {
@@ -81,11 +90,17 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
       {"memory",
        {{"coordinator_peak_rss_bytes", r.coordinator_peak_rss_bytes},
         {"sum_of_peak_rss_bytes", peak_sum},
+        {"max_total_rss_bytes", r.max_total_rss_bytes},
+        {"max_total_peak_bytes", r.max_total_peak_bytes},
+        {"mem_budget_bytes", cfg.mem_budget},
+        {"samples", r.samples},
         {"caps", r.memory_caps},
         {"synth_mem_max_bytes", cfg.synth_mem_max},
         {"gpu_mem_max_bytes", cfg.gpu_mem_max},
         {"note", "peak RSS per process (ru_maxrss); worker figures include the ring pages they touched"}}},
       {"seats", seats},
+      {"per_partition", per_partition},
+      {"proofs_per_hour", r.wall_s > 0 ? 3600.0 * double(proved) / r.wall_s : 0.0},
       {"backpressure", {{"max_slots_filled", r.max_slots_filled}, {"max_waiting_for_grant", r.max_waiting_for_grant}}},
       {"stale_messages_dropped", r.stale_messages},
       {"duplicate_proofs_dropped", r.duplicate_proofs},

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -119,6 +120,11 @@ Status Pipeline::setup() {
                cfg_.gpu_workers == 1 ? "" : "s", ledger_.size());
   spdlog::info("run dir {} ring {} ({})", run_dir_.string(), ring_prefix_, ring_->describe());
 
+  if (!cfg_.metrics.empty()) {
+    metrics_.open(cfg_.metrics, std::ios::out | std::ios::trunc);
+    if (!metrics_) return make_error(ErrorCode::kIo, "--metrics '{}': cannot write", cfg_.metrics.string());
+  }
+  tty_ = ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr;
   workers_.resize(seats);
   for (uint32_t s = 0; s < seats; ++s) {
     WorkerSlot& w = workers_[s];
@@ -128,6 +134,7 @@ Status Pipeline::setup() {
     w.report.seat = s;
     PP_RETURN_IF_ERROR(spawn(w));
   }
+  sample("start");
   return Status::ok();
 }
 
@@ -157,6 +164,8 @@ void Pipeline::setup_memory_caps(uint64_t run_id) {
 Result<RunReport> Pipeline::run() {
   PP_RETURN_IF_ERROR(setup());
   loop();
+  sample("end");
+  if (tty_) std::fprintf(stderr, "\n");
   shutdown_workers();
   for (uint32_t s = 0; s < ring_->slot_count(); ++s) {
     const shm::SlotWord w = ring_->slots().load(s);
@@ -175,13 +184,15 @@ void Pipeline::loop() {
   while (!ledger_.finished()) {
     schedule();
     sample_occupancy();
-    poll_events(kPollMs);
+    poll_events(std::min<int>(kPollMs, int(cfg_.sample_ms)));
     drain_messages();
     reap_children();
     reconcile();
     respawn_due();
     check_hangs();
     abort_if_no_workers();
+    sample_if_due();
+    show_progress();
     if (report_.interrupted) {
       fail_remaining("interrupted by a signal");
       return;
@@ -224,6 +235,13 @@ void Pipeline::send(WorkerSlot& w, MsgType type, MsgHeader h, std::string body) 
 
 void Pipeline::on_message(const ipc::Envelope& env) {
   const MsgHeader& h = env.message.header;
+  if (h.type == MsgType::kStatusRequest && h.role == ipc::Role::kClient) {
+    MsgHeader reply;
+    reply.type = MsgType::kStatusReply;
+    reply.role = ipc::Role::kClient;
+    router_->send(env.peer, ipc::Message{reply, status_json().dump()});
+    return;
+  }
   // Only the live incarnation of a known seat may speak; anything else is a
   // stale or forged message and is dropped (and counted).
   WorkerSlot* w = h.seat < workers_.size() ? &workers_[h.seat] : nullptr;
@@ -269,10 +287,11 @@ void Pipeline::on_sealed(WorkerSlot& w, const MsgHeader& h) {
       word.state != SlotState::kReady || word.epoch != h.epoch) {
     return void(++report_.stale_messages);  // reconcile() settles what really happened
   }
-  ledger_.sealed(p.index, h.epoch);
+  ledger_.sealed(p.index, h.epoch, now());
   ready_queue_.push_back(p.index);
   w.partition = kNone;
   w.consecutive_deaths = 0;
+  sample("seal", int(p.index));
 }
 
 void Pipeline::on_synth_failed(WorkerSlot& w, const ipc::Message& m) {
@@ -299,6 +318,7 @@ void Pipeline::on_gpu_message(WorkerSlot& w, const ipc::Message& m) {
         ledger_.proving(p.index, w.seat);
         p.epoch = h.epoch;
       }
+      sample("claim", int(p.index));
       return;
     case MsgType::kClaimLost:
       // The dispatch was stale; reconcile() re-queues the slot if still READY.
@@ -316,6 +336,7 @@ void Pipeline::on_gpu_message(WorkerSlot& w, const ipc::Message& m) {
     case MsgType::kReleased:
       if (int(h.slot) == p.slot && slot_part_[h.slot] == int(p.index)) slot_part_[h.slot] = kNone;
       if (int(h.slot) == p.slot) p.slot = kNone;
+      sample("release", int(p.index));
       return;
     case MsgType::kProof: return on_proof(w, m);
     case MsgType::kProveFailed:
@@ -353,8 +374,11 @@ void Pipeline::on_proof(WorkerSlot& w, const ipc::Message& m) {
   }
   if (!ledger_.commit(p.index, now())) return void(++report_.duplicate_proofs);
   ++committed_;
-  std::fprintf(stderr, "proofpipe: [%zu/%zu] %s proved (attempt %u, %.2f s)\n", committed_, ledger_.size(),
-               p.stem.c_str(), p.attempt, p.done_s - p.started_s);
+  sample("commit", int(p.index));
+  if (!tty_) {
+    std::fprintf(stderr, "proofpipe: [%zu/%zu] %s proved (attempt %u, %.2f s)\n", committed_, ledger_.size(),
+                 p.stem.c_str(), p.attempt, p.done_s - p.started_s);
+  }
 }
 
 void Pipeline::schedule() {
@@ -393,6 +417,7 @@ void Pipeline::grant_slots() {
     h.partition = p.index;
     h.attempt = p.attempt;
     send(w, MsgType::kGrant, h, p.wtns.string());
+    sample("grant", int(p.index));
   }
 }
 

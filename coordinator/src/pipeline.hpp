@@ -40,6 +40,9 @@ struct PipelineConfig {
   double hang_timeout_s = 30;
   uint64_t synth_mem_max = 0;  // per synthesis worker; 0: no cap
   uint64_t gpu_mem_max = 0;    // per proving worker; 0: no cap
+  uint64_t mem_budget = 0;     // --mem-budget, for reports (0: none given)
+  std::filesystem::path metrics;  // --metrics FILE.jsonl; empty: none
+  unsigned sample_ms = 250;
 };
 
 // What happened to one worker seat over the run.
@@ -62,6 +65,9 @@ struct RunReport {
   std::vector<SeatReport> seats;
   uint32_t max_slots_filled = 0;     // most slots WRITING or READY at once (sampled at every event)
   uint32_t max_waiting_for_grant = 0;  // most synth workers idle for lack of a free slot
+  uint64_t max_total_rss_bytes = 0;    // most resident memory of all processes at one sample
+  uint64_t max_total_peak_bytes = 0;   // most of the summed per-interval peaks at one sample
+  uint64_t samples = 0;
   uint64_t stale_messages = 0;
   uint64_t duplicate_proofs = 0;
   uint64_t restarts = 0;

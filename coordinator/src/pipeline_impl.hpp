@@ -4,6 +4,9 @@
 #pragma once
 
 #include <chrono>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "cgroup.hpp"
 #include "pipeline.hpp"
@@ -53,6 +56,14 @@ class Pipeline {
   void send(WorkerSlot& w, ipc::MsgType type, ipc::MsgHeader h, std::string body = {});
   double now() const;
 
+  // --- pipeline_metrics.cpp ---
+  // One sample of every process's memory, the ring and the ledger; `event`
+  // names the pipeline event that caused it ("sample" for the timer).
+  void sample(const char* event, int partition = kNone);
+  void sample_if_due();
+  nlohmann::json status_json() const;
+  void show_progress();
+
   // --- pipeline_recovery.cpp ---
   Status spawn(WorkerSlot& w);
   std::vector<std::string> worker_env(const WorkerSlot& w) const;
@@ -84,6 +95,10 @@ class Pipeline {
   std::deque<uint8_t> grant_queue_;  // synth seats waiting for a slot, FIFO
   std::deque<uint32_t> ready_queue_;  // READY partitions, oldest first
   RunReport report_;
+  std::ofstream metrics_;
+  double next_sample_s_ = 0;
+  nlohmann::json last_sample_;
+  bool tty_ = false;
   size_t committed_ = 0;
   bool stopping_ = false;
 };

@@ -98,7 +98,9 @@ std::vector<std::string> Pipeline::worker_env(const WorkerSlot& w) const {
     env.push_back(std::string("PROOFPIPE_FAULTS=") + faults);  // a malformed value: the worker reports it
     return env;
   }
-  std::erase_if(*specs, [](const FaultSpec& f) { return f.action != FaultAction::kDelay && f.partition < 0; });
+  std::erase_if(*specs, [](const FaultSpec& f) {
+    return f.action != FaultAction::kDelay && f.action != FaultAction::kSpike && f.partition < 0;
+  });
   if (!specs->empty()) env.push_back("PROOFPIPE_FAULTS=" + format_faults(*specs));
   return env;
 }
@@ -148,8 +150,10 @@ void Pipeline::on_death(WorkerSlot& w, const ExitInfo& info) {
     held = fmt::format("holding {} (job {}/{} attempt {}, slot {})", p.stem, p.request, p.index, p.attempt, p.slot);
   }
   const std::string line = fmt::format("{} (incarnation {}) died: {}; {}", who, w.incarnation, info.describe(), held);
+  if (tty_) std::fprintf(stderr, "\n");
   spdlog::error("{}", line);
   w.report.deaths.push_back(line);
+  sample("death", w.partition);
 
   // Reclaim, after the reap only (we are past try_reap): every slot word that
   // still names this seat as its owner.
@@ -203,7 +207,7 @@ void Pipeline::recover_partition(uint32_t part, const std::string& cause) {
       const shm::SlotWord word = p.slot == kNone ? shm::SlotWord{} : slots.load(uint32_t(p.slot));
       const auto meta = p.slot == kNone ? shm::SlotRing::Meta{} : slots.meta(uint32_t(p.slot));
       if (word.state == SlotState::kReady && meta.partition_id == p.index && meta.attempt == p.attempt) {
-        ledger_.sealed(part, word.epoch);  // the seal happened; only the message died
+        ledger_.sealed(part, word.epoch, now());  // the seal happened; only the message died
         ready_queue_.push_back(part);
         spdlog::warn("{}: sealed in slot {} before the death: kept, no re-synthesis", p.stem, p.slot);
       } else {
@@ -266,6 +270,7 @@ void Pipeline::respawn_due() {
     }
     ++report_.restarts;
     spdlog::warn("{} restarted (incarnation {})", seat_name(w), w.incarnation);
+    sample("restart");
   }
 }
 

@@ -125,6 +125,11 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& args) {
   cfg.gpu_workers = args.gpu_workers;
   cfg.backend = args.backend;
   cfg.hang_timeout_s = args.hang_timeout_s;
+  cfg.metrics = args.metrics;
+  cfg.sample_ms = args.sample_ms;
+  if (!args.mem_budget.empty()) {
+    PP_ASSIGN_OR_RETURN(cfg.mem_budget, parse_size(args.mem_budget));
+  }
   if (args.hang_timeout_s <= 0) return make_error(ErrorCode::kInvalidArgument, "--hang-timeout must be positive");
   for (auto [flag, text, dest] : {std::tuple{"--synth-mem-max", &args.synth_mem_max, &cfg.synth_mem_max},
                                   std::tuple{"--gpu-mem-max", &args.gpu_mem_max, &cfg.gpu_mem_max}}) {

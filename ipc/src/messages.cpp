@@ -9,6 +9,7 @@ const char* role_name(Role role) {
   switch (role) {
     case Role::kSynth: return "synth";
     case Role::kGpu: return "gpu";
+    case Role::kClient: return "client";
   }
   return "?";
 }
@@ -25,9 +26,11 @@ const char* msg_type_name(MsgType type) {
     case MsgType::kReleased: return "RELEASED";
     case MsgType::kProof: return "PROOF";
     case MsgType::kProveFailed: return "PROVE_FAILED";
+    case MsgType::kStatusRequest: return "STATUS_REQUEST";
     case MsgType::kGrant: return "GRANT";
     case MsgType::kDispatch: return "DISPATCH";
     case MsgType::kShutdown: return "SHUTDOWN";
+    case MsgType::kStatusReply: return "STATUS_REPLY";
   }
   return "?";
 }

@@ -5,7 +5,8 @@
 //
 // actions: kill (SIGKILL itself), exit (exit code kFaultExitCode), hang
 // (sleep until killed), oom (allocate and touch memory until the kernel kills
-// it), delay=MS (sleep MS milliseconds, then go on: a slow stage). Without @n
+// it), delay=MS (sleep MS milliseconds, then go on: a slow stage), spike=MB
+// (map, touch and unmap MB MiB at once: a short memory peak for the sampler). Without @n
 // the action fires every time the site is reached; with @n only on the n-th
 // time (1-based, counted per process). ~partition restricts the entry to
 // the site being reached while working on that partition (its index in the
@@ -29,13 +30,14 @@ namespace proofpipe {
 // real worker exit code (ipc/worker.hpp), so the coordinator's log names it.
 inline constexpr int kFaultExitCode = 77;
 
-enum class FaultAction { kKill, kExit, kHang, kOom, kDelay };
+enum class FaultAction { kKill, kExit, kHang, kOom, kDelay, kSpike };
 
 struct FaultSpec {
   std::string site;
   int partition = -1;  // -1: any
   FaultAction action = FaultAction::kKill;
   unsigned delay_ms = 0;  // kDelay only
+  unsigned spike_mb = 0;  // kSpike only
   unsigned nth = 0;       // 0: every time
 };
 

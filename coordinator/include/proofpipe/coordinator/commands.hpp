@@ -54,8 +54,17 @@ struct RunArgs {
   std::string backend = "auto";
   std::string run_dir;      // empty: a fresh private one
   double hang_timeout_s = 30;
+  std::string metrics;      // FILE.jsonl (docs/metrics.md)
+  unsigned sample_ms = 250;
 };
 int run_run(const RunArgs& args);
+
+// `proofpipe status`: asks a running coordinator and prints a table (or JSON).
+struct StatusArgs {
+  std::string run_dir;  // empty: the only live run under the default base
+  bool json = false;
+};
+int run_status(const StatusArgs& args);
 
 // `proofpipe demo`: run on the bundled circuit, then verify every output.
 struct DemoArgs {

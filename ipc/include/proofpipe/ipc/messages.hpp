@@ -36,7 +36,7 @@ namespace proofpipe::ipc {
 
 inline constexpr uint32_t kWireVersion = 1;
 
-enum class Role : uint8_t { kSynth = 1, kGpu = 2 };
+enum class Role : uint8_t { kSynth = 1, kGpu = 2, kClient = 3 };  // kClient: `proofpipe status`
 const char* role_name(Role role);
 
 enum class MsgType : uint8_t {
@@ -51,10 +51,12 @@ enum class MsgType : uint8_t {
   kReleased,     // gpu: slot FREE at `epoch`
   kProof,        // gpu: body = formats::Proof bytes
   kProveFailed,  // gpu: the prover returned an error; body = reason
+  kStatusRequest,  // client (`proofpipe status`): answered with kStatusReply
   // coordinator -> worker
   kGrant = 64,  // slot WRITING(seat) at `epoch`; body = witness path
   kDispatch,    // slot READY at `epoch`: claim it
   kShutdown,
+  kStatusReply,  // body = the status JSON (docs/metrics.md)
 };
 const char* msg_type_name(MsgType type);
 
