@@ -9,6 +9,7 @@
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
+#include "proofpipe/ipc/messages.hpp"
 #include "run_setup.hpp"
 
 namespace proofpipe::cli {
@@ -19,6 +20,35 @@ int fail(const Status& st) {
   return kExitError;
 }
 
+// The end-of-run table on stdout (the same figures are in summary.json).
+void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r, const coord::PipelineConfig& cfg) {
+  std::printf("%-16s %-7s %8s %9s %9s\n", "partition", "state", "attempts", "synth s", "prove s");
+  for (const auto& p : ledger.all()) {
+    std::printf("%-16s %-7s %8u %9.3f %9.3f\n", p.stem.c_str(), coord::part_state_name(p.state), p.attempt, p.synth_s,
+                p.prove_s);
+  }
+  const size_t proved = ledger.count(coord::PartState::kDone);
+  uint64_t peak_sum = r.coordinator_peak_rss_bytes;
+  uint64_t ooms = 0;
+  std::printf("%-12s %12s %12s %6s\n", "process", "peak RSS", "cgroup peak", "OOMs");
+  std::printf("%-12s %12s %12s %6s\n", "coordinator", format_size(r.coordinator_peak_rss_bytes).c_str(), "-", "-");
+  for (const auto& s : r.seats) {
+    std::printf("%-12s %12s %12s %6lu\n", fmt::format("{}.{}", ipc::role_name(s.role), s.seat).c_str(),
+                format_size(s.peak_rss_bytes).c_str(), s.cgroup_peak_bytes ? format_size(s.cgroup_peak_bytes).c_str() : "-",
+                static_cast<unsigned long>(s.oom_kills));
+    peak_sum += s.peak_rss_bytes;
+    ooms += s.oom_kills;
+  }
+  std::printf("proved %zu/%zu in %.2f s: %.3f s/proof, %.0f proofs/hour; restarts %lu, OOM kills %lu\n", proved,
+              ledger.size(), r.wall_s, proved ? r.wall_s / double(proved) : 0.0,
+              r.wall_s > 0 ? 3600.0 * double(proved) / r.wall_s : 0.0, static_cast<unsigned long>(r.restarts),
+              static_cast<unsigned long>(ooms));
+  std::printf("memory: sum of per-process peaks %s, most at one sample %s; ring %s (%u x %s)%s\n",
+              format_size(peak_sum).c_str(), format_size(r.max_total_peak_bytes).c_str(),
+              format_size(r.ring_bytes).c_str(), r.slots, format_size(r.slot_size).c_str(),
+              cfg.mem_budget ? fmt::format("; budget {}", format_size(cfg.mem_budget)).c_str() : "");
+}
+
 struct RunOutcome {
   int exit_code = kExitError;
   coord::RunReport report;
@@ -27,7 +57,7 @@ struct RunOutcome {
   std::vector<std::string> stems;  // of the proved partitions
 };
 
-RunOutcome run_batch(const RunArgs& args) {
+RunOutcome run_batch(const RunArgs& args, bool table) {
   RunOutcome o;
   auto prepared = coord::prepare_run(args);
   if (!prepared) {
@@ -56,6 +86,7 @@ RunOutcome run_batch(const RunArgs& args) {
     std::fprintf(stderr, "proofpipe: FAILED %s after %u attempt%s: %s\n", p.stem.c_str(), p.attempt,
                  p.attempt == 1 ? "" : "s", causes.c_str());
   }
+  if (table) print_summary_table(ledger, *report, prepared->config);
   std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved in %.2f s (%.3f s/proof); summary: %s\n", o.proved,
                o.partitions, report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0, summary.c_str());
   if (report->interrupted) {
@@ -68,7 +99,7 @@ RunOutcome run_batch(const RunArgs& args) {
 
 }  // namespace
 
-int run_run(const RunArgs& args) { return run_batch(args).exit_code; }
+int run_run(const RunArgs& args) { return run_batch(args, /*table=*/true).exit_code; }
 
 int run_demo(const DemoArgs& demo) {
   const std::filesystem::path dir = PP_DEMO_DIR;
@@ -82,7 +113,7 @@ int run_demo(const DemoArgs& demo) {
   args.synth_workers = demo.synth_workers;
   args.gpu_workers = demo.gpu_workers;
   std::fprintf(stderr, "proofpipe demo: proving the bundled circuit '%s' through the full pipeline\n", dir.c_str());
-  RunOutcome o = run_batch(args);
+  RunOutcome o = run_batch(args, /*table=*/false);
   if (o.partitions == 0) return o.exit_code;
 
   // End to end: read every written proof back and check it with the
