@@ -36,6 +36,13 @@ int main(int argc, char** argv) {
   sd->add_option("r1cs", setup_dev.r1cs, "circuit.r1cs (circom, BLS12-381)")->required();
   sd->add_option("zkey", setup_dev.zkey, "output circuit.zkey (snarkjs format)")->required();
 
+  GenArgs gen;
+  auto* g = app.add_subcommand("gen", "TESTING ONLY: synthetic circuit + dev key + P satisfying witnesses (benchmarks)");
+  g->add_option("--constraints", gen.constraints, "number of constraints")->default_val(1u << 16);
+  g->add_option("--partitions", gen.partitions, "number of witnesses")->default_val(10);
+  g->add_option("--out", gen.out, "output folder")->required();
+  g->add_option("--seed", gen.seed, "circuit and witness seed")->default_val(1);
+
   RunArgs run;
   auto* r = app.add_subcommand("run", "prove a batch of witnesses through the multi-process pipeline");
   r->add_option("--zkey", run.zkey, "circuit.zkey (Groth16, BLS12-381)")->required();
@@ -79,6 +86,7 @@ int main(int argc, char** argv) {
   if (v->parsed()) return run_verify(verify);
   if (e->parsed()) return run_export_vkey(vk);
   if (sd->parsed()) return run_setup_dev(setup_dev);
+  if (g->parsed()) return run_gen(gen);
   if (r->parsed()) return run_run(run);
   if (d->parsed()) return run_demo(demo);
   if (st->parsed()) return run_status(status);

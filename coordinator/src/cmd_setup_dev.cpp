@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "dev_key.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/r1cs.hpp"
 #include "proofpipe/formats/zkey_writer.hpp"
@@ -34,21 +35,25 @@ void warn_testing_only(const std::string& zkey) {
 
 }  // namespace
 
+// Declared in dev_key.hpp.
+Result<unsigned> write_dev_key(const formats::R1cs& r1cs, const std::string& zkey) {
+  warn_testing_only(zkey);
+  auto log_n = groth16::dev_setup_log2_domain(r1cs.header);
+  if (!log_n) return Status(log_n.status().code(), "r1cs '" + r1cs.path.string() + "': " + log_n.status().message());
+  PP_ASSIGN_OR_RETURN(auto secrets, groth16::random_toxic_waste(uint32_t(1) << *log_n));
+  auto key = groth16::dev_setup(r1cs, secrets);
+  secrets.wipe();
+  if (!key) return key.status();
+  PP_RETURN_IF_ERROR(formats::write_zkey(zkey, key->parts()));
+  return *log_n;
+}
+
 int run_setup_dev(const SetupDevArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
-  warn_testing_only(args.zkey);
   auto r1cs = formats::load_r1cs(args.r1cs);
   if (!r1cs) return fail(r1cs.status());
-  auto log_n = groth16::dev_setup_log2_domain(r1cs->header);
-  if (!log_n) return fail(Status(log_n.status().code(), "r1cs '" + args.r1cs + "': " + log_n.status().message()));
-
-  auto secrets = groth16::random_toxic_waste(uint32_t(1) << *log_n);
-  if (!secrets) return fail(secrets.status());
-  auto key = groth16::dev_setup(*r1cs, *secrets);
-  secrets->wipe();
-  if (!key) return fail(key.status());
-
-  if (Status st = formats::write_zkey(args.zkey, key->parts()); !st) return fail(st);
+  auto log_n = write_dev_key(*r1cs, args.zkey);
+  if (!log_n) return fail(log_n.status());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "proofpipe: setup-dev wrote '%s' (TESTING ONLY): domain 2^%u, %u wires, %u public, %.2f s\n",
                args.zkey.c_str(), *log_n, r1cs->header.n_wires, r1cs->header.n_public(), secs);

@@ -3,6 +3,8 @@
 // reference/snarkjs-formats.md §5 (container) and §6.3 (sections).
 #include "proofpipe/formats/zkey_writer.hpp"
 
+#include "bin_writer.hpp"
+
 #include <unistd.h>
 
 #include <array>
@@ -82,36 +84,7 @@ Status validate(const ZkeyParts& p) {
   return Status::ok();
 }
 
-struct FileCloser {
-  void operator()(std::FILE* f) const {
-    if (f) std::fclose(f);
-  }
-};
-
-// Buffered output with sticky error state; the first failure's errno is kept.
-class Out {
- public:
-  explicit Out(std::FILE* f) : f_(f) {}
-  void bytes(const void* p, size_t n) {
-    if (err_ != 0 || n == 0) return;
-    if (std::fwrite(p, 1, n, f_) != n) err_ = errno != 0 ? errno : EIO;
-  }
-  void u32(uint32_t v) { bytes(&v, 4); }  // host is little-endian (x86-64, aarch64)
-  void u64(uint64_t v) { bytes(&v, 8); }
-  template <class T>
-  void span(std::span<const T> s) {
-    bytes(s.data(), s.size_bytes());
-  }
-  void section(uint32_t id, uint64_t size) {
-    u32(id);
-    u64(size);
-  }
-  int error() const { return err_; }
-
- private:
-  std::FILE* f_;
-  int err_ = 0;
-};
+using Out = detail::BinWriter;
 
 template <size_t N>
 void write_limbs(Out& out, const ff::Limbs<N>& v) {
@@ -141,74 +114,57 @@ uint64_t zkey_file_size(const ZkeyParts& parts) {
 Status write_zkey(const std::filesystem::path& path, const ZkeyParts& p) {
   PP_RETURN_IF_ERROR(validate(p));
   const auto sizes = section_sizes(p);
-  const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  auto io_error = [&](const char* op, int err) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    return make_error(ErrorCode::kIo, "zkey '{}': {}: {}", path.string(), op, std::strerror(err));
-  };
+  return detail::write_atomically(path, "zkey '" + path.string() + "'", [&](Out& out) {
+    out.bytes("zkey", 4);
+    out.u32(1);  // version
+    out.u32(kNumSections);
 
-  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(tmp.c_str(), "wb"));
-  if (!f) return make_error(ErrorCode::kIo, "zkey '{}': cannot create: {}", path.string(), std::strerror(errno));
-  std::setvbuf(f.get(), nullptr, _IOFBF, size_t(1) << 20);
-  Out out(f.get());
+    out.section(kZkeyHeader, sizes[kZkeyHeader]);
+    out.u32(1);  // protocol: groth16
 
-  out.bytes("zkey", 4);
-  out.u32(1);  // version
-  out.u32(kNumSections);
+    const ZkeyHeader& h = p.header;
+    out.section(kZkeyGroth16Header, sizes[kZkeyGroth16Header]);
+    out.u32(ZkeyHeader::kN8q);
+    write_limbs(out, ff::MontConsts<ff::FqParams>::kP);
+    out.u32(ZkeyHeader::kN8r);
+    write_limbs(out, ff::MontConsts<ff::FrParams>::kP);
+    out.u32(h.n_vars);
+    out.u32(h.n_public);
+    out.u32(h.domain_size);
+    // Write order (§6.3): alpha1, beta1, beta2, gamma2, delta1, delta2.
+    out.bytes(&h.alpha1, kG1Bytes);
+    out.bytes(&h.beta1, kG1Bytes);
+    out.bytes(&h.beta2, kG2Bytes);
+    out.bytes(&h.gamma2, kG2Bytes);
+    out.bytes(&h.delta1, kG1Bytes);
+    out.bytes(&h.delta2, kG2Bytes);
 
-  out.section(kZkeyHeader, sizes[kZkeyHeader]);
-  out.u32(1);  // protocol: groth16
+    out.section(kZkeyIC, sizes[kZkeyIC]);
+    out.span(p.ic);
 
-  const ZkeyHeader& h = p.header;
-  out.section(kZkeyGroth16Header, sizes[kZkeyGroth16Header]);
-  out.u32(ZkeyHeader::kN8q);
-  write_limbs(out, ff::MontConsts<ff::FqParams>::kP);
-  out.u32(ZkeyHeader::kN8r);
-  write_limbs(out, ff::MontConsts<ff::FrParams>::kP);
-  out.u32(h.n_vars);
-  out.u32(h.n_public);
-  out.u32(h.domain_size);
-  // Write order (§6.3): alpha1, beta1, beta2, gamma2, delta1, delta2.
-  out.bytes(&h.alpha1, kG1Bytes);
-  out.bytes(&h.beta1, kG1Bytes);
-  out.bytes(&h.beta2, kG2Bytes);
-  out.bytes(&h.gamma2, kG2Bytes);
-  out.bytes(&h.delta1, kG1Bytes);
-  out.bytes(&h.delta2, kG2Bytes);
+    out.section(kZkeyCoefs, sizes[kZkeyCoefs]);
+    out.u32(static_cast<uint32_t>(p.coefs.size()));
+    out.span(p.coefs);
 
-  out.section(kZkeyIC, sizes[kZkeyIC]);
-  out.span(p.ic);
+    out.section(kZkeyA, sizes[kZkeyA]);
+    out.span(p.a);
+    out.section(kZkeyB1, sizes[kZkeyB1]);
+    out.span(p.b1);
+    out.section(kZkeyB2, sizes[kZkeyB2]);
+    out.span(p.b2);
+    out.section(kZkeyC, sizes[kZkeyC]);
+    out.span(p.c);
+    out.section(kZkeyH, sizes[kZkeyH]);
+    out.span(p.h);
 
-  out.section(kZkeyCoefs, sizes[kZkeyCoefs]);
-  out.u32(static_cast<uint32_t>(p.coefs.size()));
-  out.span(p.coefs);
-
-  out.section(kZkeyA, sizes[kZkeyA]);
-  out.span(p.a);
-  out.section(kZkeyB1, sizes[kZkeyB1]);
-  out.span(p.b1);
-  out.section(kZkeyB2, sizes[kZkeyB2]);
-  out.span(p.b2);
-  out.section(kZkeyC, sizes[kZkeyC]);
-  out.span(p.c);
-  out.section(kZkeyH, sizes[kZkeyH]);
-  out.span(p.h);
-
-  out.section(kZkeyContributions, sizes[kZkeyContributions]);
-  if (p.contributions) {
-    out.span(*p.contributions);
-  } else {
-    const uint8_t zeros[kEmptyContributionsBytes] = {};  // csHash = 0, nContrib = 0
-    out.bytes(zeros, sizeof(zeros));
-  }
-
-  if (out.error() != 0) return io_error("write", out.error());
-  if (std::fflush(f.get()) != 0) return io_error("write", errno);
-  std::FILE* raw = f.release();
-  if (std::fclose(raw) != 0) return io_error("close", errno);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return io_error("rename", errno);
-  return Status::ok();
+    out.section(kZkeyContributions, sizes[kZkeyContributions]);
+    if (p.contributions) {
+      out.span(*p.contributions);
+    } else {
+      const uint8_t zeros[kEmptyContributionsBytes] = {};  // csHash = 0, nContrib = 0
+      out.bytes(zeros, sizeof(zeros));
+    }
+  });
 }
 
 }  // namespace proofpipe::formats

@@ -3,6 +3,7 @@
 // (bad input, I/O), with one line on stderr naming the file and the problem.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ struct SetupDevArgs {
   std::string r1cs, zkey;
 };
 int run_setup_dev(const SetupDevArgs& args);
+
+// `proofpipe gen`: a synthetic workload (circuit, TESTING ONLY key, witnesses).
+struct GenArgs {
+  unsigned constraints = 1u << 16;
+  unsigned partitions = 10;
+  std::string out;
+  uint64_t seed = 1;
+};
+int run_gen(const GenArgs& args);
 
 // `proofpipe run`: the multi-process pipeline (DESIGN.md §2-§5, §7).
 struct RunArgs {

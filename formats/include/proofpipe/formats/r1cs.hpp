@@ -61,6 +61,11 @@ struct R1cs {
 // section 3 size, custom gates. kBadFormat for content errors.
 [[nodiscard]] Result<R1cs> load_r1cs(const std::filesystem::path& path);
 
+// Writes `r1cs` in circom's format (sections 1, 2, 3; label i for wire i),
+// temp file then rename. kInvalidArgument when the matrices' row counts do
+// not match the header; kIo naming the file otherwise.
+[[nodiscard]] Status write_r1cs(const std::filesystem::path& path, const R1cs& r1cs);
+
 // nVars == nWires and nPublic == nPubOut + nPubIn. kInvalidArgument naming both.
 [[nodiscard]] Status check_r1cs_matches(const Zkey& zkey, const R1cs& r1cs);
 

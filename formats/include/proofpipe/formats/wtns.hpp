@@ -35,6 +35,10 @@ struct Witness {
 // nWitness. kInvalidArgument when the file holds fewer than out.size() values.
 [[nodiscard]] Result<uint32_t> read_wtns_prefix(const std::filesystem::path& path, std::span<ff::Fr> out);
 
+// Writes a version-2 .wtns of `values` (Montgomery in memory, standard form
+// in the file), temp file then rename.
+[[nodiscard]] Status write_wtns(const std::filesystem::path& path, std::span<const ff::Fr> values);
+
 // Checks that `witness` can drive `zkey`: exactly nVars values, and w[0] == 1.
 // kInvalidArgument, one line naming both files, e.g.
 // "witness 'w.wtns' has 350 values, zkey 'c.zkey' expects nVars = 351".
