@@ -9,6 +9,7 @@
 
 #include "dev_key.hpp"
 #include "proofpipe/common/parallel.hpp"
+#include "cli_error.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/formats/wtns.hpp"
@@ -18,11 +19,6 @@
 
 namespace proofpipe::cli {
 namespace {
-
-int fail(const Status& st) {
-  std::fprintf(stderr, "proofpipe: error: %s\n", st.message().c_str());
-  return kExitError;
-}
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

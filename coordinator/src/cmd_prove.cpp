@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli_error.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/formats/wtns.hpp"
@@ -14,11 +15,6 @@
 
 namespace proofpipe::cli {
 namespace {
-
-int fail(const Status& st) {
-  std::fprintf(stderr, "proofpipe: error: %s\n", st.message().c_str());
-  return kExitError;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

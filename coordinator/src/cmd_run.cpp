@@ -7,6 +7,7 @@
 #include "outputs.hpp"
 #include "pipeline.hpp"
 #include "proofpipe/common/sizes.hpp"
+#include "cli_error.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/ipc/messages.hpp"
@@ -14,11 +15,6 @@
 
 namespace proofpipe::cli {
 namespace {
-
-int fail(const Status& st) {
-  std::fprintf(stderr, "proofpipe: error: %s\n", st.message().c_str());
-  return kExitError;
-}
 
 // The end-of-run table on stdout (the same figures are in summary.json).
 void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r, const coord::PipelineConfig& cfg) {
@@ -74,7 +70,7 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   o.vk = prepared->vk;
   const std::filesystem::path summary = prepared->config.out / "summary.json";
   if (Status st = coord::write_summary(summary, ledger, *report, prepared->config); !st) {
-    std::fprintf(stderr, "proofpipe: error: %s\n", st.message().c_str());
+    (void)fail(st);  // the proofs are written; only the summary is missing
   }
   o.partitions = ledger.size();
   o.proved = ledger.count(coord::PartState::kDone);

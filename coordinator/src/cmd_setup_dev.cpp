@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "dev_key.hpp"
+#include "cli_error.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/r1cs.hpp"
 #include "proofpipe/formats/zkey_writer.hpp"
@@ -15,11 +16,6 @@
 
 namespace proofpipe::cli {
 namespace {
-
-int fail(const Status& st) {
-  std::fprintf(stderr, "proofpipe: error: %s\n", st.message().c_str());
-  return kExitError;
-}
 
 void warn_testing_only(const std::string& zkey) {
   std::fprintf(stderr,

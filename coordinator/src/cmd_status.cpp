@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "proofpipe/common/sizes.hpp"
+#include "cli_error.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/ipc/channel.hpp"
 #include "stale.hpp"
@@ -19,11 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-int fail(const std::string& msg) {
-  std::fprintf(stderr, "proofpipe: error: %s\n", msg.c_str());
-  return kExitError;
-}
 
 // The run directories under the default base whose coordinator is alive.
 std::vector<fs::path> live_runs() {

@@ -175,7 +175,8 @@ Result<RunReport> Pipeline::run() {
   report_.wall_s = now();
   struct rusage ru {};
   ::getrusage(RUSAGE_SELF, &ru);
-  report_.coordinator_peak_rss_bytes = uint64_t(ru.ru_maxrss) * 1024;
+  // ru_maxrss counts only since the sampler's last VmHWM reset: keep the max.
+  report_.coordinator_peak_rss_bytes = std::max(report_.coordinator_peak_rss_bytes, uint64_t(ru.ru_maxrss) * 1024);
   report_.stale_messages += router_->dropped();
   for (const auto& w : workers_) report_.seats.push_back(w.report);
   return report_;

@@ -31,7 +31,10 @@ void Pipeline::sample(const char* event, int partition) {
   const double t = now();
   json workers = json::array();
   uint64_t total_rss = 0, total_peak = 0;
-  auto add_process = [&](const std::string& name, pid_t pid, const CgroupLeaf* leaf, SeatReport* rep) {
+  // `peak_rss` and `cgroup_peak` (may be null) keep the lifetime maxima: the
+  // per-sample marks are reset here, so only their running maximum survives.
+  auto add_process = [&](const std::string& name, pid_t pid, const CgroupLeaf* leaf, uint64_t* peak_rss,
+                         uint64_t* cgroup_peak) {
     const auto mem = read_proc_memory(pid);
     if (!mem) return;
     reset_proc_hwm(pid);
@@ -43,21 +46,18 @@ void Pipeline::sample(const char* event, int partition) {
       w["cgroup_usage"] = leaf->usage_bytes();
       w["cgroup_peak"] = cg_peak;
       peak = std::max(peak, cg_peak);
-      if (rep) rep->cgroup_peak_bytes = std::max(rep->cgroup_peak_bytes, cg_peak);
+      if (cgroup_peak) *cgroup_peak = std::max(*cgroup_peak, cg_peak);
     }
-    if (rep) rep->peak_rss_bytes = std::max(rep->peak_rss_bytes, mem->hwm);
+    *peak_rss = std::max(*peak_rss, mem->hwm);
     total_rss += mem->rss;
     total_peak += peak;
     workers.push_back(std::move(w));
   };
-  add_process("coordinator", ::getpid(), nullptr, nullptr);
-  if (const auto self = read_proc_memory(::getpid())) {
-    report_.coordinator_peak_rss_bytes = std::max(report_.coordinator_peak_rss_bytes, self->hwm);
-  }
+  add_process("coordinator", ::getpid(), nullptr, &report_.coordinator_peak_rss_bytes, nullptr);
   for (auto& w : workers_) {
     if (!w.child) continue;
     add_process(fmt::format("{}.{}", ipc::role_name(w.role), w.seat), w.child->pid(), w.leaf ? &*w.leaf : nullptr,
-                &w.report);
+                &w.report.peak_rss_bytes, &w.report.cgroup_peak_bytes);
   }
   uint32_t by_state[6] = {};
   for (uint32_t s = 0; s < ring_->slot_count(); ++s) {

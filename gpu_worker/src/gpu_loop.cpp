@@ -140,30 +140,7 @@ int run(const ipc::WorkerArgs& args) {
   ipc::WorkerSession& s = **session;
   spdlog::debug("backend {}", (*backend)->name());
   GpuWorker worker(s, pk, **backend);
-  for (;;) {
-    auto msg = s.recv(std::chrono::milliseconds(500));
-    if (!msg) {
-      spdlog::error("{}", msg.status().message());
-      return ipc::kWorkerExitProtocol;
-    }
-    if (!msg->has_value()) {
-      if (!s.parent_alive()) return ipc::kWorkerExitOrphaned;
-      continue;
-    }
-    const ipc::Message& m = **msg;
-    switch (m.header.type) {
-      case MsgType::kShutdown:
-        return ipc::kWorkerExitOk;
-      case MsgType::kDispatch:
-        if (Status st = worker.handle_dispatch(m.header); !st) {
-          spdlog::error("{}", st.message());
-          return ipc::kWorkerExitProtocol;
-        }
-        break;
-      default:
-        spdlog::warn("unexpected {}", ipc::describe(m.header));
-    }
-  }
+  return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });
 }
 
 }  // namespace proofpipe::gpu

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "proofpipe/common/fault.hpp"
+#include "proofpipe/common/logging.hpp"
 
 namespace proofpipe::ipc {
 
@@ -92,5 +93,43 @@ Result<std::optional<Message>> WorkerSession::recv(std::chrono::milliseconds tim
 }
 
 bool WorkerSession::parent_alive() const { return ::getppid() == parent_; }
+
+int serve(WorkerSession& s, MsgType type, const std::function<Status(const Message&)>& handle) {
+  for (;;) {
+    auto msg = s.recv(std::chrono::milliseconds(500));
+    if (!msg) {
+      spdlog::error("{}", msg.status().message());
+      return kWorkerExitProtocol;
+    }
+    if (!msg->has_value()) {
+      if (!s.parent_alive()) return kWorkerExitOrphaned;
+      continue;
+    }
+    const Message& m = **msg;
+    if (m.header.type == MsgType::kShutdown) return kWorkerExitOk;
+    if (m.header.type != type) {
+      spdlog::warn("unexpected {}", describe(m.header));
+      continue;
+    }
+    if (Status st = handle(m); !st) {
+      spdlog::error("{}", st.message());
+      return kWorkerExitProtocol;
+    }
+  }
+}
+
+int worker_main(int argc, char** argv, Role role, int (*run)(const WorkerArgs&)) {
+  WorkerArgs args;
+  CLI::App app{std::string("proofpipe ") + role_name(role) + " worker (spawned by `proofpipe run`)"};
+  add_worker_options(app, args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    app.exit(err);
+    return kWorkerExitUsage;
+  }
+  init_logging(std::string(role_name(role)) + "." + std::to_string(args.seat));
+  return run(args);
+}
 
 }  // namespace proofpipe::ipc

@@ -118,31 +118,10 @@ int run(const ipc::WorkerArgs& args) {
   }
   SynthWorker worker(s, pk);
   if (!s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
-  for (;;) {
-    auto msg = s.recv(std::chrono::milliseconds(500));
-    if (!msg) {
-      spdlog::error("{}", msg.status().message());
-      return ipc::kWorkerExitProtocol;
-    }
-    if (!msg->has_value()) {
-      if (!s.parent_alive()) return ipc::kWorkerExitOrphaned;
-      continue;
-    }
-    const ipc::Message& m = **msg;
-    switch (m.header.type) {
-      case MsgType::kShutdown:
-        return ipc::kWorkerExitOk;
-      case MsgType::kGrant:
-        if (Status st = worker.handle_grant(m); !st) {
-          spdlog::error("{}", st.message());
-          return ipc::kWorkerExitProtocol;
-        }
-        if (!s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
-        break;
-      default:
-        spdlog::warn("unexpected {}", ipc::describe(m.header));
-    }
-  }
+  return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
+    PP_RETURN_IF_ERROR(worker.handle_grant(m));
+    return s.send(MsgType::kWantSlot);
+  });
 }
 
 }  // namespace proofpipe::synth

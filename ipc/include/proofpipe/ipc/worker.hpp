@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,5 +74,15 @@ class WorkerSession {
   std::atomic<bool> stop_{false};
   std::thread heartbeat_;
 };
+
+// The worker loop both workers share: waits for messages (checking that the
+// coordinator is still the parent every 500 ms), returns kWorkerExitOk on
+// SHUTDOWN, passes messages of type `type` to `handle` (an error from it is
+// fatal: kWorkerExitProtocol), logs and ignores anything else.
+int serve(WorkerSession& session, MsgType type, const std::function<Status(const Message&)>& handle);
+
+// A worker's main(): parses the command line (kWorkerExitUsage on a bad one),
+// names the logger "<role>.<seat>" and returns run(args).
+int worker_main(int argc, char** argv, Role role, int (*run)(const WorkerArgs&));
 
 }  // namespace proofpipe::ipc
