@@ -1,7 +1,9 @@
 // The one way a `proofpipe` subcommand reports an error: one line on stderr,
-// "proofpipe: error: <message>", and the exit code kExitError (2).
+// "proofpipe: error: <message>", and the exit code kExitError (2); and the one
+// clock the subcommands time their steps with.
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -15,5 +17,9 @@ inline int fail(const std::string& message) {
   return kExitError;
 }
 inline int fail(const Status& st) { return fail(st.message()); }
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 }  // namespace proofpipe::cli

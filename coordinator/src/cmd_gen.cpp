@@ -18,14 +18,6 @@
 #include "proofpipe/groth16/verifier.hpp"
 
 namespace proofpipe::cli {
-namespace {
-
-double since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
 int run_gen(const GenArgs& args) {
   namespace fs = std::filesystem;
   if (args.partitions < 1) return fail(make_error(ErrorCode::kInvalidArgument, "--partitions must be at least 1"));
@@ -43,17 +35,17 @@ int run_gen(const GenArgs& args) {
   if (Status st = formats::write_r1cs(circuit->r1cs.path, circuit->r1cs); !st) return fail(st);
   std::fprintf(stderr, "proofpipe: gen: %u constraints, %u wires, %zu A/B/C terms (%.2f s)\n", spec.constraints,
                circuit->r1cs.header.n_wires, circuit->r1cs.a.nnz() + circuit->r1cs.b.nnz() + circuit->r1cs.c.nnz(),
-               since(t0));
+               seconds_since(t0));
 
   const std::string zkey = (dir / "circuit.zkey").string();
   auto log_n = write_dev_key(circuit->r1cs, zkey);
   if (!log_n) return fail(log_n.status());
-  auto key = formats::load_zkey(zkey);
+  auto key = formats::load_zkey(zkey, {.points = false});  // for the vkey
   if (!key) return fail(key.status());
   const auto& h = key->header();
   const auto vk = formats::verification_key_from_zkey(*key, groth16::alphabeta_of(h.alpha1, h.beta2));
   if (Status st = formats::write_verification_key_json(dir / "verification_key.json", vk); !st) return fail(st);
-  std::fprintf(stderr, "proofpipe: gen: dev key, domain 2^%u (%.2f s)\n", *log_n, since(t0));
+  std::fprintf(stderr, "proofpipe: gen: dev key, domain 2^%u (%.2f s)\n", *log_n, seconds_since(t0));
 
   const int digits = std::max(2, int(std::to_string(args.partitions - 1).size()));
   for (unsigned p = 0; p < args.partitions; ++p) {
@@ -62,7 +54,7 @@ int run_gen(const GenArgs& args) {
     if (Status st = formats::write_wtns(file, w); !st) return fail(st);
   }
   std::fprintf(stderr, "proofpipe: gen: wrote %u witnesses into %s (%.2f s in all)\n", args.partitions,
-               args.out.c_str(), since(t0));
+               args.out.c_str(), seconds_since(t0));
   return kExitOk;
 }
 

@@ -14,14 +14,6 @@
 #include "proofpipe/groth16/verifier.hpp"
 
 namespace proofpipe::cli {
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
 int run_prove(const ProveArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   auto kind = groth16::parse_backend_kind(args.backend);

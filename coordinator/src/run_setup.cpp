@@ -92,7 +92,7 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& args) {
   if (args.max_attempts < 1) return make_error(ErrorCode::kInvalidArgument, "--max-attempts must be at least 1");
   PP_ASSIGN_OR_RETURN(auto kind, groth16::parse_backend_kind(args.backend));
   (void)kind;
-  PP_ASSIGN_OR_RETURN(formats::Zkey zkey, formats::load_zkey(args.zkey));
+  PP_ASSIGN_OR_RETURN(formats::Zkey zkey, formats::load_zkey(args.zkey, {.points = false}));  // header + IC
   const auto& hdr = zkey.header();
   PP_ASSIGN_OR_RETURN(auto paths, list_witnesses(args));
 

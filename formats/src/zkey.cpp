@@ -138,11 +138,13 @@ Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions&
   PP_ASSIGN_OR_RETURN(auto s8, f.section(kZkeyC, (n_vars - n_pub - 1) * kG1Bytes));
   PP_ASSIGN_OR_RETURN(auto s9, f.section(kZkeyH, n * kG1Bytes));
   z.ic_ = view_or_copy<ec::G1Affine>(s3, n_pub + 1, z.owned_, z.copied_bytes_);
-  z.a_ = view_or_copy<ec::G1Affine>(s5, n_vars, z.owned_, z.copied_bytes_);
-  z.b1_ = view_or_copy<ec::G1Affine>(s6, n_vars, z.owned_, z.copied_bytes_);
-  z.b2_ = view_or_copy<ec::G2Affine>(s7, n_vars, z.owned_, z.copied_bytes_);
-  z.c_ = view_or_copy<ec::G1Affine>(s8, n_vars - n_pub - 1, z.owned_, z.copied_bytes_);
-  z.h_ = view_or_copy<ec::G1Affine>(s9, n, z.owned_, z.copied_bytes_);
+  if (options.points) {
+    z.a_ = view_or_copy<ec::G1Affine>(s5, n_vars, z.owned_, z.copied_bytes_);
+    z.b1_ = view_or_copy<ec::G1Affine>(s6, n_vars, z.owned_, z.copied_bytes_);
+    z.b2_ = view_or_copy<ec::G2Affine>(s7, n_vars, z.owned_, z.copied_bytes_);
+    z.c_ = view_or_copy<ec::G1Affine>(s8, n_vars - n_pub - 1, z.owned_, z.copied_bytes_);
+    z.h_ = view_or_copy<ec::G1Affine>(s9, n, z.owned_, z.copied_bytes_);
+  }
 
   // Section 4: u32 nCoef, then nCoef 44-byte entries, nothing else.
   PP_ASSIGN_OR_RETURN(auto s4, f.section(kZkeyCoefs));

@@ -104,7 +104,8 @@ int run(const ipc::WorkerArgs& args) {
     spdlog::error("set-up failed: {}", session.status().message());
     return ipc::kWorkerExitSetup;
   }
-  auto zkey = formats::load_zkey(args.zkey);
+  // Synthesis needs the coefficients only; the point sections stay unmapped.
+  auto zkey = formats::load_zkey(args.zkey, {.points = false});
   if (!zkey) {
     spdlog::error("set-up failed: {}", zkey.status().message());
     return ipc::kWorkerExitSetup;

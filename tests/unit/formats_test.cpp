@@ -195,6 +195,36 @@ TEST(Zkey, LoadsTheFixturesWithExactSectionViews) {
   }
 }
 
+// {.points = false} (coordinator, synthesis workers): the same header, IC and
+// coefficients, no point views and no copies, and the sizes still checked.
+TEST(Zkey, LoadsWithoutPointSections) {
+  for (const auto& cs : kCircuits) {
+    SCOPED_TRACE(cs.name);
+    auto path = fixture(cs.name, "circuit.zkey");
+    REQUIRE_FIXTURE(path);
+    auto full = load_zkey(path);
+    auto lean = load_zkey(path, {.points = false});
+    ASSERT_TRUE(full.is_ok() && lean.is_ok());
+    EXPECT_EQ(lean->n_vars(), cs.n_vars);
+    EXPECT_TRUE(lean->header().delta2 == full->header().delta2);
+    ASSERT_EQ(lean->ic().size(), cs.n_public + 1);
+    for (size_t i = 0; i < lean->ic().size(); ++i) EXPECT_TRUE(lean->ic()[i] == full->ic()[i]);
+    EXPECT_EQ(lean->coefs().size(), cs.n_coef);
+    EXPECT_TRUE(lean->a().empty() && lean->b1().empty() && lean->b2().empty());
+    EXPECT_TRUE(lean->c().empty() && lean->h().empty());
+    // Only IC (a few points) may have been copied, never a big section.
+    EXPECT_LE(lean->copied_bytes(), (cs.n_public + 1) * sizeof(ec::G1Affine));
+  }
+  // A short section 7 is still an error when its points are not viewed.
+  auto src = fixture("multi_io", "circuit.zkey");
+  Container c = Container::parse(read_bytes(src));
+  c.section(7).resize(c.section(7).size() - 192);
+  TempDir dir;
+  write_bytes(dir / "short.zkey", c.bytes());
+  expect_error(load_zkey(dir / "short.zkey", {.points = false}).status(), ErrorCode::kBadFormat, dir / "short.zkey",
+               "section 7 is 67200 bytes, expected 67392");
+}
+
 // Section 4's convention, checked against the r1cs: value = coef*R^2 mod r.
 TEST(Zkey, CoefficientsAreR1csAandBTimesRSquared) {
   for (const auto& cs : kCircuits) {

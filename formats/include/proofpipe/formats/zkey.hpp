@@ -83,6 +83,12 @@ struct ZkeyLoadOptions {
   // (< q) and on the curve. Not the subgroup (snarkjs does not either, P8).
   // Costs a few field multiplications per point (~0.1 s per million G1).
   bool check_points = false;
+  // false: sections 5-9 (A, B1, B2, C, H points) are size-checked but neither
+  // viewed nor copied, and a()..h() are empty. For processes that need only
+  // the header, IC and coefficients (coordinator, synthesis workers): at 2^20
+  // constraints those sections are ~560 MB of which about half would be copied
+  // for alignment, per process.
+  bool points = true;
 };
 
 class Zkey;
