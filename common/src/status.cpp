@@ -19,6 +19,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kDeadlineExceeded: return "deadline_exceeded";
     case ErrorCode::kIo: return "io";
     case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kDeviceLost: return "device_lost";
   }
   return "unknown";
 }

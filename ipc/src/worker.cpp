@@ -25,6 +25,7 @@ const char* worker_exit_name(int code) {
     case kWorkerExitSetup: return "worker set-up failed";
     case kWorkerExitOrphaned: return "coordinator gone";
     case kWorkerExitProtocol: return "control-plane error";
+    case kWorkerExitDevice: return "GPU device error";
     case kFaultExitCode: return "injected exit fault";
     default: return "error exit";
   }

@@ -26,6 +26,7 @@ enum class ErrorCode : uint8_t {
   kDeadlineExceeded,  // a timeout
   kIo,                // an OS call failed (errno in the message)
   kInternal,          // should not happen; a bug that is reported, not asserted
+  kDeviceLost,        // a sticky GPU error: the CUDA context is unusable, the process must exit
 };
 
 const char* error_code_name(ErrorCode code);

@@ -7,12 +7,10 @@
 #include <cstddef>
 
 #include "proofpipe/common/status.hpp"
+#include "proofpipe/cuda/device.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
 
 namespace proofpipe::cuda {
-
-// Number of usable CUDA devices; 0 when there is no driver or no device.
-int device_count();
 
 // out[i] = a[i] * b[i] in Fr, computed on device 0. Host spans of n elements.
 Status fr_mul_batch(const ff::Fr* a, const ff::Fr* b, ff::Fr* out, size_t n);

@@ -32,6 +32,7 @@ inline constexpr int kWorkerExitUsage = 64;      // bad command line (a bug in t
 inline constexpr int kWorkerExitSetup = 65;      // ring, zkey or endpoint could not be opened
 inline constexpr int kWorkerExitOrphaned = 66;   // the coordinator is gone
 inline constexpr int kWorkerExitProtocol = 67;   // the control plane failed (socket error)
+inline constexpr int kWorkerExitDevice = 68;     // a sticky GPU error (kDeviceLost): only a new process recovers
 const char* worker_exit_name(int code);
 
 struct WorkerArgs {

@@ -1,0 +1,25 @@
+// Which CUDA device this process sees. Host-only API (no CUDA headers), so
+// the GPU worker and the tests can ask without compiling CUDA themselves.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "proofpipe/common/status.hpp"
+
+namespace proofpipe::cuda {
+
+// Number of usable CUDA devices; 0 when there is no driver or no device.
+int device_count();
+
+struct DeviceInfo {
+  std::string name;
+  int sm_major = 0, sm_minor = 0;
+  int multiprocessors = 0;
+  size_t global_memory = 0;  // bytes
+};
+// The current device (device 0 unless the caller chose another);
+// kUnavailable without one.
+Result<DeviceInfo> device_info();
+
+}  // namespace proofpipe::cuda

@@ -1,0 +1,72 @@
+// cuda_status / launch_status (check.hpp) and the device queries (device.hpp).
+#include "check.hpp"
+
+#include <string>
+
+#include "proofpipe/cuda/device.hpp"
+
+namespace proofpipe::cuda {
+
+bool is_sticky(cudaError_t err) {
+  switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorUnknown:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Status cuda_status(cudaError_t err, const char* what) {
+  if (err == cudaSuccess) return Status::ok();
+  ErrorCode code = ErrorCode::kInternal;
+  if (is_sticky(err)) {
+    code = ErrorCode::kDeviceLost;
+  } else if (err == cudaErrorMemoryAllocation) {
+    code = ErrorCode::kResourceExhausted;
+    (void)cudaGetLastError();  // not sticky: clear it so later calls start clean
+  } else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) {
+    code = ErrorCode::kUnavailable;
+  }
+  return Status(code, std::string(what) + ": " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+}
+
+Status launch_status(const char* kernel) {
+  return cuda_status(cudaGetLastError(), (std::string("launch of ") + kernel).c_str());
+}
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the "no driver" error
+    return 0;
+  }
+  return n;
+}
+
+Result<DeviceInfo> device_info() {
+  if (device_count() == 0) return Status(ErrorCode::kUnavailable, "no CUDA device");
+  int dev = 0;
+  PP_CUDA_TRY(cudaGetDevice(&dev));
+  cudaDeviceProp p{};
+  PP_CUDA_TRY(cudaGetDeviceProperties(&p, dev));
+  DeviceInfo info;
+  info.name = p.name;
+  info.sm_major = p.major;
+  info.sm_minor = p.minor;
+  info.multiprocessors = p.multiProcessorCount;
+  info.global_memory = p.totalGlobalMem;
+  return info;
+}
+
+}  // namespace proofpipe::cuda
