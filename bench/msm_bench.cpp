@@ -10,6 +10,8 @@
 //   ns_M       = CPU time / total M: the effective cost of one M.
 #include <benchmark/benchmark.h>
 
+#include "bench_data.hpp"
+
 #include <sys/resource.h>
 
 #include <chrono>
@@ -26,30 +28,8 @@
 namespace {
 
 using namespace proofpipe;  // NOLINT: benchmark file
-
-// n points P_i = s_c * G + i * G per chunk c of 4096 (one random s_c per
-// chunk): distinct, cheap (one mixed add and ~7M of normalisation each).
-template <class Cfg>
-std::vector<ec::Affine<Cfg>> make_points(size_t n, const ec::Affine<Cfg>& g, uint64_t seed) {
-  std::vector<ec::Affine<Cfg>> out(n);
-  constexpr size_t kChunk = 4096;
-  parallel_for((n + kChunk - 1) / kChunk, [&](size_t c) {
-    std::mt19937_64 rng(seed + c);
-    const size_t lo = c * kChunk, hi = std::min(n, lo + kChunk);
-    std::vector<ec::Jacobian<Cfg>> jac(hi - lo);
-    auto p = ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), ff::Fr::random(rng));
-    for (auto& j : jac) j = p = p.add_affine(g);
-    ec::batch_to_affine<Cfg>(jac, std::span(out).subspan(lo, hi - lo));
-  });
-  return out;
-}
-
-std::vector<ff::Fr> make_scalars(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<ff::Fr> s(n);
-  for (auto& x : s) x = ff::Fr::random(rng);
-  return s;
-}
+using bench::make_points;
+using bench::make_scalars;
 
 // Four independent accumulators, as Pippenger's bucket adds are independent.
 template <class Acc>

@@ -16,6 +16,9 @@
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
+#if defined(PP_HAVE_CUDA)
+#include "proofpipe/cuda/backend.hpp"
+#endif
 
 namespace proofpipe::gpu {
 namespace {
@@ -29,6 +32,19 @@ class GpuWorker {
  public:
   GpuWorker(ipc::WorkerSession& session, const groth16::ProvingKey& pk, groth16::ProverBackend& backend)
       : s_(session), pk_(pk), backend_(backend), layout_{pk.domain_size, pk.n_vars} {}
+
+  // Sizes the record buffers once for the key and lets the backend page-lock
+  // them (a device backend uploads from them every proof).
+  Status prepare() {
+    a_.resize(layout_.domain_size);
+    b_.resize(layout_.domain_size);
+    c_.resize(layout_.domain_size);
+    w_.resize(layout_.n_vars);
+    for (std::vector<ff::Fr>* v : {&a_, &b_, &c_, &w_}) {
+      PP_RETURN_IF_ERROR(backend_.pin_host_memory(v->data(), v->size() * sizeof(ff::Fr)));
+    }
+    return Status::ok();
+  }
 
   Status handle_dispatch(const MsgHeader& d) {
     shm::SlotRing& slots = s_.ring().slots();
@@ -60,10 +76,10 @@ class GpuWorker {
 
     const auto t0 = std::chrono::steady_clock::now();
     auto prepared = groth16::prove_start(backend_, pk_, w_, a_, b_, c_);
-    if (!prepared) return s_.send(MsgType::kProveFailed, h, prepared.status().message());
+    if (!prepared) return prove_failed(h, prepared.status());
     fault_point("gpu.mid_compute", int(d.partition));
     auto proof = groth16::prove_finish(backend_, pk_, *prepared);
-    if (!proof) return s_.send(MsgType::kProveFailed, h, proof.status().message());
+    if (!proof) return prove_failed(h, proof.status());
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::debug("proved job {}/{} ({:.3f} s)", d.request, d.partition, secs);
     fault_point("gpu.before_proof_msg", int(d.partition));
@@ -73,6 +89,15 @@ class GpuWorker {
   }
 
  private:
+  // A proof that failed goes back to the queue. A lost device (a sticky CUDA
+  // error) cannot be mended in this process: the error goes up to serve(),
+  // which exits with kWorkerExitDevice, and the coordinator's restart of this
+  // seat proves the partition again on a fresh context.
+  Status prove_failed(const MsgHeader& h, const Status& why) {
+    if (why.code() == ErrorCode::kDeviceLost) return why;
+    return s_.send(MsgType::kProveFailed, h, why.message());
+  }
+
   // Copies a, b, c and w out of the slot into this worker's buffers,
   // streaming the checksum over each copied chunk while it is cache-hot (one
   // read of the shared bytes). The record must be the one the dispatch names,
@@ -87,10 +112,6 @@ class GpuWorker {
       return make_error(ErrorCode::kBadFormat, "record is {} bytes, the key needs {}", meta.payload_len,
                         layout_.payload_len());
     }
-    a_.resize(layout_.domain_size);
-    b_.resize(layout_.domain_size);
-    c_.resize(layout_.domain_size);
-    w_.resize(layout_.n_vars);
     const std::byte* src = s_.ring().slots().payload(d.slot).data();
     shm::Checksum64 sum;
     constexpr size_t kChunk = size_t{1} << 20;  // 1 MiB: stays in L2 between the copy and the hash
@@ -128,7 +149,14 @@ int run(const ipc::WorkerArgs& args) {
     return ipc::kWorkerExitSetup;
   }
   auto kind = groth16::parse_backend_kind(args.backend);
+  std::string notice;
+#if defined(PP_HAVE_CUDA)
+  auto backend = kind ? cuda::make_backend(*kind, &notice) : Result<std::unique_ptr<groth16::ProverBackend>>(kind.status());
+#else
   auto backend = kind ? groth16::make_backend(*kind) : Result<std::unique_ptr<groth16::ProverBackend>>(kind.status());
+  if (kind && *kind == groth16::BackendKind::kAuto) notice = "built without CUDA: proving on the CPU";
+#endif
+  if (!notice.empty()) spdlog::info("{}", notice);
   auto zkey = formats::load_zkey(args.zkey);
   for (const Status& st : {backend.status(), zkey.status()}) {
     if (!st) {
@@ -138,8 +166,12 @@ int run(const ipc::WorkerArgs& args) {
   }
   const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
   ipc::WorkerSession& s = **session;
-  spdlog::debug("backend {}", (*backend)->name());
+  spdlog::info("backend {}", (*backend)->name());
   GpuWorker worker(s, pk, **backend);
+  if (Status st = worker.prepare(); !st) {
+    spdlog::error("set-up failed: {}", st.message());
+    return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;
+  }
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });
 }
 

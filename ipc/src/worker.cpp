@@ -114,7 +114,7 @@ int serve(WorkerSession& s, MsgType type, const std::function<Status(const Messa
     }
     if (Status st = handle(m); !st) {
       spdlog::error("{}", st.message());
-      return kWorkerExitProtocol;
+      return st.code() == ErrorCode::kDeviceLost ? kWorkerExitDevice : kWorkerExitProtocol;
     }
   }
 }

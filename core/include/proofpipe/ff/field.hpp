@@ -15,14 +15,22 @@
 // On x86-64 hosts built with BMI2 and ADX (-march=native, PP_NATIVE), *,
 // sqr(), + and - run the inline-asm kernels of detail/mont_x86.hpp (mulx with
 // adcx/adox carry chains, branch-free add/sub; same results bit for bit). The
-// C++ below stays the path for constant evaluation, nvcc device code and other
-// hosts, and is reachable as mul_portable/add_portable/sub_portable.
+// C++ below stays the path for constant evaluation, device code built with
+// PP_CUDA_NO_PTX and other hosts, and is reachable as mul_portable,
+// add_portable and sub_portable.
+//
+// In nvcc device code, *, sqr(), + and - run the 32-bit PTX carry-chain
+// kernels of detail/mont_ptx.hpp for Fr and Fq (same results bit for bit; the
+// GPU has native 32-bit multiply-add with carry, 64-bit products are
+// emulated; sm_90 instruction counts there). Defining PP_CUDA_NO_PTX keeps
+// the portable C++ on the device.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
+#include "proofpipe/ff/detail/mont_ptx.hpp"
 #include "proofpipe/ff/detail/mont_x86.hpp"
 #include "proofpipe/ff/limbs.hpp"
 #include "proofpipe/hd.hpp"
@@ -144,6 +152,15 @@ struct Field {
       }
     }
 #endif
+#if defined(__CUDA_ARCH__) && !defined(PP_CUDA_NO_PTX)
+    if (!std::is_constant_evaluated()) {
+      if constexpr (detail::kPtxApplies<C>) {
+        Field r;
+        detail::ptx_add<C>(r.l, l, b.l);
+        return r;
+      }
+    }
+#endif
     return add_portable(b);
   }
   PP_HD_INLINE constexpr Field operator-(const Field& b) const {
@@ -160,11 +177,20 @@ struct Field {
       }
     }
 #endif
+#if defined(__CUDA_ARCH__) && !defined(PP_CUDA_NO_PTX)
+    if (!std::is_constant_evaluated()) {
+      if constexpr (detail::kPtxApplies<C>) {
+        Field r;
+        detail::ptx_sub<C>(r.l, l, b.l);
+        return r;
+      }
+    }
+#endif
     return sub_portable(b);
   }
 
-  // Portable add/sub: constant evaluation, device code, other hosts; the
-  // reference for the asm kernels in tests.
+  // Portable add/sub: constant evaluation, device code built with
+  // PP_CUDA_NO_PTX, other hosts; the reference for the asm and PTX kernels.
   PP_HD_INLINE constexpr Field add_portable(const Field& b) const {
     // p < 2^(64N-1), so a + b < 2^(64N): no carry out of the top limb.
     Field r;
@@ -213,11 +239,21 @@ struct Field {
       }
     }
 #endif
+#if defined(__CUDA_ARCH__) && !defined(PP_CUDA_NO_PTX)
+    if (!std::is_constant_evaluated()) {
+      if constexpr (detail::kPtxApplies<C>) {
+        Field r;
+        detail::ptx_mul<C>(r.l, l, b.l);
+        return r;
+      }
+    }
+#endif
     return mul_portable(b);
   }
 
-  // The portable CIOS product: the only path in constant evaluation, device
-  // code and non-x86 hosts, and the reference the asm kernels are tested against.
+  // The portable CIOS product: the path in constant evaluation, non-x86 hosts
+  // and device code built with PP_CUDA_NO_PTX, and the reference the asm and
+  // PTX kernels are tested against.
   PP_HD_INLINE constexpr Field mul_portable(const Field& b) const {
     // Local constexpr copies: device code may not read a host static member.
     constexpr Repr kp = C::kP;
@@ -250,6 +286,15 @@ struct Field {
       if constexpr (detail::kSqr6Applies<C>) {
         Field r;
         detail::mont_sqr_6<C>(r.l, l);
+        return r;
+      }
+    }
+#endif
+#if defined(__CUDA_ARCH__) && !defined(PP_CUDA_NO_PTX)
+    if (!std::is_constant_evaluated()) {
+      if constexpr (detail::kPtxApplies<C>) {
+        Field r;
+        detail::ptx_sqr<C>(r.l, l);
         return r;
       }
     }

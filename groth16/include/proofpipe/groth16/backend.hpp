@@ -32,10 +32,16 @@ class ProverBackend {
   // the identity; sizes must match.
   virtual Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) = 0;
   virtual Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) = 0;
+
+  // Optional: [p, p + bytes) will be the source of many transfers (the GPU
+  // worker's record buffers); a device backend page-locks it once so its
+  // uploads run at full PCIe speed. Idempotent per range; the memory must
+  // outlive the backend. The CPU backend has nothing to do.
+  virtual Status pin_host_memory(void* /*p*/, size_t /*bytes*/) { return Status::ok(); }
 };
 
-// kAuto: CUDA when built with it and a device is present, else CPU (the caller
-// logs which). kCuda without CUDA support: kUnavailable.
+// This library has no CUDA: kAuto and kCpu give the CPU backend, kCuda is
+// kUnavailable. The GPU worker, linked with cuda/, uses cuda::make_backend.
 Result<std::unique_ptr<ProverBackend>> make_backend(BackendKind kind);
 
 std::unique_ptr<ProverBackend> make_cpu_backend();

@@ -79,7 +79,8 @@ class WorkerSession {
 // The worker loop both workers share: waits for messages (checking that the
 // coordinator is still the parent every 500 ms), returns kWorkerExitOk on
 // SHUTDOWN, passes messages of type `type` to `handle` (an error from it is
-// fatal: kWorkerExitProtocol), logs and ignores anything else.
+// fatal: kWorkerExitDevice for kDeviceLost, else kWorkerExitProtocol), logs
+// and ignores anything else.
 int serve(WorkerSession& session, MsgType type, const std::function<Status(const Message&)>& handle);
 
 // A worker's main(): parses the command line (kWorkerExitUsage on a bad one),

@@ -1,0 +1,42 @@
+// Multi-scalar multiplication on the GPU for G1 and G2 of BLS12-381, from
+// host memory: the device twin of msm::msm_g1 / msm::msm_g2 (core/), for the
+// tests, benchmarks and callers without resident points. The backend uses
+// the device-pointer entry points of cuda/src/msm_device.hpp instead.
+// Host-only header: no CUDA types.
+#pragma once
+
+#include <span>
+
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ff/bls12_381.hpp"
+
+namespace proofpipe::cuda {
+
+// Overrides of the plan (0 = the default, chosen from n): window bits c in
+// [2, 20], entries per accumulation task L >= 2, buckets per reduction
+// segment S (a power of two). For tests that exercise the extremes.
+struct MsmTuning {
+  unsigned window_bits = 0;
+  unsigned task_len = 0;
+  unsigned segment = 0;
+};
+
+// sum scalars[i] * points[i] computed on the device; same contract as
+// msm::msm_g1/msm_g2 (core/include/proofpipe/msm/msm.hpp): scalars
+// Montgomery Fr; points affine, the identity (0,0) allowed; sizes equal
+// (else kInvalidArgument); n = 0 gives the identity. Allocates and frees its
+// device buffers per call.
+Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars);
+Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars);
+Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning);
+Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning);
+
+// Device time of one 2^log_n MSM with points and scalars resident (random
+// scalars; 2^min(log_n, 18) distinct random points, repeated and negated
+// to fill n), median of `reps` after one warm-up call, in ms. Includes the
+// few read-backs and the host's final window combination, as a proof sees it.
+Result<double> time_msm_g1_ms(unsigned log_n, int reps);
+Result<double> time_msm_g2_ms(unsigned log_n, int reps);
+
+}  // namespace proofpipe::cuda

@@ -1,0 +1,297 @@
+// Per-thread bodies of the CUDA MSM (cuda/src/msm.cuh), written once for the
+// device and for the host emulation in tests/cuda_host: no CUDA headers here.
+//
+// Shape (Pippenger, signed digits, sort by bucket, XYZZ buckets):
+//   digits      one thread per scalar: canonical, folded to k <= (r-1)/2,
+//               Booth digit per window -> (key = bucket id, value = index|sign)
+//   sort        by key (CUB radix sort on the device)
+//   runs        run-length encode the keys: one run per non-empty bucket
+//   accumulate  every run cut into tasks of <= L entries, one thread each;
+//               runs with several tasks are summed again (same split) until
+//               each bucket has one sum, so a bucket holding every point
+//               (all scalars 1) costs log_L(n) short levels, not one thread
+//               walking n points
+//   reduce      sum_b b * B_b per window in segments of S buckets, then a
+//               tree over the segments; Horner over the windows on the host
+// Templated on the curve configuration (ec::G1Cfg / ec::G2Cfg).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/xyzz.hpp"
+#include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/hd.hpp"
+
+namespace proofpipe::cuda::msm_detail {
+
+// ----- plan ---------------------------------------------------------------
+
+// Pairs (n x windows) sorted at once: 2^27 pairs of 8 bytes, double-buffered,
+// is 2 GiB; 2^24 points then sort in two groups of 8 and 7 windows.
+inline constexpr size_t kMaxGroupPairs = size_t(1) << 27;
+inline constexpr uint32_t kSignBit = 0x80000000u;
+
+struct Plan {
+  unsigned c = 0;              // window bits
+  unsigned windows = 0;        // W = ceil(255 / c)
+  unsigned group_windows = 0;  // windows sorted together
+  unsigned key_bits = 0;       // end_bit of the sort: c + bits(group_windows - 1)
+  unsigned task_len = 0;       // L: entries one accumulation thread sums
+  unsigned segment = 0;        // S: buckets one reduction thread walks
+  size_t buckets = 0;          // m = 2^(c-1) dense slots per window (|d| = 1..m)
+};
+
+PP_HD inline unsigned bit_length(uint64_t v) {
+  unsigned b = 0;
+  while (v != 0) {
+    ++b;
+    v >>= 1;
+  }
+  return b;
+}
+
+// Window bits for n points: c = clamp(floor(log2 n) - 6, 8, 18). Why: the
+// accumulation costs n * ceil(255/c) mixed adds and the reduction about
+// 2 * W * 2^(c-1) full adds; at 2^24, c = 18 (W = 15) does 6% fewer adds
+// than c = 16 (W = 16) while its reduction is still ~1.5% of the adds
+// (15 * 2^17 * 2 against 15 * 2^24), and the dense bucket array stays small
+// (377 MB for G1, 755 MB for G2). The sort key is c + 4 bits either way
+// (three 8-bit radix passes). Below 2^14 points c = 8 (the floor keeps W <= 32).
+inline unsigned choose_window_bits(size_t n) {
+  const unsigned lg = n <= 1 ? 0 : bit_length(n) - 1;
+  const int c = int(lg) - 6;
+  return unsigned(c < 8 ? 8 : c > 18 ? 18 : c);
+}
+
+// A plan for n points; 0 for c, L or S picks the default. c must be in
+// [2, 20] (key bits <= 27), L >= 2, S a power of two (clamped to m).
+inline Plan make_plan(size_t n, unsigned c = 0, unsigned task_len = 0, unsigned segment = 0,
+                      size_t max_group_pairs = kMaxGroupPairs) {
+  Plan p;
+  p.c = c != 0 ? c : choose_window_bits(n);
+  p.windows = (255 + p.c - 1) / p.c;
+  const size_t per_group = n == 0 ? p.windows : max_group_pairs / n;
+  p.group_windows = unsigned(per_group < 1 ? 1 : per_group > p.windows ? p.windows : per_group);
+  p.key_bits = p.c + bit_length(p.group_windows - 1);
+  p.buckets = size_t(1) << (p.c - 1);
+  if (task_len == 0) {
+    // L: enough threads at small sizes (8 entries each below 2^19 pairs),
+    // few partial sums at large ones (64: one extra full add per 64 madds).
+    const size_t pairs = n * p.group_windows;
+    task_len = pairs >= (size_t(1) << 22) ? 64 : pairs >= (size_t(1) << 19) ? 16 : 8;
+  }
+  p.task_len = task_len;
+  if (segment == 0) segment = 64;  // 128 full adds + a <= 17-bit double-and-add per thread
+  p.segment = unsigned(segment > p.buckets ? p.buckets : segment);
+  return p;
+}
+
+// ----- digits -------------------------------------------------------------
+
+// k (canonical, < r) -> min(k, r - k); returns 1 when folded (the term is
+// then -k' * P). Afterwards k <= (r-1)/2 < 2^254, so W*c >= 255 windows of
+// signed digits represent it exactly (see booth_digit_hd).
+PP_HD inline uint32_t fold_scalar_hd(ff::Limbs<4>& k) {
+  constexpr ff::Limbs<4> kR = ff::MontConsts<ff::FrParams>::kP;
+  constexpr ff::Limbs<4> kHalf = ff::limbs_shr(ff::limbs_sub_u64(kR, 1), 1);  // (r-1)/2
+  if (ff::limbs_geq(kHalf, k)) return 0;
+  ff::Limbs<4> t = kR;
+  ff::limbs_sub(t, k);
+  k = t;
+  return 1;
+}
+
+// Bits [pos, pos + count) of k, count <= 32; bits at or above 256 read 0.
+PP_HD inline uint32_t scalar_bits_hd(const ff::Limbs<4>& k, unsigned pos, unsigned count) {
+  const unsigned limb = pos / 64, sh = pos % 64;
+  if (limb >= 4) return 0;
+  uint64_t v = k[limb] >> sh;
+  if (sh + count > 64 && limb + 1 < 4) v |= k[limb + 1] << (64 - sh);  // sh > 32 here
+  return uint32_t(v & ((uint64_t(1) << count) - 1));
+}
+
+// Signed digit of window j: d_j = v_j + b(jc-1) - 2^c b(jc+c-1) with v_j the
+// bits [jc, jc+c); d_j in [-2^(c-1), 2^(c-1)] and sum_j d_j 2^(jc) = k for
+// k < 2^254 (the b terms telescope; the top one is 0). With w = the c+1 bits
+// [jc-1, jc+c) (bit -1 = 0): v_j + b(jc-1) = (w+1) >> 1.
+PP_HD inline int32_t booth_digit_hd(const ff::Limbs<4>& k, unsigned j, unsigned c) {
+  const uint32_t w = j == 0 ? (scalar_bits_hd(k, 0, c) << 1) : scalar_bits_hd(k, j * c - 1, c + 1);
+  return int32_t((w + 1) >> 1) - int32_t((w >> c) << c);
+}
+
+// Thread i of the digit kernel for windows [j0, j0 + jn): writes the pair of
+// window j0 + w at w * n + i (window-major, so writes coalesce).
+//   key   = (w << c) | |d|   (|d| = 0: no bucket, skipped by the runs)
+//   value = i | sign << 31,  sign = folded XOR (d < 0)
+// Identity points need no test here: adding (0,0) is a no-op in Xyzz.
+PP_HD inline void digits_body(size_t i, const ff::Fr* scalars, size_t n, unsigned c, unsigned j0, unsigned jn,
+                              uint32_t* keys, uint32_t* vals) {
+  ff::Limbs<4> k = scalars[i].to_canonical();
+  const uint32_t neg = fold_scalar_hd(k);
+  for (unsigned w = 0; w < jn; ++w) {
+    const int32_t d = booth_digit_hd(k, j0 + w, c);
+    const uint32_t mag = uint32_t(d < 0 ? -d : d);
+    const uint32_t sign = neg ^ uint32_t(d < 0);
+    keys[w * n + i] = (uint32_t(w) << c) | mag;
+    vals[w * n + i] = uint32_t(i) | (mag == 0 ? 0u : sign << 31);
+  }
+}
+
+// ----- runs and the balanced accumulation ---------------------------------
+
+// The runs of one group (one per distinct key after the sort) and, per
+// level, their tasks. off/cnt index the level's input list (sorted values
+// at level 0, the previous level's partial sums later); cnt = 0 marks a run
+// that needs no more work (no bucket, or already written).
+struct Runs {
+  const uint32_t* key;
+  uint32_t* off;
+  uint32_t* cnt;
+  uint32_t* ntasks;  // num + 1 entries (the last is 0, so its scan is the total)
+  uint32_t* toff;    // exclusive scan of ntasks
+  uint32_t num;
+};
+
+// After the RLE and the scan of its counts: runs of |d| = 0 do nothing.
+PP_HD inline void runs_init_body(uint32_t r, const Runs& runs, unsigned c) {
+  const uint32_t mask = (uint32_t(1) << c) - 1;
+  if ((runs.key[r] & mask) == 0) runs.cnt[r] = 0;
+}
+
+// Tasks of run r at this level (r == num: the 0 that closes the scan).
+PP_HD inline void runs_plan_body(uint32_t r, const Runs& runs, unsigned task_len) {
+  const uint32_t cnt = r < runs.num ? runs.cnt[r] : 0;
+  runs.ntasks[r] = (cnt + task_len - 1) / task_len;
+}
+
+// After the level's tasks: a run that had >= 2 tasks continues with its
+// partial sums (at toff[r] in the level's output); one task wrote the bucket.
+PP_HD inline void runs_advance_body(uint32_t r, const Runs& runs) {
+  const uint32_t t = runs.ntasks[r];
+  if (t >= 2) {
+    runs.off[r] = runs.toff[r];
+    runs.cnt[r] = t;
+  } else {
+    runs.cnt[r] = 0;
+  }
+}
+
+// The run holding task t: the last r with toff[r] <= t (binary search; runs
+// with no tasks have toff[r] == toff[r+1] and are never chosen).
+PP_HD inline uint32_t find_run(const uint32_t* toff, uint32_t num, uint32_t t) {
+  uint32_t lo = 0, hi = num;  // answer in [lo, hi)
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (toff[mid] <= t)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Dense slot of a key of window group j0: [window][|d| - 1], m slots a window.
+PP_HD inline size_t bucket_slot(uint32_t key, unsigned c, unsigned j0, size_t m) {
+  const uint32_t mask = (uint32_t(1) << c) - 1;
+  return size_t(j0 + (key >> c)) * m + ((key & mask) - 1);
+}
+
+// Level-0 task t: sum of +-points[value & ~sign] over its <= L entries.
+template <class Cfg>
+PP_HD void accumulate_points_body(uint32_t t, const Runs& runs, const ec::Affine<Cfg>* points,
+                                  const uint32_t* vals, unsigned task_len, unsigned c, unsigned j0, size_t m,
+                                  ec::Xyzz<Cfg>* partial_out, ec::Xyzz<Cfg>* buckets) {
+  const uint32_t r = find_run(runs.toff, runs.num, t);
+  const uint32_t q = t - runs.toff[r];
+  const uint32_t begin = runs.off[r] + q * task_len;
+  const uint32_t stop = runs.off[r] + runs.cnt[r];
+  const uint32_t end = stop - begin < task_len ? stop : begin + task_len;
+  ec::Xyzz<Cfg> acc = ec::Xyzz<Cfg>::identity();
+  for (uint32_t e = begin; e < end; ++e) {
+    const uint32_t v = vals[e];
+    const ec::Affine<Cfg> p = points[v & ~kSignBit];
+    acc = (v & kSignBit) != 0 ? acc.sub_affine(p) : acc.add_affine(p);
+  }
+  if (runs.ntasks[r] == 1)
+    buckets[bucket_slot(runs.key[r], c, j0, m)] = acc;
+  else
+    partial_out[t] = acc;
+}
+
+// Level >= 1 task t: sum of <= L partial sums of the previous level.
+template <class Cfg>
+PP_HD void accumulate_sums_body(uint32_t t, const Runs& runs, const ec::Xyzz<Cfg>* partial_in, unsigned task_len,
+                                unsigned c, unsigned j0, size_t m, ec::Xyzz<Cfg>* partial_out,
+                                ec::Xyzz<Cfg>* buckets) {
+  const uint32_t r = find_run(runs.toff, runs.num, t);
+  const uint32_t q = t - runs.toff[r];
+  const uint32_t begin = runs.off[r] + q * task_len;
+  const uint32_t stop = runs.off[r] + runs.cnt[r];
+  const uint32_t end = stop - begin < task_len ? stop : begin + task_len;
+  ec::Xyzz<Cfg> acc = partial_in[begin];
+  for (uint32_t e = begin + 1; e < end; ++e) acc = acc + partial_in[e];
+  if (runs.ntasks[r] == 1)
+    buckets[bucket_slot(runs.key[r], c, j0, m)] = acc;
+  else
+    partial_out[t] = acc;
+}
+
+// ----- bucket reduction ---------------------------------------------------
+
+// k * p for a small k (< 2^32), double-and-add from the top bit.
+template <class Cfg>
+PP_HD ec::Xyzz<Cfg> mul_small(const ec::Xyzz<Cfg>& p, uint32_t k) {
+  ec::Xyzz<Cfg> acc = ec::Xyzz<Cfg>::identity();
+  for (unsigned b = bit_length(k); b-- > 0;) {
+    acc = acc.dbl();
+    if ((k >> b) & 1u) acc = acc + p;
+  }
+  return acc;
+}
+
+// Thread s of W * (m / S): segment g = s % (m/S) of window w = s / (m/S),
+// slots [g*S, g*S + S) = buckets b = g*S + 1 .. g*S + S. Running sums from
+// the top give sum (b - g*S) B_b and sum B_b; their combination
+// acc + (g*S) * running is the segment's share of sum_b b * B_b.
+template <class Cfg>
+PP_HD void reduce_segment_body(uint32_t s, const ec::Xyzz<Cfg>* buckets, size_t m, unsigned seg,
+                               ec::Xyzz<Cfg>* out) {
+  const size_t per_window = m / seg;
+  const size_t w = s / per_window, g = s % per_window;
+  const ec::Xyzz<Cfg>* b = buckets + w * m + g * seg;
+  ec::Xyzz<Cfg> running = ec::Xyzz<Cfg>::identity(), acc = ec::Xyzz<Cfg>::identity();
+  for (unsigned i = seg; i-- > 0;) {
+    running = running + b[i];
+    acc = acc + running;
+  }
+  out[s] = acc + mul_small(running, uint32_t(g * seg));
+}
+
+// One step of the tree over each row (window): row-major [rows][cols_in] ->
+// [rows][cols_out], cols_out = ceil(cols_in / fan); thread tid sums up to
+// `fan` neighbours. Repeat until one column is left.
+template <class Cfg>
+PP_HD void reduce_rows_body(uint32_t tid, const ec::Xyzz<Cfg>* in, size_t cols_in, unsigned fan, size_t cols_out,
+                            ec::Xyzz<Cfg>* out) {
+  const size_t row = tid / cols_out, k = tid % cols_out;
+  const size_t begin = k * fan, end = begin + fan < cols_in ? begin + fan : cols_in;
+  const ec::Xyzz<Cfg>* src = in + row * cols_in;
+  ec::Xyzz<Cfg> acc = src[begin];
+  for (size_t e = begin + 1; e < end; ++e) acc = acc + src[e];
+  out[tid] = acc;
+}
+
+// Host: Horner over the W window sums, c doublings per window (W <= 128).
+template <class Cfg>
+ec::Jacobian<Cfg> combine_windows(const ec::Xyzz<Cfg>* window_sums, unsigned windows, unsigned c) {
+  ec::Jacobian<Cfg> acc = ec::Jacobian<Cfg>::identity();
+  for (unsigned j = windows; j-- > 0;) {
+    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+    acc = acc + window_sums[j].to_jacobian();
+  }
+  return acc;
+}
+
+}  // namespace proofpipe::cuda::msm_detail

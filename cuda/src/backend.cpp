@@ -1,0 +1,169 @@
+// CudaBackend: the prover's heavy operations on the GPU (see backend.hpp).
+//
+// One stream per backend; every operation ends with a stream sync, so the
+// interface stays synchronous like the CPU backend's. Key points are
+// uploaded once and cached by host span:
+//
+//   host (mmap of the zkey)            device (resident for the lifetime)
+//   +--------------------+  first use  +------------------+
+//   | section 5: A points| ----------> | A points          |  key: (ptr, n)
+//   | section 6: B1 ...  | ----------> | B1 points         |  + first/last point
+//   +--------------------+             +------------------+    (stale check)
+//
+// The per-proof inputs (a, b, c for H; the scalars of each MSM) are uploaded
+// per call from host memory the worker has page-locked (pin_host_memory), so
+// a 2^24 record (3 x 512 MiB) crosses PCIe at ~50 GB/s: ~30 ms.
+#include "proofpipe/cuda/backend.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "check.hpp"
+#include "msm_device.hpp"
+#include "ntt_device.hpp"
+#include "proofpipe/cuda/device.hpp"
+#include "proofpipe/ntt/ntt.hpp"
+
+namespace proofpipe::cuda {
+namespace {
+
+bool is_power_of_two(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+unsigned log2_exact(size_t n) {
+  unsigned k = 0;
+  while ((size_t(1) << k) < n) ++k;
+  return k;
+}
+
+// A device copy of one span of key points. The span's address and length
+// name it; the first and last points are kept to catch a caller that reuses
+// the same buffer for different points (then the copy is refreshed).
+struct ResidentPoints {
+  DeviceBuffer<std::byte> data;
+  std::vector<std::byte> first, last;
+};
+
+class CudaBackend final : public groth16::ProverBackend {
+ public:
+  ~CudaBackend() override {
+    for (void* p : pinned_) (void)cudaHostUnregister(p);
+  }
+
+  Status init() { return stream_.create(); }
+
+  std::string_view name() const override { return "cuda"; }
+
+  Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
+    const size_t n = a.size();
+    if (b.size() != n || c.size() != n || !is_power_of_two(n) || n > (size_t(1) << ntt::kMaxLogSize))
+      return make_error(ErrorCode::kInvalidArgument, "compute_h: sizes {}, {}, {} (need equal powers of two <= 2^{})",
+                        n, b.size(), c.size(), ntt::kMaxLogSize);
+    cudaStream_t s = stream_.get();
+    PP_RETURN_IF_ERROR(da_.reserve(n));
+    PP_RETURN_IF_ERROR(db_.reserve(n));
+    PP_RETURN_IF_ERROR(dc_.reserve(n));
+    PP_RETURN_IF_ERROR(da_.upload(a.data(), n, s));
+    PP_RETURN_IF_ERROR(db_.upload(b.data(), n, s));
+    PP_RETURN_IF_ERROR(dc_.upload(c.data(), n, s));
+    PP_RETURN_IF_ERROR(compute_h_device(da_.data(), db_.data(), dc_.data(), log2_exact(n), s));
+    PP_RETURN_IF_ERROR(da_.download(a.data(), n, s));
+    return stream_.sync();
+  }
+
+  Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) override {
+    if (points.size() != scalars.size())
+      return make_error(ErrorCode::kInvalidArgument, "msm_g1: {} points, {} scalars", points.size(), scalars.size());
+    if (points.empty()) return ec::G1::identity();
+    PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::G1Affine)));
+    PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
+    return msm_g1_device(reinterpret_cast<const ec::G1Affine*>(dp), ds, points.size(), scratch_, stream_.get());
+  }
+
+  Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) override {
+    if (points.size() != scalars.size())
+      return make_error(ErrorCode::kInvalidArgument, "msm_g2: {} points, {} scalars", points.size(), scalars.size());
+    if (points.empty()) return ec::G2::identity();
+    PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::G2Affine)));
+    PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
+    return msm_g2_device(reinterpret_cast<const ec::G2Affine*>(dp), ds, points.size(), scratch_, stream_.get());
+  }
+
+  Status pin_host_memory(void* p, size_t bytes) override {
+    if (p == nullptr || bytes == 0) return Status::ok();
+    for (void* q : pinned_)
+      if (q == p) return Status::ok();
+    const cudaError_t err = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+    if (err == cudaErrorHostMemoryAlreadyRegistered) {
+      (void)cudaGetLastError();
+      return Status::ok();
+    }
+    // Pinning is a speed-up, not a need: a refusal (ulimit -l, no support)
+    // leaves pageable transfers, which still work. Sticky errors do not.
+    if (err != cudaSuccess) {
+      Status st = cuda_status(err, "cudaHostRegister");
+      if (st.code() == ErrorCode::kDeviceLost) return st;
+      (void)cudaGetLastError();
+      spdlog::warn("{} ({} bytes): transfers stay pageable", st.message(), bytes);
+      return Status::ok();
+    }
+    pinned_.push_back(p);
+    return Status::ok();
+  }
+
+ private:
+  // The device copy of `bytes` (elem_size bytes per point), uploading it on
+  // first use and when its first or last point changed.
+  Result<const std::byte*> resident(std::span<const std::byte> bytes, size_t elem_size) {
+    ResidentPoints& r = points_[{bytes.data(), bytes.size()}];
+    const auto head = bytes.first(elem_size), tail = bytes.last(elem_size);
+    const bool same = r.data.size() == bytes.size() && std::memcmp(r.first.data(), head.data(), elem_size) == 0 &&
+                      std::memcmp(r.last.data(), tail.data(), elem_size) == 0;
+    if (!same) {
+      PP_RETURN_IF_ERROR(r.data.allocate(bytes.size()));
+      PP_RETURN_IF_ERROR(r.data.upload(bytes.data(), bytes.size(), stream_.get()));
+      r.first.assign(head.begin(), head.end());
+      r.last.assign(tail.begin(), tail.end());
+      spdlog::debug("uploaded {} MiB of key points", bytes.size() >> 20);
+    }
+    return static_cast<const std::byte*>(r.data.data());
+  }
+
+  Result<const ff::Fr*> upload_scalars(std::span<const ff::Fr> scalars) {
+    PP_RETURN_IF_ERROR(scalars_.reserve(scalars.size()));
+    PP_RETURN_IF_ERROR(scalars_.upload(scalars.data(), scalars.size(), stream_.get()));
+    return static_cast<const ff::Fr*>(scalars_.data());
+  }
+
+  Stream stream_;
+  DeviceBuffer<ff::Fr> da_, db_, dc_, scalars_;
+  MsmScratch scratch_;
+  std::map<std::pair<const void*, size_t>, ResidentPoints> points_;
+  std::vector<void*> pinned_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<groth16::ProverBackend>> make_cuda_backend() {
+  if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "no CUDA device");
+  auto backend = std::make_unique<CudaBackend>();
+  PP_RETURN_IF_ERROR(backend->init());
+  return std::unique_ptr<groth16::ProverBackend>(std::move(backend));
+}
+
+Result<std::unique_ptr<groth16::ProverBackend>> make_backend(groth16::BackendKind kind, std::string* notice) {
+  switch (kind) {
+    case groth16::BackendKind::kCpu: return groth16::make_cpu_backend();
+    case groth16::BackendKind::kCuda: return make_cuda_backend();
+    case groth16::BackendKind::kAuto: break;
+  }
+  auto cuda = make_cuda_backend();
+  if (cuda) return cuda;
+  if (notice != nullptr) *notice = "no usable CUDA device (" + cuda.status().message() + "): proving on the CPU";
+  return groth16::make_cpu_backend();
+}
+
+}  // namespace proofpipe::cuda

@@ -1,0 +1,263 @@
+// The CUDA MSM driver, one template for G1 and G2 (instantiated in
+// msm_g1.cu and msm_g2.cu so the two compile in parallel). The kernels are
+// thin wrappers around the PP_HD bodies of proofpipe/cuda/msm_kernels.hpp,
+// which tests/cuda_host runs on the CPU in the same order as here.
+//
+// Per window group (<= 2^27 pairs):
+//   digits_kernel -> cub SortPairs (key bits only) -> cub RLE Encode ->
+//   scan of counts -> levels of { plan, scan, accumulate, advance } until
+//   every bucket is written to the dense [window][bucket] array.
+// Then: segment running sums, a fan-16 tree per window, Horner on the host.
+// The host reads back 4 bytes per level (the task count, to size the grid)
+// and once per group (the run count): a handful of syncs per MSM.
+#pragma once
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "msm_device.hpp"
+#include "proofpipe/cuda/msm_kernels.hpp"
+
+namespace proofpipe::cuda::msm_detail {
+
+// Threads per block of the curve kernels: 128 for both groups. ptxas
+// (sm_90, portable field code) gives the G1 accumulation 160 registers with
+// no spills: 65536 / 160 = 409 threads an SM, i.e. three 128-thread blocks
+// (384) but only one 256-thread block. An Xyzz<G2> alone is 96 32-bit
+// registers, so G2 hits the 255 cap either way; small blocks keep several
+// resident.
+template <class Cfg>
+inline constexpr unsigned kCurveBlock = 128;
+
+// Kernels are templates (on Cfg) so that msm_g1.cu and msm_g2.cu can both
+// include this header without duplicate symbols.
+template <class Cfg>
+__global__ void digits_kernel(const ff::Fr* scalars, size_t n, unsigned c, unsigned j0, unsigned jn, uint32_t* keys,
+                              uint32_t* vals) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < n) digits_body(i, scalars, n, c, j0, jn, keys, vals);
+}
+
+template <class Cfg>
+__global__ void runs_init_kernel(Runs runs, unsigned c) {
+  const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < runs.num) runs_init_body(r, runs, c);
+}
+
+template <class Cfg>
+__global__ void runs_plan_kernel(Runs runs, unsigned task_len) {
+  const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r <= runs.num) runs_plan_body(r, runs, task_len);
+}
+
+template <class Cfg>
+__global__ void runs_advance_kernel(Runs runs) {
+  const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < runs.num) runs_advance_body(r, runs);
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(kCurveBlock<Cfg>)
+    accumulate_points_kernel(Runs runs, uint32_t tasks, const ec::Affine<Cfg>* points, const uint32_t* vals,
+                             unsigned task_len, unsigned c, unsigned j0, size_t m, ec::Xyzz<Cfg>* partial_out,
+                             ec::Xyzz<Cfg>* buckets) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < tasks) accumulate_points_body<Cfg>(t, runs, points, vals, task_len, c, j0, m, partial_out, buckets);
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(kCurveBlock<Cfg>)
+    accumulate_sums_kernel(Runs runs, uint32_t tasks, const ec::Xyzz<Cfg>* partial_in, unsigned task_len, unsigned c,
+                           unsigned j0, size_t m, ec::Xyzz<Cfg>* partial_out, ec::Xyzz<Cfg>* buckets) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < tasks) accumulate_sums_body<Cfg>(t, runs, partial_in, task_len, c, j0, m, partial_out, buckets);
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(kCurveBlock<Cfg>)
+    reduce_segment_kernel(uint32_t segments, const ec::Xyzz<Cfg>* buckets, size_t m, unsigned seg,
+                          ec::Xyzz<Cfg>* out) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < segments) reduce_segment_body<Cfg>(s, buckets, m, seg, out);
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(kCurveBlock<Cfg>)
+    reduce_rows_kernel(uint32_t total, const ec::Xyzz<Cfg>* in, size_t cols_in, unsigned fan, size_t cols_out,
+                       ec::Xyzz<Cfg>* out) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < total) reduce_rows_body<Cfg>(t, in, cols_in, fan, cols_out, out);
+}
+
+// Fan-in of the tree over a window's segments: 2048 segments (c = 18,
+// S = 64) take three launches (2048 -> 128 -> 8 -> 1).
+inline constexpr unsigned kReduceFan = 16;
+
+inline Status bad_argument(const std::string& what) { return Status(ErrorCode::kInvalidArgument, what); }
+
+// One 4-byte read-back (a count that sizes the next launch); syncs `stream`.
+inline Result<uint32_t> read_count(const uint32_t* d, cudaStream_t stream) {
+  uint32_t v = 0;
+  PP_CUDA_TRY(cudaMemcpyAsync(&v, d, sizeof v, cudaMemcpyDeviceToHost, stream));
+  PP_CUDA_TRY(cudaStreamSynchronize(stream));
+  return v;
+}
+
+template <class T>
+T* as(DeviceBuffer<std::byte>& b) {
+  return reinterpret_cast<T*>(b.data());
+}
+
+template <class Cfg>
+Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n,
+                                     MsmScratch& s, cudaStream_t stream, const MsmTuning& tuning) {
+  using X = ec::Xyzz<Cfg>;
+  constexpr unsigned B = kCurveBlock<Cfg>;
+  if (n == 0) return ec::Jacobian<Cfg>::identity();
+  if (n >= (size_t(1) << 31)) return bad_argument("cuda msm: n = " + std::to_string(n) + " (at most 2^31 - 1)");
+  if (tuning.window_bits != 0 && (tuning.window_bits < 2 || tuning.window_bits > 20))
+    return bad_argument("cuda msm: window bits " + std::to_string(tuning.window_bits) + " (need 2..20)");
+  if (tuning.task_len == 1) return bad_argument("cuda msm: task length 1 (need >= 2)");
+  if ((tuning.segment & (tuning.segment - 1)) != 0)
+    return bad_argument("cuda msm: segment " + std::to_string(tuning.segment) + " (need a power of two)");
+
+  const Plan p = make_plan(n, tuning.window_bits, tuning.task_len, tuning.segment);
+  const size_t m = p.buckets;
+  const size_t max_items = n * p.group_windows;
+  const size_t max_runs = std::min(max_items, size_t(p.group_windows) * (m + 1));
+
+  for (auto& b : s.keys) PP_RETURN_IF_ERROR(b.reserve(max_items));
+  for (auto& b : s.vals) PP_RETURN_IF_ERROR(b.reserve(max_items));
+  PP_RETURN_IF_ERROR(s.run_key.reserve(max_runs + 1));
+  PP_RETURN_IF_ERROR(s.run_off.reserve(max_runs + 1));
+  PP_RETURN_IF_ERROR(s.run_cnt.reserve(max_runs + 1));
+  PP_RETURN_IF_ERROR(s.run_ntasks.reserve(max_runs + 1));
+  PP_RETURN_IF_ERROR(s.run_toff.reserve(max_runs + 1));
+  PP_RETURN_IF_ERROR(s.num_runs.reserve(1));
+  const size_t bucket_bytes = size_t(p.windows) * m * sizeof(X);
+  PP_RETURN_IF_ERROR(s.buckets.reserve(bucket_bytes));
+  const size_t segs_per_window = m / p.segment;
+  const size_t segments = size_t(p.windows) * segs_per_window;
+  PP_RETURN_IF_ERROR(s.reduce[0].reserve(segments * sizeof(X)));
+  PP_RETURN_IF_ERROR(s.reduce[1].reserve(p.windows * ((segs_per_window + kReduceFan - 1) / kReduceFan) * sizeof(X)));
+
+  // CUB temporary storage: the largest of the three algorithms at the
+  // largest group (sizes only depend on the item counts).
+  size_t temp_bytes = 0;
+  {
+    size_t sort_bytes = 0, rle_bytes = 0, scan_bytes = 0;
+    cub::DoubleBuffer<uint32_t> dk(s.keys[0].data(), s.keys[1].data()), dv(s.vals[0].data(), s.vals[1].data());
+    PP_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, int(max_items), 0, int(p.key_bits),
+                                                stream));
+    PP_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(nullptr, rle_bytes, s.keys[0].data(), s.run_key.data(),
+                                                   s.run_cnt.data(), s.num_runs.data(), int(max_items), stream));
+    PP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, s.run_cnt.data(), s.run_off.data(),
+                                              int(max_runs + 1), stream));
+    temp_bytes = std::max({sort_bytes, rle_bytes, scan_bytes, size_t(1)});
+    PP_RETURN_IF_ERROR(s.cub_temp.reserve(temp_bytes));
+  }
+
+  // Zero bytes are the XYZZ identity (ZZ = 0): buckets nobody writes stay empty.
+  PP_CUDA_TRY(cudaMemsetAsync(s.buckets.data(), 0, bucket_bytes, stream));
+  X* buckets = as<X>(s.buckets);
+
+  for (unsigned j0 = 0; j0 < p.windows; j0 += p.group_windows) {
+    const unsigned jn = std::min(p.group_windows, p.windows - j0);
+    const size_t items = n * jn;
+    const int key_bits = int(p.c + bit_length(jn - 1));
+    digits_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(scalars, n, p.c, j0, jn, s.keys[0].data(),
+                                                             s.vals[0].data());
+    PP_CUDA_LAUNCHED("msm digits_kernel");
+
+    cub::DoubleBuffer<uint32_t> dk(s.keys[0].data(), s.keys[1].data()), dv(s.vals[0].data(), s.vals[1].data());
+    size_t bytes = temp_bytes;
+    PP_CUDA_TRY(cub::DeviceRadixSort::SortPairs(s.cub_temp.data(), bytes, dk, dv, int(items), 0, key_bits, stream));
+    const uint32_t* sorted_keys = dk.Current();
+    const uint32_t* sorted_vals = dv.Current();
+
+    bytes = temp_bytes;
+    PP_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(s.cub_temp.data(), bytes, sorted_keys, s.run_key.data(),
+                                                   s.run_cnt.data(), s.num_runs.data(), int(items), stream));
+    PP_ASSIGN_OR_RETURN(const uint32_t num, read_count(s.num_runs.data(), stream));
+    bytes = temp_bytes;
+    PP_CUDA_TRY(
+        cub::DeviceScan::ExclusiveSum(s.cub_temp.data(), bytes, s.run_cnt.data(), s.run_off.data(), int(num), stream));
+    const Runs runs{s.run_key.data(), s.run_off.data(), s.run_cnt.data(), s.run_ntasks.data(), s.run_toff.data(), num};
+    runs_init_kernel<Cfg><<<grid_for(num), kBlock, 0, stream>>>(runs, p.c);
+    PP_CUDA_LAUNCHED("msm runs_init_kernel");
+
+    for (unsigned level = 0;; ++level) {
+      runs_plan_kernel<Cfg><<<grid_for(num + 1), kBlock, 0, stream>>>(runs, p.task_len);
+      PP_CUDA_LAUNCHED("msm runs_plan_kernel");
+      bytes = temp_bytes;
+      PP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(s.cub_temp.data(), bytes, s.run_ntasks.data(), s.run_toff.data(),
+                                                int(num + 1), stream));
+      PP_ASSIGN_OR_RETURN(const uint32_t tasks, read_count(s.run_toff.data() + num, stream));
+      if (tasks == 0) break;
+      // Level k writes partial[k % 2] and reads partial[(k - 1) % 2]; the
+      // stream is idle here (read_count synced), so growing is safe.
+      DeviceBuffer<std::byte>& out = s.partial[level & 1];
+      PP_RETURN_IF_ERROR(out.reserve(size_t(tasks) * sizeof(X)));
+      if (level == 0) {
+        accumulate_points_kernel<Cfg><<<grid_for(tasks, B), B, 0, stream>>>(
+            runs, tasks, points, sorted_vals, p.task_len, p.c, j0, m, as<X>(out), buckets);
+        PP_CUDA_LAUNCHED("msm accumulate_points_kernel");
+      } else {
+        accumulate_sums_kernel<Cfg><<<grid_for(tasks, B), B, 0, stream>>>(
+            runs, tasks, as<X>(s.partial[(level - 1) & 1]), p.task_len, p.c, j0, m, as<X>(out), buckets);
+        PP_CUDA_LAUNCHED("msm accumulate_sums_kernel");
+      }
+      runs_advance_kernel<Cfg><<<grid_for(num), kBlock, 0, stream>>>(runs);
+      PP_CUDA_LAUNCHED("msm runs_advance_kernel");
+    }
+  }
+
+  // sum_b b * B_b per window: segments, then the tree.
+  reduce_segment_kernel<Cfg><<<grid_for(segments, B), B, 0, stream>>>(uint32_t(segments), buckets, m, p.segment,
+                                                                        as<X>(s.reduce[0]));
+  PP_CUDA_LAUNCHED("msm reduce_segment_kernel");
+  size_t cols = segs_per_window;
+  unsigned cur = 0;
+  while (cols > 1) {
+    const size_t cols_out = (cols + kReduceFan - 1) / kReduceFan;
+    const size_t total = size_t(p.windows) * cols_out;
+    reduce_rows_kernel<Cfg><<<grid_for(total, B), B, 0, stream>>>(uint32_t(total), as<X>(s.reduce[cur]), cols,
+                                                                    kReduceFan, cols_out, as<X>(s.reduce[cur ^ 1]));
+    PP_CUDA_LAUNCHED("msm reduce_rows_kernel");
+    cur ^= 1;
+    cols = cols_out;
+  }
+  std::vector<X> window_sums(p.windows);
+  PP_CUDA_TRY(cudaMemcpyAsync(window_sums.data(), s.reduce[cur].data(), p.windows * sizeof(X),
+                              cudaMemcpyDeviceToHost, stream));
+  PP_CUDA_TRY(cudaStreamSynchronize(stream));
+  return combine_windows<Cfg>(window_sums.data(), p.windows, p.c);
+}
+
+// ----- benchmark inputs ---------------------------------------------------
+
+// out[i] = +-base[i % nb] (negated on odd copies): n valid points from nb
+// distinct ones without an inversion per point.
+template <class Cfg>
+__global__ void expand_points_kernel(const ec::Affine<Cfg>* base, size_t nb, ec::Affine<Cfg>* out, size_t n) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const ec::Affine<Cfg> a = base[i % nb];
+  out[i] = ((i / nb) & 1) != 0 ? -a : a;
+}
+
+template <class Cfg>
+Status expand_points(const ec::Affine<Cfg>* base, size_t nb, ec::Affine<Cfg>* out, size_t n, cudaStream_t stream) {
+  if (n == 0) return Status::ok();
+  expand_points_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(base, nb, out, n);
+  PP_CUDA_LAUNCHED("msm expand_points_kernel");
+  return Status::ok();
+}
+
+}  // namespace proofpipe::cuda::msm_detail

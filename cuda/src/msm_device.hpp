@@ -1,0 +1,61 @@
+// The CUDA MSM on device-resident inputs (internal to cuda/): what the
+// backend calls with the key's points already on the device. The algorithm
+// is in msm.cuh, its per-thread bodies in proofpipe/cuda/msm_kernels.hpp.
+// Compiled by nvcc (msm_*.cu) and the host compiler (backend.cpp): no CUB
+// and no device code in this header.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "check.hpp"
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/cuda/msm.hpp"
+#include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ff/bls12_381.hpp"
+
+namespace proofpipe::cuda {
+
+// Device buffers one MSM needs, kept across calls and grown with reserve():
+// once warm (same or smaller n), an MSM allocates nothing. For G1 at 2^24
+// (c = 18, two sort groups of 2^27 pairs) about 2.1 GiB of pairs, 377 MB of
+// buckets (755 MB for G2) and ~0.5 GiB of partial sums at L = 64.
+// @not_thread_safe one MSM at a time per scratch.
+class MsmScratch {
+ public:
+  DeviceBuffer<uint32_t> keys[2], vals[2];  // sort pairs, double-buffered
+  DeviceBuffer<std::byte> cub_temp;         // radix sort / RLE / scan temp storage
+  DeviceBuffer<uint32_t> run_key, run_off, run_cnt, run_ntasks, run_toff;
+  DeviceBuffer<uint32_t> num_runs;          // RLE's run count (1 element)
+  DeviceBuffer<std::byte> partial[2];       // per-level partial bucket sums (XYZZ)
+  DeviceBuffer<std::byte> buckets;          // dense [window][bucket] XYZZ sums
+  DeviceBuffer<std::byte> reduce[2];        // segment sums and the tree above them
+};
+
+// sum scalars[i] * points[i]; points and scalars are device arrays of n
+// elements (affine points, identity (0,0) allowed; Montgomery Fr scalars).
+// Enqueues on `stream` and synchronises it before returning (a few small
+// read-backs size the launches); the last W window sums are combined on
+// the host. n < 2^31 (the pair value holds a 31-bit index).
+Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
+                             cudaStream_t stream);
+Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
+                             cudaStream_t stream);
+
+// Same with an explicit plan (MsmTuning in msm.hpp; 0 = the default for
+// each of c, L, S).
+Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
+                             cudaStream_t stream, const MsmTuning& tuning);
+Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
+                             cudaStream_t stream, const MsmTuning& tuning);
+
+// Benchmark inputs (msm_timing.cpp): out[i] = +-base[i % nb], n points from
+// nb distinct ones; and n pseudo-random scalars (below 2^254, Montgomery
+// form taken as is) from `seed`. Enqueued on `stream`, not synchronised.
+Status expand_points_g1(const ec::G1Affine* base, size_t nb, ec::G1Affine* out, size_t n, cudaStream_t stream);
+Status expand_points_g2(const ec::G2Affine* base, size_t nb, ec::G2Affine* out, size_t n, cudaStream_t stream);
+Status random_scalars(ff::Fr* out, size_t n, uint64_t seed, cudaStream_t stream);
+
+}  // namespace proofpipe::cuda

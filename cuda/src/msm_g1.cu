@@ -1,0 +1,50 @@
+// G1 instantiation of the CUDA MSM driver (msm.cuh), and the benchmark's
+// random scalars. G2 lives in msm_g2.cu so the two compile in parallel.
+#include "msm.cuh"
+
+namespace proofpipe::cuda {
+namespace {
+
+// splitmix64: a cheap, well-mixed 64-bit hash of (seed, i, limb).
+__device__ uint64_t mix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Limbs below 2^254 < r are a valid Montgomery representation of some
+// element, uniformly spread: good enough for timing.
+__global__ void random_scalars_kernel(ff::Fr* out, size_t n, uint64_t seed) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  ff::Fr f;
+  for (unsigned k = 0; k < 4; ++k) f.l[k] = mix64(seed ^ mix64(4 * i + k));
+  f.l[3] &= (uint64_t(1) << 62) - 1;
+  out[i] = f;
+}
+
+}  // namespace
+
+Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
+                             cudaStream_t stream) {
+  return msm_detail::msm_device<ec::G1Cfg>(points, scalars, n, scratch, stream, MsmTuning{});
+}
+
+Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
+                             cudaStream_t stream, const MsmTuning& tuning) {
+  return msm_detail::msm_device<ec::G1Cfg>(points, scalars, n, scratch, stream, tuning);
+}
+
+Status expand_points_g1(const ec::G1Affine* base, size_t nb, ec::G1Affine* out, size_t n, cudaStream_t stream) {
+  return msm_detail::expand_points<ec::G1Cfg>(base, nb, out, n, stream);
+}
+
+Status random_scalars(ff::Fr* out, size_t n, uint64_t seed, cudaStream_t stream) {
+  if (n == 0) return Status::ok();
+  random_scalars_kernel<<<grid_for(n), kBlock, 0, stream>>>(out, n, seed);
+  PP_CUDA_LAUNCHED("random_scalars_kernel");
+  return Status::ok();
+}
+
+}  // namespace proofpipe::cuda

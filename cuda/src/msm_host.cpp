@@ -1,0 +1,115 @@
+// Host-memory entry points of the CUDA MSM (proofpipe/cuda/msm.hpp): upload,
+// run msm_*_device (msm.cuh), free. And the benchmark timing with resident
+// random inputs. Host compiler only (fmt for messages, the CPU curve code
+// for the benchmark's points).
+#include "proofpipe/cuda/msm.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "check.hpp"
+#include "msm_device.hpp"
+#include "proofpipe/cuda/device.hpp"
+#include "proofpipe/ec/batch_normalize.hpp"
+
+namespace proofpipe::cuda {
+namespace {
+
+template <class Cfg>
+Result<ec::Jacobian<Cfg>> run_device(const ec::Affine<Cfg>* p, const ff::Fr* s, size_t n, MsmScratch& scratch,
+                                     cudaStream_t stream, const MsmTuning& tuning) {
+  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
+    return msm_g1_device(p, s, n, scratch, stream, tuning);
+  else
+    return msm_g2_device(p, s, n, scratch, stream, tuning);
+}
+
+template <class Cfg>
+Result<ec::Jacobian<Cfg>> msm_from_host(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
+                                        const MsmTuning& tuning) {
+  if (points.size() != scalars.size())
+    return make_error(ErrorCode::kInvalidArgument, "cuda msm: {} points, {} scalars", points.size(), scalars.size());
+  const size_t n = points.size();
+  if (n == 0) return ec::Jacobian<Cfg>::identity();
+  if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "cuda msm: no CUDA device");
+  Stream stream;
+  PP_RETURN_IF_ERROR(stream.create());
+  DeviceBuffer<ec::Affine<Cfg>> dp;
+  DeviceBuffer<ff::Fr> ds;
+  PP_RETURN_IF_ERROR(dp.allocate(n));
+  PP_RETURN_IF_ERROR(ds.allocate(n));
+  PP_RETURN_IF_ERROR(dp.upload(points.data(), n, stream.get()));
+  PP_RETURN_IF_ERROR(ds.upload(scalars.data(), n, stream.get()));
+  MsmScratch scratch;
+  return run_device<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), tuning);
+}
+
+// 2^min(log_n, 18) distinct points (consecutive multiples of a random
+// point, one inversion), expanded on the device to n = 2^log_n by repeating
+// and negating: the sorted gather still spans 24 MB (G1) of distinct points.
+template <class Cfg>
+Result<double> time_msm(unsigned log_n, int reps) {
+  if (log_n > 28 || reps < 1)
+    return make_error(ErrorCode::kInvalidArgument, "time_msm: log_n {} (<= 28), reps {} (>= 1)", log_n, reps);
+  if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "time_msm: no CUDA device");
+  const size_t n = size_t(1) << log_n, nb = size_t(1) << std::min(log_n, 18u);
+  std::mt19937_64 rng(0x5eed'0000 + log_n);
+  const auto g = ec::generator<Cfg>();
+  std::vector<ec::Jacobian<Cfg>> jac(nb);
+  ec::Jacobian<Cfg> acc = ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), ff::Fr::random(rng));
+  for (auto& j : jac) j = acc = acc.add_affine(g);
+  std::vector<ec::Affine<Cfg>> base(nb);
+  ec::batch_to_affine<Cfg>(jac, base);
+
+  Stream stream;
+  PP_RETURN_IF_ERROR(stream.create());
+  DeviceBuffer<ec::Affine<Cfg>> dbase, dp;
+  DeviceBuffer<ff::Fr> ds;
+  PP_RETURN_IF_ERROR(dbase.allocate(nb));
+  PP_RETURN_IF_ERROR(dp.allocate(n));
+  PP_RETURN_IF_ERROR(ds.allocate(n));
+  PP_RETURN_IF_ERROR(dbase.upload(base.data(), nb, stream.get()));
+  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
+    PP_RETURN_IF_ERROR(expand_points_g1(dbase.data(), nb, dp.data(), n, stream.get()));
+  else
+    PP_RETURN_IF_ERROR(expand_points_g2(dbase.data(), nb, dp.data(), n, stream.get()));
+  PP_RETURN_IF_ERROR(random_scalars(ds.data(), n, rng(), stream.get()));
+  PP_RETURN_IF_ERROR(stream.sync());
+
+  MsmScratch scratch;
+  std::vector<double> ms;
+  for (int r = -1; r < reps; ++r) {  // r = -1: warm-up (allocates the scratch)
+    const auto t0 = std::chrono::steady_clock::now();
+    auto res = run_device<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), MsmTuning{});
+    if (!res) return res.status();
+    const auto t1 = std::chrono::steady_clock::now();
+    if (r >= 0) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) {
+  return msm_from_host<ec::G1Cfg>(points, scalars, MsmTuning{});
+}
+Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) {
+  return msm_from_host<ec::G2Cfg>(points, scalars, MsmTuning{});
+}
+Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars,
+                      const MsmTuning& tuning) {
+  return msm_from_host<ec::G1Cfg>(points, scalars, tuning);
+}
+Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars,
+                      const MsmTuning& tuning) {
+  return msm_from_host<ec::G2Cfg>(points, scalars, tuning);
+}
+
+Result<double> time_msm_g1_ms(unsigned log_n, int reps) { return time_msm<ec::G1Cfg>(log_n, reps); }
+Result<double> time_msm_g2_ms(unsigned log_n, int reps) { return time_msm<ec::G2Cfg>(log_n, reps); }
+
+}  // namespace proofpipe::cuda

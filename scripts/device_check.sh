@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The device check for a lent H200 (DEVELOPERS: one prepared script, run once).
+#
+# The device machine has nvcc, CMake and ninja but none of our apt packages
+# (spdlog, zmq, gtest, GMP, ...) and no network, so the build happens HERE,
+# for sm_90, and the binaries travel with the shared libraries they need:
+#
+#   here:    scripts/device_check.sh prepare
+#            -> build-device/bin (gpu tests, proofpipe + workers, device bench)
+#               build-device/lib (their non-glibc shared libraries)
+#   device:  run(command="scripts/device_check.sh", carry=["build-device/bin",
+#                "build-device/lib"], timeout_s=540)
+#
+# On the device it runs the gpu-labelled tests, the device benchmarks (field
+# mul rate, NTT and H step 2^20..2^24, G1 MSM 2^20..2^24, G2 MSM 2^20, CPU
+# references in the same run), one full pipeline run at 2^20 x 4 with the CUDA
+# backend and the same with the CPU backend, and prints a short table last.
+# Everything it measured lands in $OUT (gpu_tests.xml, device_bench.jsonl,
+# pipeline logs, the CUDA run's proofs as proofs.tar.gz, to check with
+# snarkjs back here: there is no node on the device). Budget: under 8 min.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BD=build-device
+
+prepare() {
+    set -e
+    cmake -S . -B "$BD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPP_STRICT=ON -DPP_CUDA=ON \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DPP_NATIVE=OFF >/dev/null
+    cmake --build "$BD" -j "$(nproc)" --target pp_gpu_tests proofpipe proofpipe-gpu-worker \
+        proofpipe-synth-worker pp_device_bench
+    rm -rf "$BD/lib" && mkdir -p "$BD/lib"
+    # Every shared library the binaries load except the C/C++ runtime, which
+    # the device image has in newer versions (glibc and libstdc++ are
+    # backward compatible; the libraries below are not there at all).
+    for b in pp_gpu_tests proofpipe proofpipe-gpu-worker proofpipe-synth-worker pp_device_bench; do
+        ldd "$BD/bin/$b" | awk '$3 ~ /^\// {print $3}'
+    done | sort -u | grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
+        while read -r lib; do cp -L "$lib" "$BD/lib/"; done
+    echo "$ROOT" >"$BD/bin/BUILT_AT"  # the absolute paths compiled into the binaries
+    du -sh "$BD/bin" "$BD/lib"
+    echo "next: run(command=\"scripts/device_check.sh\", carry=[\"$BD/bin\", \"$BD/lib\"], timeout_s=540)"
+}
+
+on_device() {
+    local out="${OUT:-/tmp/device_check_out}" t0 rc_tests rc_bench
+    mkdir -p "$out"
+    export LD_LIBRARY_PATH="$ROOT/$BD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    t0=$(date +%s)
+    # The binaries carry this checkout's absolute paths (test data, bin dir):
+    # make them resolve on the device's copy of the tree.
+    local built_root
+    built_root=$(cat "$BD/bin/BUILT_AT" 2>/dev/null)
+    if [[ -n $built_root && $built_root != "$ROOT" && ! -e $built_root ]]; then
+        mkdir -p "$(dirname "$built_root")" && ln -sfn "$ROOT" "$built_root"
+    fi
+    nvidia-smi -L || true
+    echo "== gpu tests"
+    timeout 240 "$BD/bin/pp_gpu_tests" --gtest_output="xml:$out/gpu_tests.xml" 2>&1 | tee "$out/gpu_tests.log" | tail -40
+    rc_tests=${PIPESTATUS[0]}
+    echo "== device benchmarks"
+    timeout 240 "$BD/bin/pp_device_bench" --reps 5 --json "$out/device_bench.jsonl" 2>&1 | tee "$out/device_bench.log"
+    rc_bench=${PIPESTATUS[0]}
+    echo "== pipeline 2^20 x 4: cuda vs cpu backend"
+    local w="/tmp/pp_gen_20_4" pipe_cuda="-" pipe_cpu="-"
+    if "$BD/bin/proofpipe" gen --constraints $(( (1 << 20) - 8 )) --partitions 4 --out "$w" >"$out/gen.log" 2>&1; then
+        local args=() backend s e
+        for f in "$w"/*.wtns; do args+=(--witness "$f"); done
+        for backend in cuda cpu; do
+            rm -rf "/tmp/pp_out_$backend"
+            s=$(date +%s.%N)
+            if PROOFPIPE_NO_PROGRESS=1 timeout 120 "$BD/bin/proofpipe" run --zkey "$w/circuit.zkey" "${args[@]}" \
+                --out "/tmp/pp_out_$backend" --synth-workers 4 --gpu-workers 1 --slots 3 --backend "$backend" \
+                >"$out/run_$backend.log" 2>&1; then
+                e=$(date +%s.%N)
+                printf -v "pipe_$backend" '%s s' "$(awk -v a="$s" -v b="$e" 'BEGIN {printf "%.2f", b - a}')"
+            else
+                tail -20 "$out/run_$backend.log"
+            fi
+        done
+        cp "$w/verification_key.json" /tmp/pp_out_cuda/ 2>/dev/null
+        tar -C /tmp -czf "$out/proofs.tar.gz" pp_out_cuda 2>/dev/null
+    else
+        tail -5 "$out/gen.log"
+    fi
+    local passed failed skipped
+    passed=$(grep -c '^\[       OK \]' "$out/gpu_tests.log")
+    failed=$(grep -c '^\[  FAILED  \].*ms)' "$out/gpu_tests.log")
+    skipped=$(grep -c '^\[  SKIPPED \]' "$out/gpu_tests.log")
+    echo
+    echo "== device check summary ($(( $(date +%s) - t0 )) s)"
+    echo "gpu tests: exit $rc_tests, $passed passed, $failed failed, $skipped skipped"
+    echo "device bench: exit $rc_bench"
+    sed -n '/^$/,$p' "$out/device_bench.log" | tail -20
+    echo "pipeline 2^20 x 4 (4 synth, 1 gpu, 3 slots): cuda $pipe_cuda, cpu $pipe_cpu"
+    [[ $rc_tests == 0 && $rc_bench == 0 ]]
+}
+
+case "${1:-run}" in
+    prepare) prepare ;;
+    run) on_device ;;
+    *) echo "usage: $0 [prepare|run]" >&2; exit 2 ;;
+esac
