@@ -32,10 +32,12 @@ prepare() {
     rm -rf "$BD/lib" && mkdir -p "$BD/lib"
     # Every shared library the binaries load except the C/C++ runtime, which
     # the device image has in newer versions (glibc and libstdc++ are
-    # backward compatible; the libraries below are not there at all).
+    # backward compatible; the libraries below are not there at all). All of
+    # glibc's own libraries stay behind: libresolv & co. use GLIBC_PRIVATE
+    # symbols and load only next to their own libc.
     for b in pp_gpu_tests proofpipe proofpipe-gpu-worker proofpipe-synth-worker pp_device_bench; do
         ldd "$BD/bin/$b" | awk '$3 ~ /^\// {print $3}'
-    done | sort -u | grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
+    done | sort -u | grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libresolv|libutil|libanl|libnss_[a-z]+|ld-linux[^/]*)\.so' |
         while read -r lib; do cp -L "$lib" "$BD/lib/"; done
     # The device tool carries at most 64 MiB with the tree: drop the symbols
     # (the CUDA fatbins, ~10 MB per binary, stay).
