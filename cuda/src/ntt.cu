@@ -117,28 +117,27 @@ nttk::TileArgs tile_args(Fr* x, unsigned log_n, const NttTables& t) {
   return a;
 }
 
+// One global DIF pass at level l: radix 4 (levels l, l-1) or radix 2.
+template <bool Inv>
+void launch_dif_pass(Fr* x, const Fr* tw, unsigned log_n, unsigned l, unsigned radix, cudaStream_t s) {
+  if (radix == 4) {
+    dif_r4_kernel<Inv><<<grid_for(size_t(1) << (log_n - 2), kGT), kGT, 0, s>>>(x, tw, log_n, l);
+  } else {
+    dif_r2_kernel<Inv><<<grid_for(size_t(1) << (log_n - 1), kGT), kGT, 0, s>>>(x, tw, log_n, l);
+  }
+}
+
 // Global DIF passes (levels k-1 .. tile_bits), forward or inverse.
 Status launch_dif_global(Fr* x, unsigned log_n, bool inv, const NttTables& t, cudaStream_t s) {
   const nttk::GlobalPlan p = nttk::dif_plan(log_n);
   for (unsigned i = 0; i < p.count; ++i) {
-    const unsigned l = p.pass[i].l;
-    if (p.pass[i].radix == 4) {
-      const unsigned g = grid_for(size_t(1) << (log_n - 2), kGT);
-      if (inv) {
-        dif_r4_kernel<true><<<g, kGT, 0, s>>>(x, t.tw, log_n, l);
-      } else {
-        dif_r4_kernel<false><<<g, kGT, 0, s>>>(x, t.tw, log_n, l);
-      }
-      PP_CUDA_LAUNCHED("ntt dif_r4_kernel");
+    const unsigned l = p.pass[i].l, radix = p.pass[i].radix;
+    if (inv) {
+      launch_dif_pass<true>(x, t.tw, log_n, l, radix, s);
     } else {
-      const unsigned g = grid_for(size_t(1) << (log_n - 1), kGT);
-      if (inv) {
-        dif_r2_kernel<true><<<g, kGT, 0, s>>>(x, t.tw, log_n, l);
-      } else {
-        dif_r2_kernel<false><<<g, kGT, 0, s>>>(x, t.tw, log_n, l);
-      }
-      PP_CUDA_LAUNCHED("ntt dif_r2_kernel");
+      launch_dif_pass<false>(x, t.tw, log_n, l, radix, s);
     }
+    PP_CUDA_LAUNCHED(radix == 4 ? "ntt dif_r4_kernel" : "ntt dif_r2_kernel");
   }
   return Status::ok();
 }
