@@ -17,6 +17,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -26,18 +27,12 @@
 #include "msm_device.hpp"
 #include "ntt_device.hpp"
 #include "proofpipe/cuda/device.hpp"
+#include "proofpipe/cuda/ntt.hpp"
+#include "proofpipe/groth16/proving_key.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 
 namespace proofpipe::cuda {
 namespace {
-
-bool is_power_of_two(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
-
-unsigned log2_exact(size_t n) {
-  unsigned k = 0;
-  while ((size_t(1) << k) < n) ++k;
-  return k;
-}
 
 // A device copy of one span of key points. The span's address and length
 // name it; the first and last points are kept to catch a caller that reuses
@@ -58,10 +53,8 @@ class CudaBackend final : public groth16::ProverBackend {
   std::string_view name() const override { return "cuda"; }
 
   Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
+    PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(a.size(), b.size(), c.size()));
     const size_t n = a.size();
-    if (b.size() != n || c.size() != n || !is_power_of_two(n) || n > (size_t(1) << ntt::kMaxLogSize))
-      return make_error(ErrorCode::kInvalidArgument, "compute_h: sizes {}, {}, {} (need equal powers of two <= 2^{})",
-                        n, b.size(), c.size(), ntt::kMaxLogSize);
     cudaStream_t s = stream_.get();
     PP_RETURN_IF_ERROR(da_.reserve(n));
     PP_RETURN_IF_ERROR(db_.reserve(n));
@@ -69,7 +62,7 @@ class CudaBackend final : public groth16::ProverBackend {
     PP_RETURN_IF_ERROR(da_.upload(a.data(), n, s));
     PP_RETURN_IF_ERROR(db_.upload(b.data(), n, s));
     PP_RETURN_IF_ERROR(dc_.upload(c.data(), n, s));
-    PP_RETURN_IF_ERROR(compute_h_device(da_.data(), db_.data(), dc_.data(), log2_exact(n), s));
+    PP_RETURN_IF_ERROR(compute_h_device(da_.data(), db_.data(), dc_.data(), log_n, s));
     PP_RETURN_IF_ERROR(da_.download(a.data(), n, s));
     return stream_.sync();
   }
@@ -90,6 +83,20 @@ class CudaBackend final : public groth16::ProverBackend {
     PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::G2Affine)));
     PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
     return msm_g2_device(reinterpret_cast<const ec::G2Affine*>(dp), ds, points.size(), scratch_, stream_.get());
+  }
+
+  // One-time work before the first proof: the NTT tables of the domain,
+  // the per-proof buffers at full size, and every key section resident.
+  Status prepare(const groth16::ProvingKey& pk) override {
+    PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(pk.domain_size, pk.domain_size, pk.domain_size));
+    PP_RETURN_IF_ERROR(ntt_tables(log_n).status());
+    for (DeviceBuffer<ff::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(pk.domain_size));
+    PP_RETURN_IF_ERROR(scalars_.reserve(std::max<size_t>(pk.domain_size, pk.n_vars)));
+    for (std::span<const ec::G1Affine> pts : {pk.a, pk.b1, pk.c, pk.h}) {
+      if (!pts.empty()) PP_RETURN_IF_ERROR(resident(std::as_bytes(pts), sizeof(ec::G1Affine)).status());
+    }
+    if (!pk.b2.empty()) PP_RETURN_IF_ERROR(resident(std::as_bytes(pk.b2), sizeof(ec::G2Affine)).status());
+    return stream_.sync();
   }
 
   Status pin_host_memory(void* p, size_t bytes) override {
@@ -152,6 +159,13 @@ Result<std::unique_ptr<groth16::ProverBackend>> make_cuda_backend() {
   auto backend = std::make_unique<CudaBackend>();
   PP_RETURN_IF_ERROR(backend->init());
   return std::unique_ptr<groth16::ProverBackend>(std::move(backend));
+}
+
+// proofpipe/cuda/ntt.hpp's host-span H step: a backend for one call.
+Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) {
+  CudaBackend backend;
+  PP_RETURN_IF_ERROR(backend.init());
+  return backend.compute_h(a, b, c);
 }
 
 Result<std::unique_ptr<groth16::ProverBackend>> make_backend(groth16::BackendKind kind, std::string* notice) {

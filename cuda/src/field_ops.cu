@@ -6,6 +6,7 @@
 #include <string>
 
 #include "check.hpp"
+#include "timing.hpp"
 
 namespace proofpipe::cuda {
 namespace {
@@ -74,15 +75,6 @@ Status batch(FieldOp op, const F* a, const F* b, F* out, size_t n) {
   return Status::ok();
 }
 
-// Events destroyed on every path out.
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  ~EventPair() {
-    if (start != nullptr) (void)cudaEventDestroy(start);
-    if (stop != nullptr) (void)cudaEventDestroy(stop);
-  }
-};
-
 template <class F, MulPath Path>
 Result<double> mul_rate(unsigned chain, size_t threads) {
   DeviceBuffer<F> x, y;
@@ -90,19 +82,14 @@ Result<double> mul_rate(unsigned chain, size_t threads) {
   PP_RETURN_IF_ERROR(y.allocate(threads));
   chain_init_kernel<<<grid_for(threads), kBlock>>>(x.data(), y.data(), threads);
   PP_CUDA_LAUNCHED("chain_init_kernel");
-  // Warm-up: module load and clocks, with a short chain.
-  mul_chain_kernel<Path><<<grid_for(threads), kBlock>>>(x.data(), y.data(), 8, threads);
-  PP_CUDA_LAUNCHED("mul_chain_kernel (warm-up)");
+  // Median of 3 timed launches after one warm-up launch (module load, clocks).
   EventPair ev;
-  PP_CUDA_TRY(cudaEventCreate(&ev.start));
-  PP_CUDA_TRY(cudaEventCreate(&ev.stop));
-  PP_CUDA_TRY(cudaEventRecord(ev.start, nullptr));
-  mul_chain_kernel<Path><<<grid_for(threads), kBlock>>>(x.data(), y.data(), chain, threads);
-  PP_CUDA_LAUNCHED("mul_chain_kernel");
-  PP_CUDA_TRY(cudaEventRecord(ev.stop, nullptr));
-  PP_CUDA_TRY(cudaEventSynchronize(ev.stop));
-  float ms = 0;
-  PP_CUDA_TRY(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+  PP_ASSIGN_OR_RETURN(const double ms, median_ms(3, [&] {
+                        return ev.time_ms(nullptr, [&] {
+                          mul_chain_kernel<Path><<<grid_for(threads), kBlock>>>(x.data(), y.data(), chain, threads);
+                          return launch_status("mul_chain_kernel");
+                        });
+                      }));
   if (!(ms > 0)) return Status(ErrorCode::kInternal, "time_mul_rate: the timed launch took no measurable time");
   return double(threads) * double(chain) / (double(ms) * 1e-3);
 }

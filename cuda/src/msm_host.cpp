@@ -5,7 +5,6 @@
 #include "proofpipe/cuda/msm.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "msm_device.hpp"
 #include "proofpipe/cuda/device.hpp"
 #include "proofpipe/ec/batch_normalize.hpp"
+#include "timing.hpp"
 
 namespace proofpipe::cuda {
 namespace {
@@ -79,17 +79,12 @@ Result<double> time_msm(unsigned log_n, int reps) {
   PP_RETURN_IF_ERROR(random_scalars(ds.data(), n, rng(), stream.get()));
   PP_RETURN_IF_ERROR(stream.sync());
 
-  MsmScratch scratch;
-  std::vector<double> ms;
-  for (int r = -1; r < reps; ++r) {  // r = -1: warm-up (allocates the scratch)
-    const auto t0 = std::chrono::steady_clock::now();
-    auto res = run_device<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), MsmTuning{});
-    if (!res) return res.status();
-    const auto t1 = std::chrono::steady_clock::now();
-    if (r >= 0) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  MsmScratch scratch;  // allocated by median_ms's warm-up run
+  return median_ms(reps, [&] {
+    return wall_time_ms([&] {
+      return run_device<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), MsmTuning{}).status();
+    });
+  });
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The CUDA Fr NTT and H step: thin kernels around the per-thread bodies of
 // proofpipe/cuda/ntt_kernels.hpp, the launch sequences of ntt_device.hpp, and
-// the host-span and timing entry points of proofpipe/cuda/ntt.hpp.
+// the host-span ntt and the timing entry points of proofpipe/cuda/ntt.hpp
+// (the host-span compute_h is backend.cpp's CudaBackend).
 //
 // H chain for one vector (compute_h_device runs it for b, c, then a):
 //   global inverse DIF passes (levels k-1 .. 10, two per launch)
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "ntt_device.hpp"
+#include "timing.hpp"
 #include "proofpipe/cuda/ntt_kernels.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 
@@ -194,45 +196,10 @@ Result<unsigned> log2_size(size_t n, const char* what) {
   return k;
 }
 
-// A cudaEvent pair for one timed run.
-struct Events {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  ~Events() {
-    if (start != nullptr) (void)cudaEventDestroy(start);
-    if (stop != nullptr) (void)cudaEventDestroy(stop);
-  }
-  Status create() {
-    PP_CUDA_TRY(cudaEventCreate(&start));
-    PP_CUDA_TRY(cudaEventCreate(&stop));
-    return Status::ok();
-  }
-};
-
 Status fill_random(Fr* x, size_t n, uint64_t seed, cudaStream_t s) {
   fill_kernel<<<grid_for(n, kGT), kGT, 0, s>>>(x, n, seed);
   PP_CUDA_LAUNCHED("ntt fill_kernel");
   return Status::ok();
-}
-
-// Median device time of reps runs of `run` (after one warm-up run).
-template <class Run>
-Result<double> time_median(int reps, cudaStream_t s, Run&& run) {
-  if (reps < 1) return Status(ErrorCode::kInvalidArgument, "ntt timing: reps must be >= 1");
-  PP_RETURN_IF_ERROR(run());
-  Events ev;
-  PP_RETURN_IF_ERROR(ev.create());
-  std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) {
-    PP_CUDA_TRY(cudaEventRecord(ev.start, s));
-    PP_RETURN_IF_ERROR(run());
-    PP_CUDA_TRY(cudaEventRecord(ev.stop, s));
-    PP_CUDA_TRY(cudaEventSynchronize(ev.stop));
-    float t = 0;
-    PP_CUDA_TRY(cudaEventElapsedTime(&t, ev.start, ev.stop));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
 }
 
 }  // namespace
@@ -271,25 +238,6 @@ Status ntt(std::span<Fr> x, NttOp op) {
   return st.sync();
 }
 
-Status compute_h(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
-  PP_ASSIGN_OR_RETURN(const unsigned log_n, log2_size(a.size(), "cuda::compute_h"));
-  if (b.size() != a.size() || c.size() != a.size())
-    return Status(ErrorCode::kInvalidArgument, "cuda::compute_h: a, b, c differ in size");
-  const size_t n = a.size();
-  Stream st;
-  PP_RETURN_IF_ERROR(st.create());
-  DeviceBuffer<Fr> da, db, dc;
-  PP_RETURN_IF_ERROR(da.allocate(n));
-  PP_RETURN_IF_ERROR(db.allocate(n));
-  PP_RETURN_IF_ERROR(dc.allocate(n));
-  PP_RETURN_IF_ERROR(da.upload(a.data(), n, st.get()));
-  PP_RETURN_IF_ERROR(db.upload(b.data(), n, st.get()));
-  PP_RETURN_IF_ERROR(dc.upload(c.data(), n, st.get()));
-  PP_RETURN_IF_ERROR(compute_h_device(da.data(), db.data(), dc.data(), log_n, st.get()));
-  PP_RETURN_IF_ERROR(da.download(a.data(), n, st.get()));
-  return st.sync();
-}
-
 Result<double> time_ntt_ms(unsigned log_n, NttOp op, int reps) {
   if (log_n > ntt::kMaxLogSize) return bad_size("time_ntt_ms", log_n);
   const size_t n = size_t(1) << log_n;
@@ -298,7 +246,8 @@ Result<double> time_ntt_ms(unsigned log_n, NttOp op, int reps) {
   DeviceBuffer<Fr> d;
   PP_RETURN_IF_ERROR(d.allocate(n));
   PP_RETURN_IF_ERROR(fill_random(d.data(), n, 1, st.get()));
-  return time_median(reps, st.get(), [&] { return ntt_device(d.data(), log_n, op, st.get()); });
+  EventPair ev;
+  return median_ms(reps, [&] { return ev.time_ms(st.get(), [&] { return ntt_device(d.data(), log_n, op, st.get()); }); });
 }
 
 Result<double> time_compute_h_ms(unsigned log_n, int reps) {
@@ -313,8 +262,10 @@ Result<double> time_compute_h_ms(unsigned log_n, int reps) {
   PP_RETURN_IF_ERROR(fill_random(da.data(), n, 1, st.get()));
   PP_RETURN_IF_ERROR(fill_random(db.data(), n, 2, st.get()));
   PP_RETURN_IF_ERROR(fill_random(dc.data(), n, 3, st.get()));
-  return time_median(reps, st.get(),
-                     [&] { return compute_h_device(da.data(), db.data(), dc.data(), log_n, st.get()); });
+  EventPair ev;
+  return median_ms(reps, [&] {
+    return ev.time_ms(st.get(), [&] { return compute_h_device(da.data(), db.data(), dc.data(), log_n, st.get()); });
+  });
 }
 
 }  // namespace proofpipe::cuda

@@ -3,23 +3,19 @@
 #include <cstring>
 
 #include "proofpipe/groth16/backend.hpp"
+#include "proofpipe/groth16/proving_key.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 
 namespace proofpipe::groth16 {
 namespace {
 
-bool is_power_of_two(size_t n) { return n != 0 && (n & (n - 1)) == 0; }
-
 class CpuBackend final : public ProverBackend {
  public:
   std::string_view name() const override { return "cpu"; }
 
   Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
-    if (a.size() != b.size() || a.size() != c.size() || !is_power_of_two(a.size()) ||
-        a.size() > (size_t(1) << ntt::kMaxLogSize))
-      return make_error(ErrorCode::kInvalidArgument, "compute_h: sizes {}, {}, {} (need equal powers of two <= 2^{})",
-                        a.size(), b.size(), c.size(), ntt::kMaxLogSize);
+    PP_RETURN_IF_ERROR(h_step_log_size(a.size(), b.size(), c.size()).status());
     ntt::compute_h_odd_coset(a, b, c);
     return Status::ok();
   }
@@ -35,9 +31,27 @@ class CpuBackend final : public ProverBackend {
       return make_error(ErrorCode::kInvalidArgument, "msm_g2: {} points, {} scalars", points.size(), scalars.size());
     return msm::msm_g2(points, scalars);
   }
+
+  // The domain's table is built on first use, which must not happen inside
+  // a parallel_for (ntt.hpp): here, at set-up, it cannot.
+  Status prepare(const ProvingKey& pk) override {
+    PP_ASSIGN_OR_RETURN(const unsigned log_n, h_step_log_size(pk.domain_size, pk.domain_size, pk.domain_size));
+    (void)ntt::Domain::get(log_n);
+    return Status::ok();
+  }
 };
 
 }  // namespace
+
+Result<unsigned> h_step_log_size(size_t a, size_t b, size_t c) {
+  const bool pow2 = a != 0 && (a & (a - 1)) == 0;
+  if (b != a || c != a || !pow2 || a > (size_t(1) << ntt::kMaxLogSize))
+    return make_error(ErrorCode::kInvalidArgument, "compute_h: sizes {}, {}, {} (need equal powers of two <= 2^{})", a,
+                      b, c, ntt::kMaxLogSize);
+  unsigned k = 0;
+  while ((size_t(1) << k) < a) ++k;
+  return k;
+}
 
 Result<BackendKind> parse_backend_kind(std::string_view text) {
   if (text == "auto") return BackendKind::kAuto;

@@ -18,6 +18,7 @@
 #include "proofpipe/groth16/verifier.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "support/cli.hpp"
+#include "support/prove_with.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -53,6 +54,11 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
     ASSERT_TRUE(zkey) << zkey.status().message();
     const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
     const auto vk = formats::verification_key_from_zkey(*zkey);
+    // As the GPU worker does at set-up: tables built, points resident.
+    for (groth16::ProverBackend* be : {cpu.get(), cuda_backend->get()}) {
+      const Status st = be->prepare(pk);
+      ASSERT_TRUE(st) << be->name() << ": " << st.message();
+    }
     for (const char* w : {"w00.wtns", "w01.wtns"}) {
       auto witness = formats::load_wtns(dir / w);
       ASSERT_TRUE(witness) << witness.status().message();
@@ -60,12 +66,8 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
       groth16::Proof proofs[2];
       groth16::ProverBackend* backends[2] = {cpu.get(), cuda_backend->get()};
       for (int i = 0; i < 2; ++i) {
-        std::vector<ff::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
-        ASSERT_TRUE(groth16::synthesize(pk, witness->values, a, b, c));
-        auto prepared = groth16::prove_start(*backends[i], pk, witness->values, a, b, c);
-        ASSERT_TRUE(prepared) << prepared.status().message();
-        auto proof = groth16::prove_finish_with(*backends[i], pk, *prepared, r, s);
-        ASSERT_TRUE(proof) << proof.status().message();
+        auto proof = prove_with(*backends[i], pk, witness->values, r, s);
+        ASSERT_TRUE(proof) << backends[i]->name() << ": " << proof.status().message();
         proofs[i] = *proof;
       }
       EXPECT_TRUE(proofs[0] == proofs[1]) << w;

@@ -1,0 +1,21 @@
+// A whole proof through one backend with given r and s (synthesize, start,
+// finish_with), for tests that compare backends or set-up states: the same
+// key, witness, r and s must give the same proof bit for bit.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "proofpipe/groth16/prover.hpp"
+
+namespace proofpipe::test {
+
+inline Result<groth16::Proof> prove_with(groth16::ProverBackend& backend, const groth16::ProvingKey& pk,
+                                         std::span<const ff::Fr> witness, const ff::Fr& r, const ff::Fr& s) {
+  std::vector<ff::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
+  PP_RETURN_IF_ERROR(groth16::synthesize(pk, witness, a, b, c));
+  PP_ASSIGN_OR_RETURN(auto started, groth16::prove_start(backend, pk, witness, a, b, c));
+  return groth16::prove_finish_with(backend, pk, started, r, s);
+}
+
+}  // namespace proofpipe::test
