@@ -23,11 +23,13 @@ struct WorkerSlot {
   std::string kill_reason;     // set when the coordinator SIGKILLs it
   std::string peer;            // its routing id
   bool hello = false;
+  bool ever_hello = false;  // some incarnation of this seat got through its set-up
   bool waiting = false;    // synth: asked for a slot
   int partition = kNone;   // synth: the one it writes; gpu: dispatched/proving
   uint32_t consecutive_deaths = 0;
   double respawn_at = -1;  // run clock; < 0: no respawn pending
   bool retired = false;    // crash-loop breaker tripped
+  std::string retired_because;  // for the run's abort reason
   SeatReport report;
 };
 

@@ -37,6 +37,7 @@ void Pipeline::on_message(const ipc::Envelope& env) {
   spdlog::trace("{}", ipc::describe(h));
   if (h.type == MsgType::kHello) {
     w->hello = true;
+    w->ever_hello = true;
     return;
   }
   if (w->role == ipc::Role::kSynth) {

@@ -26,6 +26,11 @@ using shm::SlotState;
 // Five deaths in a row without finishing a unit of work: the seat is in a
 // crash loop (bad binary, bad key, a cap far too small) and is retired.
 constexpr uint32_t kCrashLoopLimit = 5;
+// A seat none of whose workers ever got through set-up (HELLO), exiting with
+// the set-up or usage code: the cause is almost always one that repeats (no
+// CUDA device for --backend cuda, an unreadable key, a bad binary), so it is
+// retired after one retry rather than five.
+constexpr uint32_t kSetupFailureLimit = 2;
 // Respawn backoff: 100 ms doubling per consecutive death, at most 5 s.
 constexpr double kBackoffBaseS = 0.1;
 constexpr double kBackoffCapS = 5.0;
@@ -187,8 +192,17 @@ void Pipeline::on_death(WorkerSlot& w, const ExitInfo& info) {
   w.hello = false;
 
   w.consecutive_deaths += 1;
+  const bool setup_exit = info.exit_code == ipc::kWorkerExitSetup || info.exit_code == ipc::kWorkerExitUsage;
+  if (setup_exit && !w.ever_hello && w.consecutive_deaths >= kSetupFailureLimit) {
+    w.retired = true;
+    w.retired_because = fmt::format("its set-up failed {} times in a row ({}; the reason is in its log above)",
+                                    w.consecutive_deaths, info.describe());
+    spdlog::error("{}: {}: not restarted", who, w.retired_because);
+    return;
+  }
   if (w.consecutive_deaths >= kCrashLoopLimit) {
     w.retired = true;
+    w.retired_because = fmt::format("it crashed {} times in a row", w.consecutive_deaths);
     spdlog::error("{} died {} times in a row: not restarted", who, w.consecutive_deaths);
     return;
   }
@@ -266,6 +280,7 @@ void Pipeline::respawn_due() {
     if (Status st = spawn(w); !st) {
       spdlog::error("cannot restart {}: {}", seat_name(w), st.message());
       w.retired = true;
+      w.retired_because = "it could not be restarted: " + st.message();
       continue;
     }
     ++report_.restarts;
@@ -293,8 +308,11 @@ void Pipeline::abort_if_no_workers() {
     const bool any = std::any_of(workers_.begin(), workers_.end(),
                                  [&](const WorkerSlot& w) { return w.role == role && !w.retired; });
     if (any || ledger_.finished()) continue;
-    report_.abort_reason = fmt::format("no {} worker left (each crashed {} times in a row)", ipc::role_name(role),
-                                       kCrashLoopLimit);
+    std::string why;
+    for (const WorkerSlot& w : workers_) {
+      if (w.role == role) why = w.retired_because;  // the last seat's reason; seats of a role fail alike
+    }
+    report_.abort_reason = fmt::format("no {} worker left ({})", ipc::role_name(role), why);
     fail_remaining(report_.abort_reason);
     return;
   }

@@ -34,7 +34,9 @@ class GpuWorker {
       : s_(session), pk_(pk), backend_(backend), layout_{pk.domain_size, pk.n_vars} {}
 
   // Sizes the record buffers once for the key and lets the backend page-lock
-  // them (a device backend uploads from them every proof).
+  // them (a device backend uploads from them every proof), then lets the
+  // backend do its one-time work for the key (tables, resident points), so
+  // that it is paid before the first dispatch, not inside the first proof.
   Status prepare() {
     a_.resize(layout_.domain_size);
     b_.resize(layout_.domain_size);
@@ -43,6 +45,10 @@ class GpuWorker {
     for (std::vector<ff::Fr>* v : {&a_, &b_, &c_, &w_}) {
       PP_RETURN_IF_ERROR(backend_.pin_host_memory(v->data(), v->size() * sizeof(ff::Fr)));
     }
+    const auto t0 = std::chrono::steady_clock::now();
+    PP_RETURN_IF_ERROR(backend_.prepare(pk_));
+    spdlog::debug("backend prepared for the key in {:.3f} s",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return Status::ok();
   }
 
@@ -172,6 +178,7 @@ int run(const ipc::WorkerArgs& args) {
     spdlog::error("set-up failed: {}", st.message());
     return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;
   }
+  if (!s.ready()) return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });
 }
 

@@ -54,9 +54,7 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::start(Role role, const Wor
     return make_error(ErrorCode::kInvalidArgument, "seat {} outside the ring's {} seats", args.seat, ring.seat_count());
   }
   PP_ASSIGN_OR_RETURN(Dealer dealer, Dealer::connect(args.endpoint, routing_id(role, args.seat, args.incarnation)));
-  std::unique_ptr<WorkerSession> s(new WorkerSession(role, args, std::move(ring), std::move(dealer)));
-  PP_RETURN_IF_ERROR(s->send(MsgType::kHello));
-  return s;
+  return std::unique_ptr<WorkerSession>(new WorkerSession(role, args, std::move(ring), std::move(dealer)));
 }
 
 WorkerSession::WorkerSession(Role role, const WorkerArgs& args, shm::Ring ring, Dealer dealer)

@@ -118,7 +118,7 @@ int run(const ipc::WorkerArgs& args) {
     return ipc::kWorkerExitSetup;
   }
   SynthWorker worker(s, pk);
-  if (!s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
+  if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
     PP_RETURN_IF_ERROR(worker.handle_grant(m));
     return s.send(MsgType::kWantSlot);

@@ -49,10 +49,17 @@ void add_worker_options(CLI::App& app, WorkerArgs& args);
 class WorkerSession {
  public:
   // Sets PR_SET_PDEATHSIG, checks the parent, arms fault points, opens the
-  // ring, connects, starts the heartbeat and says HELLO. On error the caller
-  // logs and exits with kWorkerExitSetup.
+  // ring, connects and starts the heartbeat (so a set-up that hangs is seen
+  // by the coordinator's hang check). On error the caller logs and exits
+  // with kWorkerExitSetup.
   static Result<std::unique_ptr<WorkerSession>> start(Role role, const WorkerArgs& args);
   ~WorkerSession();
+
+  // Says HELLO: the worker's own set-up (key, backend) is done and it takes
+  // work. The coordinator dispatches only after it, and tells a worker that
+  // dies before it ("set-up failed", retried once) from one that crashes
+  // while working (restarted up to 5 times in a row).
+  Status ready() { return send(MsgType::kHello); }
 
   shm::Ring& ring() { return ring_; }
   uint8_t seat() const { return seat_; }
