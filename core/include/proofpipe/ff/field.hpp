@@ -30,6 +30,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "proofpipe/ff/detail/inverse.hpp"
 #include "proofpipe/ff/detail/mont_ptx.hpp"
 #include "proofpipe/ff/detail/mont_x86.hpp"
 #include "proofpipe/ff/limbs.hpp"
@@ -318,8 +319,19 @@ struct Field {
   }
   PP_HD constexpr Field pow_u64(uint64_t e) const { return pow(Limbs<1>{e}); }
 
-  // Multiplicative inverse by Fermat (x^(p-2)); inverse of 0 is 0.
-  PP_HD constexpr Field inverse() const { return pow(C::kPMinus2); }
+  // Multiplicative inverse; inverse of 0 is 0. On the host at run time,
+  // variable-time safegcd (detail/inverse.hpp; bench fq_inverse against
+  // fq_inverse_fermat in one run: Fq 1.8 vs 18 us, Fr 1.1 vs 8.7 us); in
+  // device code and constant evaluation, Fermat. Both give the same limbs.
+  PP_HD constexpr Field inverse() const {
+#if !defined(__CUDA_ARCH__)
+    if (!std::is_constant_evaluated()) return from_mont(detail::inverse_mont_vartime<C>(mont()));
+#endif
+    return inverse_fermat();
+  }
+  // Fermat: x^(p-2), ~381 S + ~190 M for Fq. The device and constant-
+  // evaluation path, and the reference the host inversion is tested against.
+  PP_HD constexpr Field inverse_fermat() const { return pow(C::kPMinus2); }
 
   // Square root when p = 3 mod 4 (true for Fq): x^((p+1)/4), checked.
   // Returns false when x is not a square.
