@@ -92,7 +92,10 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& args) {
   if (args.max_attempts < 1) return make_error(ErrorCode::kInvalidArgument, "--max-attempts must be at least 1");
   PP_ASSIGN_OR_RETURN(auto kind, groth16::parse_backend_kind(args.backend));
   (void)kind;
-  PP_ASSIGN_OR_RETURN(formats::Zkey zkey, formats::load_zkey(args.zkey, {.points = false}));  // header + IC
+  // Header, IC and a check of every coefficient, whose pages are released as
+  // they are checked: the coordinator never reads them again.
+  PP_ASSIGN_OR_RETURN(formats::Zkey zkey,
+                      formats::load_zkey(args.zkey, {.points = false, .release_coefficients = true}));
   const auto& hdr = zkey.header();
   PP_ASSIGN_OR_RETURN(auto paths, list_witnesses(args));
 
@@ -101,13 +104,13 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& args) {
   for (const auto& path : paths) {
     // Every value is checked here, so a bad witness stops the run before any
     // output exists; workers read the file again straight into their slot.
-    PP_ASSIGN_OR_RETURN(formats::Witness w, formats::load_wtns(path));
-    PP_RETURN_IF_ERROR(formats::check_witness_matches(zkey, w));
+    // Only the public signals are kept.
     Partition p;
+    p.public_signals.resize(hdr.n_public);
+    PP_RETURN_IF_ERROR(formats::check_wtns_for(zkey, path, p.public_signals));
     p.index = uint32_t(run.partitions.size());
     p.stem = path.stem().string();
     p.wtns = std::filesystem::absolute(path);
-    p.public_signals.assign(w.values.begin() + 1, w.values.begin() + 1 + hdr.n_public);
     if (!stems.insert(p.stem).second) {
       return make_error(ErrorCode::kInvalidArgument, "two witnesses named '{}': outputs would collide", p.stem);
     }

@@ -70,6 +70,15 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
 
 MappedFile::~MappedFile() { reset(); }
 
+void MappedFile::release(std::span<const uint8_t> range) const {
+  static const uintptr_t kPage = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t lo = (reinterpret_cast<uintptr_t>(range.data()) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t hi = (reinterpret_cast<uintptr_t>(range.data()) + range.size()) & ~(kPage - 1);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(data_);
+  if (data_ == nullptr || hi <= lo || lo < base || hi > base + size_) return;
+  (void)::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+}
+
 void MappedFile::reset() noexcept {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
   data_ = nullptr;

@@ -446,10 +446,17 @@ TEST(Wtns, RejectsMalformedFilesAndWrongLengths) {
   const Container base = Container::parse(orig);
   TempDir dir;
   const fs::path p = dir / "bad.wtns";
+  auto zpath = fixture("multi_io", "circuit.zkey");
+  auto z = load_zkey(zpath);
+  ASSERT_TRUE(z.is_ok());
+  std::vector<ff::Fr> pub(z->header().n_public);
+  // Every malformed file gives the same error from the coordinator's
+  // streaming check (check_wtns_for) as from load_wtns.
   auto check = [&](const Bytes& b, const std::string& needle) {
     SCOPED_TRACE(needle);
     write_bytes(p, b);
     expect_error(load_wtns(p).status(), ErrorCode::kBadFormat, p, needle);
+    expect_error(check_wtns_for(*z, p, pub), ErrorCode::kBadFormat, p, needle);
   };
   auto edit = [&](auto fn) {
     Container c = base;
@@ -477,20 +484,28 @@ TEST(Wtns, RejectsMalformedFilesAndWrongLengths) {
   check(edit([](Container& c) { c.section(2).resize(c.section(2).size() - 32); }),
         "section 2 is 11200 bytes, expected 11232");
   check(edit([](Container& c) { std::memset(c.section(2).data() + 3 * 32, 0xff, 32); }), "w[3] is not below r");
+  // Past the public signals: check_wtns_for keeps only w[1..n_public] but
+  // still checks every value.
+  const size_t last = Container(base).section(2).size() / 32 - 1;
+  check(edit([&](Container& c) { std::memset(c.section(2).data() + last * 32, 0xff, 32); }),
+        "w[" + std::to_string(last) + "] is not below r");
+
+  // The good file: the kept prefix is w[1..n_public].
+  auto good = load_wtns(src);
+  ASSERT_TRUE(good.is_ok() && check_wtns_for(*z, src, pub).is_ok());
+  for (size_t i = 0; i < pub.size(); ++i) EXPECT_TRUE(pub[i] == good->values[1 + i]) << i;
 
   // Internally consistent but one value short: loads, then mismatches the key.
-  auto zpath = fixture("multi_io", "circuit.zkey");
-  auto z = load_zkey(zpath);
-  ASSERT_TRUE(z.is_ok());
   write_bytes(p, edit([](Container& c) {
                 c.section(2).resize(c.section(2).size() - 32);
                 put_u32(c.section(1), 36, 350);
               }));
   auto w = load_wtns(p);
   ASSERT_TRUE(w.is_ok()) << w.status().to_string();
-  Status s = check_witness_matches(*z, *w);
-  expect_error(s, ErrorCode::kInvalidArgument, p, "has 350 values");
-  EXPECT_NE(s.message().find(zpath.string()), std::string::npos);
+  for (const Status& s : {check_witness_matches(*z, *w), check_wtns_for(*z, p, pub)}) {
+    expect_error(s, ErrorCode::kInvalidArgument, p, "has 350 values");
+    EXPECT_NE(s.message().find(zpath.string()), std::string::npos);
+  }
   // Another circuit's witness.
   auto other = load_wtns(fixture("sparse_dense", "w00.wtns"));
   if (other.is_ok()) {
@@ -500,6 +515,7 @@ TEST(Wtns, RejectsMalformedFilesAndWrongLengths) {
   write_bytes(p, edit([](Container& c) { c.section(2)[0] = 2; }));
   expect_error(check_witness_matches(*z, load_wtns(p).value()), ErrorCode::kInvalidArgument, p,
                "w[0] is 2, expected 1");
+  expect_error(check_wtns_for(*z, p, pub), ErrorCode::kInvalidArgument, p, "w[0] is 2, expected 1");
 }
 
 // ----- r1cs -----

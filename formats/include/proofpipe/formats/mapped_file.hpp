@@ -37,6 +37,16 @@ class MappedFile {
 
   // The whole file. The mapping base is page-aligned.
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
+
+  // Drops this process's resident pages for the whole pages inside `range`
+  // (a sub-span of bytes()) with madvise(MADV_DONTNEED). For a private
+  // mapping that is never written this only unmaps them: the bytes do not
+  // change, and reading them again faults them back in from the page cache.
+  // For a process that checks a large section once and does not need it
+  // afterwards (the coordinator scans ~200 MB of coefficients at 2^20), so
+  // that its RSS does not grow by the section's size. Advisory: errors are
+  // ignored.
+  void release(std::span<const uint8_t> range) const;
   size_t size() const { return size_; }
   const std::filesystem::path& path() const { return path_; }
 
@@ -47,5 +57,22 @@ class MappedFile {
   size_t size_ = 0;
   std::filesystem::path path_;
 };
+
+// Runs check(first, last) over the elements [0, count) of `elems` (elements
+// of elem_size bytes inside file.bytes()) in chunks of about 8 MiB, stopping
+// at the first error. With `release`, each chunk's pages are released once it
+// is checked, so a check-only scan holds at most ~8 MiB of the file resident.
+template <class Check>
+Status check_in_chunks(const MappedFile& file, std::span<const uint8_t> elems, size_t elem_size, bool release,
+                       Check&& check) {
+  constexpr size_t kChunkBytes = size_t{8} << 20;
+  const size_t count = elems.size() / elem_size, per_chunk = kChunkBytes / elem_size + 1;
+  for (size_t first = 0; first < count; first += per_chunk) {
+    const size_t last = first + per_chunk < count ? first + per_chunk : count;
+    PP_RETURN_IF_ERROR(check(first, last));
+    if (release) file.release(elems.subspan(first * elem_size, (last - first) * elem_size));
+  }
+  return Status::ok();
+}
 
 }  // namespace proofpipe::formats

@@ -44,4 +44,13 @@ struct Witness {
 // "witness 'w.wtns' has 350 values, zkey 'c.zkey' expects nVars = 351".
 [[nodiscard]] Status check_witness_matches(const Zkey& zkey, const Witness& witness);
 
+// load_wtns's checks and check_witness_matches's together, without holding
+// the witness: every value is checked (< r) as the file is read, with its
+// pages released as it goes, and only w[1 .. prefix.size()] are kept, into
+// `prefix` (the public signals). For the coordinator, which checks every
+// witness of a run before it starts: at 2^20 each is 32 MiB of file that a
+// load_wtns would hold twice (mapped and converted).
+// A prefix longer than nVars - 1 has only its first nVars - 1 entries set.
+[[nodiscard]] Status check_wtns_for(const Zkey& zkey, const std::filesystem::path& path, std::span<ff::Fr> prefix);
+
 }  // namespace proofpipe::formats

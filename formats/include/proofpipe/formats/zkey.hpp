@@ -89,6 +89,11 @@ struct ZkeyLoadOptions {
   // constraints those sections are ~560 MB of which about half would be copied
   // for alignment, per process.
   bool points = true;
+  // true: section 4's pages are released from this process's RSS as they are
+  // checked (MappedFile::release); coefs() stays valid and faults them back
+  // in when read. For the coordinator, which only checks them: at 2^20 the
+  // section is about 200 MB it would otherwise keep resident.
+  bool release_coefficients = false;
 };
 
 class Zkey;
