@@ -21,31 +21,35 @@
 
 namespace proofpipe::msm::detail {
 
-// One field inversion (Fermat: 381 S + ~190 M in Fq) in multiplications of
-// the same field: ~650 for Fq; for Fq2, one Fq inversion plus ~4 Fq muls
-// over an Fq2 mul of 3 Fq muls, ~220.
-inline constexpr double kInversionFq = 650, kInversionFq2 = 220;
+// One field inversion in multiplications of the same field, measured by
+// bench/field_bench in one run (safegcd, ff/detail/inverse.hpp): Fq 1.78 us
+// over 25 ns per Fq mul, ~70; Fq2 (one Fq inversion plus ~4 Fq muls) 1.9 us
+// over 94 ns per Fq2 mul, ~20. Fermat was ~650 and ~220.
+inline constexpr double kInversionFq = 70, kInversionFq2 = 20;
 template <class Cfg>
 constexpr double inversion_cost() {
   return std::is_same_v<typename Cfg::Field, ff::Fq> ? kInversionFq : kInversionFq2;
 }
 
-// Batch capacity for a window of `buckets` buckets. The cap keeps the
-// inversion's share near 0.3 M per add: 2048 for G1 (inversion ~650 M),
-// 1024 for G2 (~220 M, and its 576-byte slots make batches twice as big).
+// Batch capacity for a window of `buckets` buckets. The cap is the smallest
+// power of two that keeps the inversion's share at or below 0.15 M per add:
+// 512 for G1 (70 M), 256 for G2 (20 M); the slots of a batch are then
+// 147 KB for either group and stay in L2. At 2^16, caps of 256 to 1024 gave
+// the same MSM time within the noise (±3%) once the inversion was cheap.
 // A batch may hold each bucket once; the chance that a new digit hits a
 // bucket already queued grows to size/buckets as the batch fills, so a
 // quarter of the bucket count keeps conflicts (deferred to the next batch)
 // near 12% of the entries.
 inline size_t batch_capacity(size_t buckets, double inversion) {
-  const size_t max = inversion > 400 ? 2048 : 1024;
+  size_t max = 16;
+  while (double(max) * 0.15 < inversion) max *= 2;
   const size_t cap = buckets / 4;
   return cap < 16 ? 16 : cap > max ? max : cap;
 }
 
 // Whether batch-affine accumulation beats XYZZ for a tile: a batch add is
 // 6.5 M against 10 M for a madd, so the inversion's share per add must stay
-// below 3.5 M: batches of >= 186 (G1) or >= 63 (G2) entries. Small tiles
+// below 3.5 M: batches of >= 21 (G1) or >= 6 (G2) entries. Small tiles
 // and the narrow top window (digits.hpp: window_buckets) use XYZZ.
 inline bool batch_affine_pays(size_t buckets, size_t points, double inversion) {
   const size_t fill = std::min(batch_capacity(buckets, inversion), points);

@@ -29,7 +29,7 @@ namespace proofpipe::msm::detail {
 // `live` is non-empty. Running sum: a madd per live bucket and a full add
 // per bucket. Tree: ~2 * nb * live batch adds, an inversion per tree level
 // (lg nb levels) and per 2048 adds, and the H + L running sums. The tree
-// wins from nb ~ 1024 for G1 (inversion ~650 M) and ~256 for G2 (~220 M).
+// wins from nb ~ 128 for G1 (inversion ~70 M) and ~64 for G2 (~20 M).
 inline double running_reduce_cost(double nb, double live) { return nb * (live * 10 + 14); }
 inline double tree_reduce_cost(double nb, double live, double inversion) {
   unsigned lg = 0;
