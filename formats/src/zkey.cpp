@@ -62,15 +62,22 @@ Result<ec::Affine<Cfg>> header_point(const BinFile& f, Cursor& c, const char* na
 }
 
 // Views `count` objects of T over `bytes` (size already checked), copying into
-// an owned 8-byte-aligned buffer when the mapped address is misaligned.
+// an owned 8-byte-aligned buffer when the mapped address is misaligned. The
+// copy goes in 8 MiB chunks whose mapped pages are released once copied: the
+// section is then resident once (the copy), not twice (about 280 MB saved
+// per proving process at 2^20, where half of the 560 MB of points are copied).
 template <class T>
-std::span<const T> view_or_copy(std::span<const uint8_t> bytes, uint64_t count,
+std::span<const T> view_or_copy(const MappedFile& file, std::span<const uint8_t> bytes, uint64_t count,
                                 std::vector<std::unique_ptr<uint64_t[]>>& owned, uint64_t& copied) {
   static_assert(alignof(T) <= alignof(uint64_t));
   if (auto v = aligned_view<T>(bytes, count)) return *v;
   const size_t words = (bytes.size() + 7) / 8;
-  owned.push_back(std::make_unique<uint64_t[]>(words));
-  std::memcpy(owned.back().get(), bytes.data(), bytes.size());
+  owned.push_back(std::make_unique_for_overwrite<uint64_t[]>(words));
+  auto* dst = reinterpret_cast<uint8_t*>(owned.back().get());
+  (void)check_in_chunks(file, bytes, 1, true, [&](size_t first, size_t last) {
+    std::memcpy(dst + first, bytes.data() + first, last - first);
+    return Status::ok();
+  });
   copied += bytes.size();
   return {reinterpret_cast<const T*>(owned.back().get()), count};
 }
@@ -137,13 +144,13 @@ Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions&
   PP_ASSIGN_OR_RETURN(auto s7, f.section(kZkeyB2, n_vars * kG2Bytes));
   PP_ASSIGN_OR_RETURN(auto s8, f.section(kZkeyC, (n_vars - n_pub - 1) * kG1Bytes));
   PP_ASSIGN_OR_RETURN(auto s9, f.section(kZkeyH, n * kG1Bytes));
-  z.ic_ = view_or_copy<ec::G1Affine>(s3, n_pub + 1, z.owned_, z.copied_bytes_);
+  z.ic_ = view_or_copy<ec::G1Affine>(z.file_, s3, n_pub + 1, z.owned_, z.copied_bytes_);
   if (options.points) {
-    z.a_ = view_or_copy<ec::G1Affine>(s5, n_vars, z.owned_, z.copied_bytes_);
-    z.b1_ = view_or_copy<ec::G1Affine>(s6, n_vars, z.owned_, z.copied_bytes_);
-    z.b2_ = view_or_copy<ec::G2Affine>(s7, n_vars, z.owned_, z.copied_bytes_);
-    z.c_ = view_or_copy<ec::G1Affine>(s8, n_vars - n_pub - 1, z.owned_, z.copied_bytes_);
-    z.h_ = view_or_copy<ec::G1Affine>(s9, n, z.owned_, z.copied_bytes_);
+    z.a_ = view_or_copy<ec::G1Affine>(z.file_, s5, n_vars, z.owned_, z.copied_bytes_);
+    z.b1_ = view_or_copy<ec::G1Affine>(z.file_, s6, n_vars, z.owned_, z.copied_bytes_);
+    z.b2_ = view_or_copy<ec::G2Affine>(z.file_, s7, n_vars, z.owned_, z.copied_bytes_);
+    z.c_ = view_or_copy<ec::G1Affine>(z.file_, s8, n_vars - n_pub - 1, z.owned_, z.copied_bytes_);
+    z.h_ = view_or_copy<ec::G1Affine>(z.file_, s9, n, z.owned_, z.copied_bytes_);
   }
 
   // Section 4: u32 nCoef, then nCoef 44-byte entries, nothing else.
@@ -155,7 +162,7 @@ Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions&
                    4 + uint64_t(n_coef) * sizeof(ZkeyCoef), n_coef);
   }
   PP_ASSIGN_OR_RETURN(auto entries, c4.bytes(c4.remaining(), "coefficients"));
-  z.coefs_ = view_or_copy<ZkeyCoef>(entries, n_coef, z.owned_, z.copied_bytes_);
+  z.coefs_ = view_or_copy<ZkeyCoef>(z.file_, entries, n_coef, z.owned_, z.copied_bytes_);
   const bool in_place = static_cast<const void*>(z.coefs_.data()) == static_cast<const void*>(entries.data());
   PP_RETURN_IF_ERROR(check_in_chunks(z.file_, entries, sizeof(ZkeyCoef), options.release_coefficients && in_place,
                                      [&](size_t first, size_t last) -> Status {
