@@ -8,6 +8,7 @@
 
 #include "proofpipe/ff/bls12_381.hpp"
 #include "proofpipe/ff/fq2.hpp"
+#include "support/field_edges.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/test_seed.hpp"
 
@@ -41,33 +42,6 @@ std::vector<mpz_class> canonical_edges() {
   return v;
 }
 
-// Raw Montgomery limbs at the extremes: all-ones lower limbs, single bits,
-// p - 1 - 2^k, R mod p, R^2 mod p. Every value below p is an element.
-template <class F>
-std::vector<F> raw_edges() {
-  using Repr = typename F::Repr;
-  const Repr p = F::C::kP;
-  std::vector<Repr> v = {F::C::kR, F::C::kR2, ff::limbs_sub_u64(p, 1)};
-  for (size_t i = 0; i < F::N; ++i) {
-    for (uint64_t x : {uint64_t(1), uint64_t(1) << 62, uint64_t(1) << 63, ~uint64_t(0)}) {
-      Repr r{};
-      r[i] = x;
-      v.push_back(r);
-      Repr below = ff::limbs_sub_u64(p, 1);
-      ff::limbs_sub(below, r);  // p - 1 - r; wraps (and is dropped) when r >= p
-      v.push_back(below);
-    }
-    Repr ones{};
-    for (size_t j = 0; j <= i && j + 1 < F::N; ++j) ones[j] = ~uint64_t(0);
-    v.push_back(ones);
-  }
-  std::vector<F> out;
-  for (const Repr& r : v) {
-    if (!ff::limbs_geq(r, p)) out.push_back(F::from_mont(r));
-  }
-  return out;
-}
-
 template <class F>
 void expect_inverse(const F& a, const mpz_class& p) {
   const F inv = a.inverse();
@@ -87,7 +61,7 @@ TYPED_TEST(InverseTest, EdgeValuesMatchGmpAndFermat) {
   using F = TypeParam;
   const mpz_class p = modulus_of<F>();
   for (const mpz_class& x : canonical_edges<F>()) expect_inverse(field_of<F>(x), p);
-  for (const F& a : raw_edges<F>()) expect_inverse(a, p);
+  for (const F& a : raw_edge_elements<F>()) expect_inverse(a, p);
   // inverse(0) = 0: the convention batch inversion and Fq2::inverse rely on.
   EXPECT_TRUE(F::zero().inverse().is_zero());
   EXPECT_EQ(F::one().inverse(), F::one());

@@ -27,8 +27,22 @@ struct Fq2 {
   PP_HD_INLINE constexpr Fq2 operator-() const { return {-c0, -c1}; }
   PP_HD_INLINE constexpr Fq2 dbl() const { return {c0.dbl(), c1.dbl()}; }
 
-  // Karatsuba: 3 Fq multiplications.
+  // On x86-64 hosts with BMI2/ADX, Karatsuba on unreduced 768-bit products
+  // with two Montgomery reductions instead of three (detail/mont_x86_wide.hpp,
+  // same limbs); elsewhere (device code, constant evaluation) the Karatsuba
+  // over Fq products below.
   PP_HD_INLINE constexpr Fq2 operator*(const Fq2& b) const {
+#if defined(PP_FF_HAVE_MONT_X86)
+    if (!std::is_constant_evaluated()) {
+      Fq2 r;
+      detail::fq2_mul_lazy<Fq::C>(r.c0.l, r.c1.l, c0.l, c1.l, b.c0.l, b.c1.l);
+      return r;
+    }
+#endif
+    return mul_karatsuba(b);
+  }
+  // Karatsuba: 3 Fq multiplications.
+  PP_HD_INLINE constexpr Fq2 mul_karatsuba(const Fq2& b) const {
     Fq v0 = c0 * b.c0;
     Fq v1 = c1 * b.c1;
     Fq s = (c0 + c1) * (b.c0 + b.c1);

@@ -38,6 +38,8 @@
 #include <tuple>
 #include <utility>
 
+#include <x86intrin.h>  // _addcarry_u64, _subborrow_u64 (mont_x86_wide.hpp)
+
 #define PP_FF_HAVE_MONT_X86 1
 
 namespace proofpipe::ff::detail {
@@ -179,6 +181,23 @@ struct ModData<K, std::index_sequence<I...>> {
 #define PPX_MOD_OPERANDS_4(K) PPX_P_OPERANDS_4(K), [inv] "m"(ModData<K>::inv)
 #define PPX_MOD_OPERANDS_6(K) PPX_P_OPERANDS_6(K), [inv] "m"(ModData<K>::inv)
 
+// The 6-limb kernels' register window t0..t6 and the product scratch lo, hi,
+// rdx, as output operands.
+#define PPX_WINDOW_OUTPUTS_6                                                                           \
+  [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),      \
+      [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi), [dx] "=&d"(dx)
+
+// r[0..6) = (x0, ..., x5): the kernels' results leave the asm in registers
+// whose roles rotate, so the order differs per kernel.
+PPX_INLINE void store_6(uint64_t* r, uint64_t x0, uint64_t x1, uint64_t x2, uint64_t x3, uint64_t x4, uint64_t x5) {
+  r[0] = x0;
+  r[1] = x1;
+  r[2] = x2;
+  r[3] = x3;
+  r[4] = x4;
+  r[5] = x5;
+}
+
 // ---------------------------------------------------------------------------
 // Multiplication. r may alias a or b: all stores happen after the asm.
 // ---------------------------------------------------------------------------
@@ -232,17 +251,11 @@ PPX_INLINE void mont_mul_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
       // t = (t6, t0, t1, t2, t3, t4) < 2p; t5 and the pointers are free.
       PPX_CSUB_6(t6, t0, t1, t2, t3, t4, lo, hi, dx, t5, a, b)
       // clang-format on
-      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
-        [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi), [dx] "=&d"(dx), [a] "+&r"(pa), [b] "+&r"(pb)
+      : PPX_WINDOW_OUTPUTS_6, [a] "+&r"(pa), [b] "+&r"(pb)
       : "m"(*reinterpret_cast<const uint64_t(*)[6]>(a)), "m"(*reinterpret_cast<const uint64_t(*)[6]>(b)),
         PPX_MOD_OPERANDS_6(K)
       : "cc");
-  r[0] = t6;
-  r[1] = t0;
-  r[2] = t1;
-  r[3] = t2;
-  r[4] = t3;
-  r[5] = t4;
+  store_6(r, t6, t0, t1, t2, t3, t4);
 }
 
 // ---------------------------------------------------------------------------
@@ -361,17 +374,10 @@ PPX_INLINE void mont_sqr_6(uint64_t* r, const uint64_t* a) {
       // t = (t6, t0, t1, t2, t3, t4) < 2p.
       PPX_CSUB_6(t6, t0, t1, t2, t3, t4, lo, hi, dx, t5, a, s)
       // clang-format on
-      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),
-        [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi), [dx] "=&d"(dx), [a] "+&r"(pa), [s] "+&r"(ps),
-        "=m"(scratch)
+      : PPX_WINDOW_OUTPUTS_6, [a] "+&r"(pa), [s] "+&r"(ps), "=m"(scratch)
       : "m"(*reinterpret_cast<const uint64_t(*)[6]>(a)), PPX_MOD_OPERANDS_6(K)
       : "cc");
-  r[0] = t6;
-  r[1] = t0;
-  r[2] = t1;
-  r[3] = t2;
-  r[4] = t3;
-  r[5] = t4;
+  store_6(r, t6, t0, t1, t2, t3, t4);
 }
 
 // ---------------------------------------------------------------------------
@@ -415,12 +421,7 @@ PPX_INLINE void mod_add_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
         [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5)
       : [b] "r"(b), "m"(*reinterpret_cast<const uint64_t(*)[6]>(b)), PPX_P_OPERANDS_6(K)
       : "cc");
-  r[0] = x0;
-  r[1] = x1;
-  r[2] = x2;
-  r[3] = x3;
-  r[4] = x4;
-  r[5] = x5;
+  store_6(r, x0, x1, x2, x3, x4, x5);
 }
 
 // r = a - b mod p: a - b, then p added back if that borrowed. The borrow is
@@ -470,13 +471,12 @@ PPX_INLINE void mod_sub_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
         [s] "=&r"(s), [m] "=&r"(mask)
       : [b] "r"(b), "m"(*reinterpret_cast<const uint64_t(*)[6]>(b)), PPX_P_OPERANDS_6(K)
       : "cc");
-  r[0] = x0;
-  r[1] = x1;
-  r[2] = x2;
-  r[3] = x3;
-  r[4] = x4;
-  r[5] = x5;
+  store_6(r, x0, x1, x2, x3, x4, x5);
 }
+
+// The 6x6 -> 12-limb product and the separate reduction (lazy Fq2 products),
+// built from the macros above.
+#include "proofpipe/ff/detail/mont_x86_wide.hpp"
 
 }  // namespace proofpipe::ff::detail
 
@@ -495,6 +495,7 @@ PPX_INLINE void mod_sub_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 #undef PPX_P_OPERANDS_6
 #undef PPX_MOD_OPERANDS_4
 #undef PPX_MOD_OPERANDS_6
+#undef PPX_WINDOW_OUTPUTS_6
 #undef PPX_SUB_ADDBACK
 
 #endif  // x86-64 with BMI2 and ADX, host
