@@ -86,7 +86,8 @@ class CudaBackend final : public groth16::ProverBackend {
   }
 
   // One-time work before the first proof: the NTT tables of the domain,
-  // the per-proof buffers at full size, and every key section resident.
+  // the per-proof buffers at full size, every key section resident; then
+  // the known-answer test.
   Status prepare(const groth16::ProvingKey& pk) override {
     PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(pk.domain_size, pk.domain_size, pk.domain_size));
     PP_RETURN_IF_ERROR(ntt_tables(log_n).status());
@@ -96,7 +97,10 @@ class CudaBackend final : public groth16::ProverBackend {
       if (!pts.empty()) PP_RETURN_IF_ERROR(resident(std::as_bytes(pts), sizeof(ec::G1Affine)).status());
     }
     if (!pk.b2.empty()) PP_RETURN_IF_ERROR(resident(std::as_bytes(pk.b2), sizeof(ec::G2Affine)).status());
-    return stream_.sync();
+    PP_RETURN_IF_ERROR(stream_.sync());
+    // The readiness gate: this device gives the CPU's answers before the
+    // worker says HELLO, or the worker fails its set-up and takes no work.
+    return groth16::known_answer_test(*this, pk);
   }
 
   Status pin_host_memory(void* p, size_t bytes) override {

@@ -1,6 +1,10 @@
 // The CPU backend (the reference every other backend is tested against) and
-// the backend factory. NTT and MSM are core/'s multithreaded implementations.
+// the backend factory, and the known-answer test that gates a device
+// backend. NTT and MSM are core/'s multithreaded implementations.
+#include <algorithm>
 #include <cstring>
+#include <random>
+#include <vector>
 
 #include "proofpipe/groth16/backend.hpp"
 #include "proofpipe/groth16/proving_key.hpp"
@@ -51,6 +55,38 @@ Result<unsigned> h_step_log_size(size_t a, size_t b, size_t c) {
   unsigned k = 0;
   while ((size_t(1) << k) < a) ++k;
   return k;
+}
+
+Status known_answer_test(ProverBackend& backend, const ProvingKey& pk) {
+  const auto failed = [&](const char* what) {
+    return make_error(ErrorCode::kInternal, "known-answer test of the {} backend: {} differs from the CPU's; not taking work",
+                      backend.name(), what);
+  };
+  std::mt19937_64 rng(0x6b61'7400);  // fixed: the same test on every start
+  constexpr size_t kH = size_t(1) << 10;
+  std::vector<ff::Fr> a(kH), b(kH), c(kH);
+  for (auto* v : {&a, &b, &c})
+    for (ff::Fr& x : *v) x = ff::Fr::random(rng);
+  std::vector<ff::Fr> ra = a, rb = b, rc = c;
+  PP_RETURN_IF_ERROR(backend.compute_h(a, b, c));
+  ntt::compute_h_odd_coset(ra, rb, rc);
+  if (a != ra) return failed("the H step at 2^10");
+
+  std::vector<ff::Fr> k(std::min<size_t>(256, pk.a.size()));
+  for (ff::Fr& x : k) x = ff::Fr::random(rng);
+  if (!k.empty()) {
+    const auto pts = pk.a.first(k.size());
+    PP_ASSIGN_OR_RETURN(const ec::G1 got, backend.msm_g1(pts, k));
+    if (!(got == msm::msm_g1(pts, k))) return failed("a G1 MSM over the key's A points");
+  }
+  const size_t n2 = std::min(k.size(), pk.b2.size());
+  if (n2 != 0) {
+    const auto pts = pk.b2.first(n2);
+    const auto ks = std::span<const ff::Fr>(k).first(n2);
+    PP_ASSIGN_OR_RETURN(const ec::G2 got, backend.msm_g2(pts, ks));
+    if (!(got == msm::msm_g2(pts, ks))) return failed("a G2 MSM over the key's B2 points");
+  }
+  return Status::ok();
 }
 
 Result<BackendKind> parse_backend_kind(std::string_view text) {

@@ -1,9 +1,13 @@
 // groth16/backend.hpp on the CPU: the compute_h size rule every backend
-// shares, and the set-up hook (prepare) followed by a proof from the fixture
-// key, compared with an unprepared backend's proof for the same r and s.
+// shares; the set-up hook (prepare) followed by a proof from the fixture key,
+// compared with an unprepared backend's proof for the same r and s; and the
+// known-answer test that gates a device backend, against a backend spoiled
+// one operation at a time.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "proofpipe/formats/wtns.hpp"
@@ -63,6 +67,55 @@ TEST(CpuBackend, PreparedBackendProvesAsUnprepared) {
   groth16::ProvingKey bad = pk;
   bad.domain_size = 3;
   EXPECT_EQ(prepared_backend->prepare(bad).code(), ErrorCode::kInvalidArgument);
+}
+
+// A backend that gives one wrong answer (or one error), for the gate.
+enum class Spoil { kNone, kH, kG1, kG2, kG1Error };
+class SpoiledBackend final : public groth16::ProverBackend {
+ public:
+  explicit SpoiledBackend(Spoil s) : spoil_(s), cpu_(groth16::make_cpu_backend()) {}
+  std::string_view name() const override { return "spoiled"; }
+  Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
+    PP_RETURN_IF_ERROR(cpu_->compute_h(a, b, c));
+    if (spoil_ == Spoil::kH) a[a.size() / 2] += ff::Fr::one();
+    return Status::ok();
+  }
+  Result<ec::G1> msm_g1(std::span<const ec::G1Affine> p, std::span<const ff::Fr> k) override {
+    if (spoil_ == Spoil::kG1Error) return Status(ErrorCode::kResourceExhausted, "out of device memory");
+    PP_ASSIGN_OR_RETURN(ec::G1 r, cpu_->msm_g1(p, k));
+    return spoil_ == Spoil::kG1 ? r.add_affine(ec::g1_generator()) : r;
+  }
+  Result<ec::G2> msm_g2(std::span<const ec::G2Affine> p, std::span<const ff::Fr> k) override {
+    PP_ASSIGN_OR_RETURN(ec::G2 r, cpu_->msm_g2(p, k));
+    return spoil_ == Spoil::kG2 ? r.dbl() : r;
+  }
+
+ private:
+  Spoil spoil_;
+  std::unique_ptr<groth16::ProverBackend> cpu_;
+};
+
+TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
+  const std::filesystem::path dir = std::filesystem::path(PP_TEST_DATA_DIR) / "multi_io";
+  auto zkey = formats::load_zkey(dir / "circuit.zkey");
+  ASSERT_TRUE(zkey) << zkey.status().message();
+  const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+  ASSERT_FALSE(pk.a.empty());
+  ASSERT_FALSE(pk.b2.empty());
+  EXPECT_TRUE(groth16::known_answer_test(*groth16::make_cpu_backend(), pk));
+  SpoiledBackend honest(Spoil::kNone);
+  EXPECT_TRUE(groth16::known_answer_test(honest, pk));
+  const std::pair<Spoil, const char*> cases[] = {
+      {Spoil::kH, "the H step"}, {Spoil::kG1, "G1 MSM"}, {Spoil::kG2, "G2 MSM"}};
+  for (const auto& [spoil, needle] : cases) {
+    SpoiledBackend bad(spoil);
+    const Status st = groth16::known_answer_test(bad, pk);
+    EXPECT_EQ(st.code(), ErrorCode::kInternal) << needle;
+    EXPECT_NE(st.message().find(needle), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("spoiled backend"), std::string::npos) << st.message();
+  }
+  SpoiledBackend failing(Spoil::kG1Error);
+  EXPECT_EQ(groth16::known_answer_test(failing, pk).code(), ErrorCode::kResourceExhausted);
 }
 
 }  // namespace

@@ -49,6 +49,16 @@ class ProverBackend {
   virtual Status prepare(const ProvingKey& /*pk*/) { return Status::ok(); }
 };
 
+// The readiness gate of reference/operators.md §4, run by a device backend
+// at the end of prepare() (before its worker says HELLO): `backend` must
+// give the CPU reference's exact answers on small inputs that reach every
+// kernel family: an H step at 2^10 on fixed pseudo-random values, and G1
+// and G2 MSMs over the key's first (up to) 256 A and B2 points. A device
+// that computes wrong answers (a faulty card, a miscompiled kernel) then
+// never takes a partition. kInternal naming the operation that differed;
+// the backend's own errors pass through. About 10 ms, mostly the CPU side.
+Status known_answer_test(ProverBackend& backend, const ProvingKey& pk);
+
 // The compute_h size rule every backend applies: a, b and c of one
 // power-of-two size <= 2^ntt::kMaxLogSize. Returns log2 of that size, or
 // kInvalidArgument naming the sizes.
