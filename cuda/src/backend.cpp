@@ -68,21 +68,10 @@ class CudaBackend final : public groth16::ProverBackend {
   }
 
   Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) override {
-    if (points.size() != scalars.size())
-      return make_error(ErrorCode::kInvalidArgument, "msm_g1: {} points, {} scalars", points.size(), scalars.size());
-    if (points.empty()) return ec::G1::identity();
-    PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::G1Affine)));
-    PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
-    return msm_g1_device(reinterpret_cast<const ec::G1Affine*>(dp), ds, points.size(), scratch_, stream_.get());
+    return msm<ec::G1Cfg>(points, scalars, "msm_g1");
   }
-
   Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) override {
-    if (points.size() != scalars.size())
-      return make_error(ErrorCode::kInvalidArgument, "msm_g2: {} points, {} scalars", points.size(), scalars.size());
-    if (points.empty()) return ec::G2::identity();
-    PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::G2Affine)));
-    PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
-    return msm_g2_device(reinterpret_cast<const ec::G2Affine*>(dp), ds, points.size(), scratch_, stream_.get());
+    return msm<ec::G2Cfg>(points, scalars, "msm_g2");
   }
 
   // One-time work before the first proof: the NTT tables of the domain,
@@ -141,6 +130,20 @@ class CudaBackend final : public groth16::ProverBackend {
       spdlog::debug("uploaded {} MiB of key points", bytes.size() >> 20);
     }
     return static_cast<const std::byte*>(r.data.data());
+  }
+
+  // Both MSMs: the key points resident (uploaded on first use), the
+  // scalars uploaded, then the device MSM.
+  template <class Cfg>
+  Result<ec::Jacobian<Cfg>> msm(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
+                                const char* what) {
+    if (points.size() != scalars.size())
+      return make_error(ErrorCode::kInvalidArgument, "{}: {} points, {} scalars", what, points.size(), scalars.size());
+    if (points.empty()) return ec::Jacobian<Cfg>::identity();
+    PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::Affine<Cfg>)));
+    PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
+    return device_msm<Cfg>(reinterpret_cast<const ec::Affine<Cfg>*>(dp), ds, points.size(), scratch_,
+                           stream_.get());
   }
 
   Result<const ff::Fr*> upload_scalars(std::span<const ff::Fr> scalars) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "check.hpp"
 #include "proofpipe/common/status.hpp"
@@ -50,6 +51,17 @@ Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, 
                              cudaStream_t stream, const MsmTuning& tuning);
 Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
                              cudaStream_t stream, const MsmTuning& tuning);
+
+// The same for either group (Cfg = ec::G1Cfg or ec::G2Cfg), for callers
+// written once over both.
+template <class Cfg>
+Result<ec::Jacobian<Cfg>> device_msm(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n,
+                                     MsmScratch& scratch, cudaStream_t stream, const MsmTuning& tuning = {}) {
+  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
+    return msm_g1_device(points, scalars, n, scratch, stream, tuning);
+  else
+    return msm_g2_device(points, scalars, n, scratch, stream, tuning);
+}
 
 // Benchmark inputs (msm_timing.cpp): out[i] = +-base[i % nb], n points from
 // nb distinct ones; and n pseudo-random scalars (below 2^254, Montgomery

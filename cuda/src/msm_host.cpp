@@ -19,15 +19,6 @@ namespace proofpipe::cuda {
 namespace {
 
 template <class Cfg>
-Result<ec::Jacobian<Cfg>> run_device(const ec::Affine<Cfg>* p, const ff::Fr* s, size_t n, MsmScratch& scratch,
-                                     cudaStream_t stream, const MsmTuning& tuning) {
-  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
-    return msm_g1_device(p, s, n, scratch, stream, tuning);
-  else
-    return msm_g2_device(p, s, n, scratch, stream, tuning);
-}
-
-template <class Cfg>
 Result<ec::Jacobian<Cfg>> msm_from_host(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
                                         const MsmTuning& tuning) {
   if (points.size() != scalars.size())
@@ -44,7 +35,7 @@ Result<ec::Jacobian<Cfg>> msm_from_host(std::span<const ec::Affine<Cfg>> points,
   PP_RETURN_IF_ERROR(dp.upload(points.data(), n, stream.get()));
   PP_RETURN_IF_ERROR(ds.upload(scalars.data(), n, stream.get()));
   MsmScratch scratch;
-  return run_device<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), tuning);
+  return device_msm<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), tuning);
 }
 
 // 2^min(log_n, 18) distinct points (consecutive multiples of a random
@@ -82,7 +73,7 @@ Result<double> time_msm(unsigned log_n, int reps) {
   MsmScratch scratch;  // allocated by median_ms's warm-up run
   return median_ms(reps, [&] {
     return wall_time_ms([&] {
-      return run_device<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), MsmTuning{}).status();
+      return device_msm<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), MsmTuning{}).status();
     });
   });
 }
