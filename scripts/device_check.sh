@@ -15,9 +15,10 @@
 # mul rate, NTT and H step 2^20..2^24, G1 MSM 2^20..2^24, G2 MSM 2^20, CPU
 # references in the same run), one full pipeline run at 2^20 x 4 with the CUDA
 # backend and the same with the CPU backend, and prints a short table last.
-# Everything it measured lands in $OUT (gpu_tests.xml, device_bench.jsonl,
-# pipeline logs, the CUDA run's proofs as proofs.tar.gz, to check with
-# snarkjs back here: there is no node on the device). Budget: under 8 min.
+# What comes back in $OUT: summary.txt, gpu_tests.log, device_bench.jsonl,
+# logs.tar.gz (test XML, bench and pipeline logs, a sanitizer log if a test
+# failed) and the CUDA run's proofs as proofs.tar.gz, to check with snarkjs
+# back here (there is no node on the device). Budget: under 8 min.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -47,8 +48,59 @@ prepare() {
     echo "next: run(command=\"scripts/device_check.sh\", carry=[\"$BD/bin\", \"$BD/lib\"], timeout_s=540)"
 }
 
+# The gpu tests run one group per process, from the most basic up, so that a
+# sticky device error (illegal address, ...) in one group cannot hide the
+# results of the next. The first group that fails is run again under
+# compute-sanitizer (memcheck), which the device image has, so that a glue
+# bug names its kernel and address in this one call, not in a second lease.
+readonly GPU_GROUPS=("CudaBackendFactory.*:CudaField*" "CudaNtt*" "CudaMsm*" "CudaBackend.*")
+
+gpu_tests() {
+    local out=$1 group i=0 rc=0 rc_g first_failed="" left
+    local deadline=$(( $(date +%s) + 240 ))  # all groups and the sanitizer together
+    : >"$out/gpu_tests.log"
+    for group in "${GPU_GROUPS[@]}"; do
+        left=$(( deadline - $(date +%s) ))
+        if (( left < 20 )); then echo "-- no time left for $group" | tee -a "$out/gpu_tests.log"; rc=124; continue; fi
+        echo "-- gtest_filter=$group" | tee -a "$out/gpu_tests.log"
+        timeout $(( left < 150 ? left : 150 )) "$BD/bin/pp_gpu_tests" --gtest_filter="$group" --gtest_output="xml:$WORK/gpu_tests_$i.xml" \
+            >"$WORK/gpu_group.log" 2>&1
+        rc_g=$?
+        cat "$WORK/gpu_group.log" >>"$out/gpu_tests.log"
+        grep -E '^\[  (FAILED|SKIPPED) |^\[  PASSED|tests? ran' "$WORK/gpu_group.log" | tail -12
+        [[ $rc_g == 0 ]] || { rc=$rc_g; echo "group exit $rc_g"; }
+        if [[ $rc_g != 0 && -z $first_failed ]]; then
+            # The first failed test of the group; a crash leaves none, then the whole group.
+            first_failed=$(sed -n 's/^\[  FAILED  \] \([^ ]*\) (.*/\1/p' "$WORK/gpu_group.log" | head -1)
+            first_failed=${first_failed:-$group}
+        fi
+        i=$((i + 1))
+    done
+    if [[ -n $first_failed ]]; then
+        local san
+        san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+        if [[ -n $san ]]; then
+            echo "-- compute-sanitizer memcheck: $first_failed" | tee -a "$out/gpu_tests.log"
+            left=$(( deadline - $(date +%s) + 60 ))  # the sanitizer may use 60 s past the tests' share
+            timeout $(( left < 120 ? left : 120 )) "$san" --tool memcheck --print-limit 20 --error-exitcode 99 \
+                "$BD/bin/pp_gpu_tests" --gtest_filter="$first_failed" >"$WORK/sanitizer.log" 2>&1
+            echo "sanitizer exit $?" >>"$WORK/sanitizer.log"
+            grep -E '=========|FAILED|exit' "$WORK/sanitizer.log" | head -30
+        else
+            echo "no compute-sanitizer on this machine"
+        fi
+    fi
+    return $rc
+}
+
+# Packs everything under $WORK into $OUT/logs.tar.gz (the device tool brings
+# back at most 8 files); called after each stage, so a run cut short at its
+# time limit still returns what it had.
+pack() { tar -C "$WORK" -czf "$1/logs.tar.gz" . 2>/dev/null; }
+
 on_device() {
     local out="${OUT:-/tmp/device_check_out}" t0 rc_tests rc_bench
+    WORK=$(mktemp -d /tmp/device_check.XXXXXX)
     mkdir -p "$out"
     export LD_LIBRARY_PATH="$ROOT/$BD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     t0=$(date +%s)
@@ -61,15 +113,17 @@ on_device() {
     fi
     nvidia-smi -L || true
     echo "== gpu tests"
-    timeout 240 "$BD/bin/pp_gpu_tests" --gtest_output="xml:$out/gpu_tests.xml" 2>&1 | tee "$out/gpu_tests.log" | tail -40
-    rc_tests=${PIPESTATUS[0]}
+    gpu_tests "$out"
+    rc_tests=$?
+    pack "$out"
     echo "== device benchmarks"
-    timeout 240 "$BD/bin/pp_device_bench" --reps 5 --json "$out/device_bench.jsonl" 2>&1 | tee "$out/device_bench.log"
+    timeout 240 "$BD/bin/pp_device_bench" --reps 5 --json "$out/device_bench.jsonl" 2>&1 | tee "$WORK/device_bench.log"
     rc_bench=${PIPESTATUS[0]}
+    pack "$out"
     local k="${PP_DEVICE_CHECK_LOG:-20}"  # smaller for a dry run without a GPU
     echo "== pipeline 2^$k x 4: cuda vs cpu backend"
     local w="/tmp/pp_gen_${k}_4" pipe_cuda="-" pipe_cpu="-"
-    if "$BD/bin/proofpipe" gen --constraints $(( (1 << k) - 8 )) --partitions 4 --out "$w" >"$out/gen.log" 2>&1; then
+    if "$BD/bin/proofpipe" gen --constraints $(( (1 << k) - 8 )) --partitions 4 --out "$w" >"$WORK/gen.log" 2>&1; then
         local args=() backend s e
         for f in "$w"/*.wtns; do args+=(--witness "$f"); done
         for backend in cuda cpu; do
@@ -77,28 +131,32 @@ on_device() {
             s=$(date +%s.%N)
             if PROOFPIPE_NO_PROGRESS=1 timeout 120 "$BD/bin/proofpipe" run --zkey "$w/circuit.zkey" "${args[@]}" \
                 --out "/tmp/pp_out_$backend" --synth-workers 4 --gpu-workers 1 --slots 3 --backend "$backend" \
-                >"$out/run_$backend.log" 2>&1; then
+                >"$WORK/run_$backend.log" 2>&1; then
                 e=$(date +%s.%N)
                 printf -v "pipe_$backend" '%s s' "$(awk -v a="$s" -v b="$e" 'BEGIN {printf "%.2f", b - a}')"
             else
-                tail -20 "$out/run_$backend.log"
+                tail -20 "$WORK/run_$backend.log"
             fi
         done
         cp "$w/verification_key.json" /tmp/pp_out_cuda/ 2>/dev/null
         tar -C /tmp -czf "$out/proofs.tar.gz" pp_out_cuda 2>/dev/null
     else
-        tail -5 "$out/gen.log"
+        tail -5 "$WORK/gen.log"
     fi
+    pack "$out"
     local passed failed skipped
     passed=$(grep -c '^\[       OK \]' "$out/gpu_tests.log")
     failed=$(grep -c '^\[  FAILED  \].*ms)' "$out/gpu_tests.log")
     skipped=$(grep -c '^\[  SKIPPED \]' "$out/gpu_tests.log")
-    echo
-    echo "== device check summary ($(( $(date +%s) - t0 )) s)"
-    echo "gpu tests: exit $rc_tests, $passed passed, $failed failed, $skipped skipped"
-    echo "device bench: exit $rc_bench"
-    sed -n '/^$/,$p' "$out/device_bench.log" | tail -20
-    echo "pipeline 2^$k x 4 (4 synth, 1 gpu, 3 slots): cuda $pipe_cuda, cpu $pipe_cpu"
+    {
+        echo
+        echo "== device check summary ($(( $(date +%s) - t0 )) s)"
+        echo "gpu tests: exit $rc_tests, $passed passed, $failed failed, $skipped skipped"
+        [[ -f $WORK/sanitizer.log ]] && echo "sanitizer: $(grep -c '^========= Invalid\|^========= Program hit' "$WORK/sanitizer.log") errors (logs.tar.gz: sanitizer.log)"
+        echo "device bench: exit $rc_bench"
+        sed -n '/^$/,$p' "$WORK/device_bench.log" | tail -20
+        echo "pipeline 2^$k x 4 (4 synth, 1 gpu, 3 slots): cuda $pipe_cuda, cpu $pipe_cpu"
+    } | tee "$out/summary.txt"
     [[ $rc_tests == 0 && $rc_bench == 0 ]]
 }
 
