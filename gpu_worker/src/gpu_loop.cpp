@@ -105,9 +105,11 @@ class GpuWorker {
   }
 
   // Copies a, b, c and w out of the slot into this worker's buffers,
-  // streaming the checksum over each copied chunk while it is cache-hot (one
-  // read of the shared bytes). The record must be the one the dispatch names,
-  // sealed under this key's layout, with an intact checksum.
+  // hashing each copied piece while it is cache-hot (one read of the shared
+  // bytes), on all of the worker's threads: at 2^24 the record is 2 GiB, and
+  // the slot cannot be released, nor the proof start, before this is done.
+  // The record must be the one the dispatch names, sealed under this key's
+  // layout, with an intact checksum.
   Status take_record(const MsgHeader& d) {
     PP_ASSIGN_OR_RETURN(auto meta, s_.ring().slots().check_header(d.slot));
     if (meta.request_id != d.request || meta.partition_id != d.partition || meta.attempt != d.attempt) {
@@ -118,22 +120,13 @@ class GpuWorker {
       return make_error(ErrorCode::kBadFormat, "record is {} bytes, the key needs {}", meta.payload_len,
                         layout_.payload_len());
     }
-    const std::byte* src = s_.ring().slots().payload(d.slot).data();
-    shm::Checksum64 sum;
-    constexpr size_t kChunk = size_t{1} << 20;  // 1 MiB: stays in L2 between the copy and the hash
-    for (std::vector<ff::Fr>* v : {&a_, &b_, &c_, &w_}) {
-      auto* dst = reinterpret_cast<std::byte*>(v->data());
-      const size_t bytes = v->size() * sizeof(ff::Fr);
-      for (size_t off = 0; off < bytes; off += kChunk) {
-        const size_t len = std::min(kChunk, bytes - off);
-        std::memcpy(dst + off, src + off, len);
-        sum.update(std::span<const std::byte>(dst + off, len));
-      }
-      src += bytes;
-    }
-    if (sum.finish() != meta.checksum) {
+    const std::span<std::byte> dst[] = {std::as_writable_bytes(std::span(a_)), std::as_writable_bytes(std::span(b_)),
+                                        std::as_writable_bytes(std::span(c_)), std::as_writable_bytes(std::span(w_))};
+    const uint64_t sum =
+        shm::copy_with_record_checksum(s_.ring().slots().payload(d.slot).first(meta.payload_len), dst);
+    if (sum != meta.checksum) {
       return make_error(ErrorCode::kBadFormat, "job {}/{} attempt {}: payload checksum {:#018x} does not match header {:#018x}",
-                        d.request, d.partition, d.attempt, sum.finish(), meta.checksum);
+                        d.request, d.partition, d.attempt, sum, meta.checksum);
     }
     return Status::ok();
   }

@@ -1,14 +1,17 @@
 // SlotRing (slot_ring.hpp): each transition is one CAS on the slot word; the
 // model test (tests/shm/slot_model_test.cpp) drives exactly this code. Also
 // checksum64: 4 lanes of rotl(lane + word * kMulA, 31) * kMulB over 32-byte
-// blocks, then the tail, the length, and a murmur-style finaliser.
+// blocks, then the tail, the length, and a murmur-style finaliser; and
+// record_checksum, a tree of checksum64 leaves hashed across the threads.
 #include "proofpipe/shm/slot_ring.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <vector>
 
 #include "proofpipe/common/assert.hpp"
+#include "proofpipe/common/parallel.hpp"
 
 namespace proofpipe::shm {
 
@@ -82,6 +85,56 @@ uint64_t checksum64(std::span<const std::byte> bytes, uint64_t seed) {
   Checksum64 c(seed);
   c.update(bytes);
   return c.finish();
+}
+
+// ---------------------------------------------------------------------------
+// record_checksum (the tree drawn in slot_ring.hpp)
+// ---------------------------------------------------------------------------
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "the leaves are hashed as little-endian words");
+
+size_t chunk_count(size_t bytes) { return bytes == 0 ? 1 : (bytes + kChecksumChunk - 1) / kChecksumChunk; }
+
+uint64_t root_of(const std::vector<uint64_t>& leaves, uint64_t seed) {
+  return checksum64(std::as_bytes(std::span(leaves)), seed);
+}
+
+}  // namespace
+
+uint64_t record_checksum(std::span<const std::byte> bytes, uint64_t seed) {
+  std::vector<uint64_t> leaves(chunk_count(bytes.size()));
+  parallel_for(leaves.size(), [&](size_t i) {
+    const size_t off = i * kChecksumChunk;
+    leaves[i] = checksum64(bytes.subspan(off, std::min(kChecksumChunk, bytes.size() - off)), seed + i);
+  });
+  return root_of(leaves, seed);
+}
+
+uint64_t copy_with_record_checksum(std::span<const std::byte> src, std::span<const std::span<std::byte>> dst,
+                                   uint64_t seed) {
+  // starts[p]: the offset in src where dst[p] begins.
+  std::vector<size_t> starts(dst.size() + 1, 0);
+  for (size_t p = 0; p < dst.size(); ++p) starts[p + 1] = starts[p] + dst[p].size();
+  PP_ASSERT(starts.back() == src.size(), "the pieces must cover the record exactly");
+  constexpr size_t kStep = size_t(256) << 10;  // copied, then hashed while it is in L2
+  std::vector<uint64_t> leaves(chunk_count(src.size()));
+  parallel_for(leaves.size(), [&](size_t i) {
+    Checksum64 sum(seed + i);
+    size_t off = i * kChecksumChunk;
+    const size_t end = std::min(off + kChecksumChunk, src.size());
+    size_t p = size_t(std::upper_bound(starts.begin(), starts.end(), off) - starts.begin()) - 1;
+    while (off < end) {
+      while (starts[p + 1] <= off) ++p;  // skip the pieces that end here (empty ones too)
+      const size_t in_piece = off - starts[p];
+      const size_t len = std::min({end - off, dst[p].size() - in_piece, kStep});
+      std::memcpy(dst[p].data() + in_piece, src.data() + off, len);
+      sum.update(dst[p].subspan(in_piece, len));
+      off += len;
+    }
+    leaves[i] = sum.finish();
+  });
+  return root_of(leaves, seed);
 }
 
 // ---------------------------------------------------------------------------
@@ -217,7 +270,7 @@ Result<SlotRing::Meta> SlotRing::check_header(uint32_t slot) const {
 
 Result<SlotRing::Meta> SlotRing::verify(uint32_t slot) const {
   PP_ASSIGN_OR_RETURN(const Meta m, check_header(slot));
-  const uint64_t actual = checksum64(payload(slot).first(m.payload_len));
+  const uint64_t actual = record_checksum(payload(slot).first(m.payload_len));
   if (actual != m.checksum) {
     return make_error(ErrorCode::kBadFormat,
                       "slot {} (request {} partition {} attempt {}): payload checksum {:#018x} does not match header "

@@ -55,7 +55,7 @@ class SynthWorker {
     info.partition_id = g.partition;
     info.attempt = g.attempt;
     info.payload_len = layout_.payload_len();
-    info.checksum = shm::checksum64(std::span<const std::byte>(base, info.payload_len));
+    info.checksum = shm::record_checksum(std::span<const std::byte>(base, info.payload_len));
     fault_point("synth.before_seal", int(g.partition));
     if (!slots.seal(g.slot, s_.seat(), g.epoch, info)) {
       spdlog::warn("seal lost: slot {} epoch {} was taken from us", g.slot, g.epoch);

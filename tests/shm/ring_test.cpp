@@ -252,7 +252,7 @@ TEST_F(RingTest, MultiProcessAChildSealsASlotAndTheParentClaimsAndVerifiesIt) {
     if (!slots.owns(1, SlotState::kWriting, kSynth, granted)) ::_exit(11);
     auto bytes = slots.payload(1);
     for (size_t i = 0; i < 6000; ++i) bytes[i] = std::byte(uint8_t(i * 7 + 3));
-    const SlotRing::SealInfo info{42, 3, 1, 6000, checksum64(bytes.first(6000))};
+    const SlotRing::SealInfo info{42, 3, 1, 6000, record_checksum(bytes.first(6000))};
     ::_exit(slots.seal(1, kSynth, granted, info) ? 0 : 12);
   }
   ASSERT_EQ(reap(pid), 0) << "10 open failed, 11 not owner, 12 seal lost";

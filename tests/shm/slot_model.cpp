@@ -167,7 +167,7 @@ std::string apply_step(State& s, Step step) {
     }
     case StepKind::kSeal: {
       SlotRing::SealInfo info{100u + a->partition, a->partition, a->attempt, kPayloadBytes,
-                              checksum64(ring.payload(slot))};
+                              record_checksum(ring.payload(slot))};
       if (!ring.seal(slot, step.seat, a->epoch, info)) return "a live writer's seal lost its CAS";
       *a = Actor{0, kIdle, kNone, kNone, 0, a->incarnation, {}};
       return "";

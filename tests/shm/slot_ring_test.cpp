@@ -1,6 +1,7 @@
-// SlotRing over in-process memory: checksum64 properties, one full cycle,
-// epoch fencing of stale actors, reclaim rules, checksum verification and
-// quarantine, and a threaded race where exactly one claimer wins each slot.
+// SlotRing over in-process memory: checksum64 and record_checksum
+// properties, one full cycle, epoch fencing of stale actors, reclaim rules,
+// checksum verification and quarantine, and a threaded race where exactly
+// one claimer wins each slot.
 #include "proofpipe/shm/slot_ring.hpp"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,92 @@ TEST(Checksum64, EveryBitFlipAndLengthChangeIsDetected) {
   EXPECT_NE(checksum64({}, 0), checksum64({}, 1));
 }
 
+// The tree of slot_ring.hpp, computed here from checksum64 alone.
+uint64_t reference_tree(std::span<const std::byte> bytes, uint64_t seed = 0) {
+  std::vector<uint64_t> leaves;
+  size_t off = 0;
+  do {
+    const size_t len = std::min(kChecksumChunk, bytes.size() - off);
+    leaves.push_back(checksum64(bytes.subspan(off, len), seed + leaves.size()));
+    off += len;
+  } while (off < bytes.size());
+  return checksum64(std::as_bytes(std::span(leaves)), seed);
+}
+
+// Sizes on both sides of the chunk edges (the leaf count changes at k * 4 MiB).
+const std::vector<size_t> kRecordSizes = {0, 1, 100, kChecksumChunk - 1, kChecksumChunk, kChecksumChunk + 1,
+                                          3 * kChecksumChunk + 12345};
+
+TEST(RecordChecksum, IsTheTreeOfChecksum64Leaves) {
+  PP_SEEDED_RNG(rng);
+  for (size_t n : kRecordSizes) {
+    const auto data = random_bytes(rng, n);
+    for (uint64_t seed : {uint64_t{0}, uint64_t{7}}) {
+      EXPECT_EQ(record_checksum(data, seed), reference_tree(data, seed)) << "n=" << n << " seed=" << seed;
+    }
+    if (n > 0 && n < kChecksumChunk) {
+      EXPECT_NE(record_checksum(data), checksum64(data)) << "n=" << n;
+    }
+  }
+}
+
+// The copy lands byte for byte in the pieces, and its value is the tree's,
+// however the pieces cut the record (empty pieces, cuts inside and on chunk edges).
+TEST(RecordChecksum, CopyIntoPiecesMatchesAndCopiesEveryByte) {
+  PP_SEEDED_RNG(rng);
+  for (size_t n : kRecordSizes) {
+    const auto data = random_bytes(rng, n);
+    const uint64_t want = reference_tree(data);
+    std::vector<std::vector<size_t>> cuts = {{}, {0, n}, {n / 3, n / 2}};
+    if (n > kChecksumChunk) cuts.push_back({kChecksumChunk, kChecksumChunk, n - 1});
+    for (int r = 0; r < 3; ++r) {  // random cuts
+      std::vector<size_t> c{size_t(rng() % (n + 1)), size_t(rng() % (n + 1)), size_t(rng() % (n + 1))};
+      std::sort(c.begin(), c.end());
+      cuts.push_back(c);
+    }
+    for (const auto& cut : cuts) {
+      std::vector<std::vector<std::byte>> bufs;
+      size_t prev = 0;
+      for (size_t c : cut) {
+        bufs.emplace_back(c - prev, std::byte{0x5A});
+        prev = c;
+      }
+      bufs.emplace_back(n - prev, std::byte{0x5A});
+      std::vector<std::span<std::byte>> pieces(bufs.begin(), bufs.end());
+      ASSERT_EQ(copy_with_record_checksum(data, pieces), want) << "n=" << n << " pieces=" << pieces.size();
+      std::vector<std::byte> joined;
+      for (const auto& b : bufs) joined.insert(joined.end(), b.begin(), b.end());
+      ASSERT_TRUE(joined == data) << "n=" << n;
+    }
+  }
+}
+
+// Changes a consumer must see: a flipped bit in any chunk (first and last
+// byte of each), two chunks swapped, a length change by a zero tail.
+TEST(RecordChecksum, BitFlipsSwappedChunksAndLengthChangesAreDetected) {
+  PP_SEEDED_RNG(rng);
+  const size_t n = 3 * kChecksumChunk + 100;
+  auto data = random_bytes(rng, n);
+  const uint64_t base = record_checksum(data);
+  std::set<uint64_t> seen{base};
+  for (size_t at : {size_t{0}, kChecksumChunk - 1, kChecksumChunk, 2 * kChecksumChunk + 17, n - 1}) {
+    for (unsigned bit : {0u, 7u}) {
+      data[at] ^= std::byte(1u << bit);
+      EXPECT_TRUE(seen.insert(record_checksum(data)).second) << "byte " << at << " bit " << bit;
+      data[at] ^= std::byte(1u << bit);
+    }
+  }
+  auto swapped = data;
+  std::swap_ranges(swapped.begin(), swapped.begin() + kChecksumChunk, swapped.begin() + kChecksumChunk);
+  EXPECT_NE(record_checksum(swapped), base);
+  auto longer = data;
+  longer.push_back(std::byte{0});
+  EXPECT_NE(record_checksum(longer), base);
+  std::vector<std::byte> zeros(kChecksumChunk, std::byte{0});
+  EXPECT_NE(record_checksum(std::span(zeros).first(kChecksumChunk - 8)), record_checksum(zeros));
+  EXPECT_EQ(record_checksum(data), base);  // and it is a function of the bytes
+}
+
 constexpr uint32_t kK = 3;
 constexpr uint32_t kSeatCount = 4;
 constexpr uint64_t kSlotBytes = 256;
@@ -71,7 +158,7 @@ class SlotRingTest : public ::testing::Test {
   Epoch write_and_seal(uint32_t slot, Seat seat, Epoch epoch, uint8_t fill, uint64_t len = 100) {
     auto bytes = ring_.payload(slot);
     std::memset(bytes.data(), fill, len);
-    SlotRing::SealInfo info{77, 5, 2, len, checksum64(bytes.first(len))};
+    SlotRing::SealInfo info{77, 5, 2, len, record_checksum(bytes.first(len))};
     EXPECT_TRUE(ring_.seal(slot, seat, epoch, info));
     return epoch + 1;
   }
@@ -91,13 +178,14 @@ TEST_F(SlotRingTest, AFullCycleBumpsTheEpochOnEveryTransitionAndRecordsWhoMoved)
   EXPECT_EQ(ring_.load(1), (SlotWord{SlotState::kConsuming, kGpu, 3}));
   auto meta = ring_.verify(1);
   ASSERT_TRUE(meta.is_ok()) << meta.status().to_string();
-  EXPECT_EQ(*meta, (SlotRing::Meta{77, 5, 2, 100, checksum64(ring_.payload(1).first(100)), 1}));
-  // The one-pass alternative: header check, then a checksum streamed in chunks.
+  EXPECT_EQ(*meta, (SlotRing::Meta{77, 5, 2, 100, record_checksum(ring_.payload(1).first(100)), 1}));
+  // The one-pass alternative: header check, then the record copied out with its checksum.
   auto header = ring_.check_header(1);
   ASSERT_TRUE(header.is_ok()) << header.status().to_string();
-  Checksum64 streamed;
-  for (size_t at = 0; at < 100; at += 40) streamed.update(ring_.payload(1).subspan(at, std::min<size_t>(40, 100 - at)));
-  EXPECT_EQ(streamed.finish(), header->checksum);
+  std::vector<std::byte> head(30), tail(70);
+  const std::span<std::byte> pieces[] = {head, tail};
+  EXPECT_EQ(copy_with_record_checksum(ring_.payload(1).first(100), pieces), header->checksum);
+  EXPECT_TRUE(std::equal(head.begin(), head.end(), ring_.payload(1).begin()));
   ASSERT_TRUE(ring_.release(1, kGpu, 3));
   EXPECT_EQ(ring_.load(1), (SlotWord{SlotState::kFree, kGpu, 4}));     // seat = who consumed it
   EXPECT_EQ(ring_.load(0), (SlotWord{SlotState::kFree, kNoSeat, 0}));  // neighbours untouched

@@ -1,6 +1,7 @@
 // SlotRing: the slot state machine over K slot headers (layout.hpp) and the
-// payload bytes they describe, plus checksum64, the record checksum a writer
-// seals and a consumer verifies. A non-owning view: no locks, no waits.
+// payload bytes they describe, plus record_checksum (a tree of checksum64
+// streams), the record checksum a writer seals and a consumer verifies.
+// A non-owning view: no locks, no waits.
 // Protocol background: shared/reference/shm-recovery.md §2.3; docs/shm-layout.md.
 #pragma once
 
@@ -20,11 +21,10 @@ namespace proofpipe::shm {
 // records; it is not a MAC and not meant to resist an adversary.
 // ---------------------------------------------------------------------------
 
-// Speed, measured on the 2-core dev VM: 12 GB/s over cache-resident data
-// (4 lanes keep 4 multiplies in flight), but 2.3 GB/s over a 256 MiB buffer,
-// where memory bandwidth rules: re-reading a 16 GiB slot would cost ~7 s. So
-// a writer should use the streaming form on each chunk while it is still
-// cache-hot; any split into update() calls gives the checksum64() value.
+// Speed of one stream on the 2-core dev VM (bench/record_bench.cpp,
+// 2026-12-03): 15-18 GB/s over 128-512 MiB buffers (4 lanes keep 4
+// multiplies in flight). Any split into update() calls gives the
+// checksum64() value, so a reader can hash bytes right after copying them.
 class Checksum64 {
  public:
   explicit Checksum64(uint64_t seed = 0);
@@ -41,8 +41,38 @@ class Checksum64 {
   uint64_t total_len_ = 0;
 };
 
-// One-shot form over a whole buffer (what the consumer's verify() uses).
+// One-shot form over a whole buffer.
 uint64_t checksum64(std::span<const std::byte> bytes, uint64_t seed = 0);
+
+// ---------------------------------------------------------------------------
+// record_checksum: the checksum a writer seals and a consumer verifies. One
+// checksum64 stream over a whole record is one core's pass: at 2^24 (a 2 GiB
+// record) about 0.13 s for the writer after synthesis, and 0.3 s for the GPU
+// worker's copy-and-hash before it may release the slot and start the proof
+// (7 GB/s on one core here). A two-level tree lets every core take a share:
+//
+//   payload  | chunk 0 (4 MiB) | chunk 1 (4 MiB) | ... | chunk k-1 (<= 4 MiB) |
+//                   |                 |                        |
+//   leaves   l_i = checksum64(chunk i, seed + i)     (k >= 1; an empty payload
+//                   |                 |               is one empty chunk)
+//   record   checksum64(l_0 l_1 ... l_{k-1} as 8-byte little-endian words, seed)
+//
+// Each leaf covers its chunk's bytes and length, the root the chunk count
+// and order (a leaf's seed is its index), so any change to the bytes, their
+// order or the length changes the value with probability ~1 - 2^-64.
+// ---------------------------------------------------------------------------
+inline constexpr size_t kChecksumChunk = size_t(4) << 20;
+
+// The record checksum of `bytes`, leaves hashed across the parallel_for pool.
+uint64_t record_checksum(std::span<const std::byte> bytes, uint64_t seed = 0);
+
+// Copies `src` into the consecutive pieces `dst` (their sizes must sum to
+// src.size()) and returns record_checksum of the copied bytes. Each chunk is
+// hashed in 256 KiB steps right after they are copied, while they are still
+// in the core's cache, so the shared bytes are read once; chunks run across
+// the parallel_for pool. The consumer's way to take a record out of a slot.
+uint64_t copy_with_record_checksum(std::span<const std::byte> src, std::span<const std::span<std::byte>> dst,
+                                   uint64_t seed = 0);
 
 // ---------------------------------------------------------------------------
 // The slot state machine. Every arrow is ONE compare-and-swap on the slot
@@ -122,7 +152,7 @@ class SlotRing {
     uint32_t partition_id = 0;
     uint32_t attempt = 0;
     uint64_t payload_len = 0;  // <= slot_size() (PP_ASSERT)
-    uint64_t checksum = 0;     // checksum64 of payload(slot).first(payload_len)
+    uint64_t checksum = 0;     // record_checksum of payload(slot).first(payload_len)
   };
   // WRITING(seat)@epoch -> READY(seat)@epoch+1 after storing `info` in the
   // header. Metadata is stored only if the caller owns the slot at that
@@ -161,10 +191,10 @@ class SlotRing {
   Meta meta(uint32_t slot) const;
   // The header check alone: payload_len <= slot_size and meta_epoch older
   // than the slot's epoch. For a consumer that checksums the payload itself
-  // while streaming it to the device (one pass over the bytes instead of two)
-  // and then compares with Meta::checksum.
+  // while copying it out (copy_with_record_checksum: one pass over the bytes
+  // instead of two) and then compares with Meta::checksum.
   Result<Meta> check_header(uint32_t slot) const;
-  // check_header plus checksum64 over the payload, for a consumer that holds
+  // check_header plus record_checksum over the payload, for a consumer that holds
   // the slot. kBadFormat naming slot, request, partition, attempt and both
   // checksums on a mismatch: quarantine the slot then.
   Result<Meta> verify(uint32_t slot) const;
