@@ -8,6 +8,7 @@
 #   here:    scripts/device_check.sh prepare
 #            -> build-device/bin (gpu tests, proofpipe + workers, device bench)
 #               build-device/lib (their non-glibc shared libraries)
+#            scripts/device_check.sh stamp   (the binaries are of this tree?)
 #   device:  run(command="scripts/device_check.sh", carry=["build-device/bin",
 #                "build-device/lib"], timeout_s=540)
 #
@@ -18,11 +19,17 @@
 # What comes back in $OUT: summary.txt, gpu_tests.log, device_bench.jsonl,
 # logs.tar.gz (test XML, bench and pipeline logs, a sanitizer log if a test
 # failed) and the CUDA run's proofs as proofs.tar.gz, to check with snarkjs
-# back here (there is no node on the device). Budget: under 8 min.
+# back here (there is no node on the device). Budget: one deadline of 480 s
+# for the whole run; each stage's timeout is cut to what is left of it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BD=${PP_DEVICE_BUILD:-build-device}  # override for a dry run of the script here
+
+# What the binaries were built from: the commit and a hash of the
+# uncommitted changes. `stamp` compares it with the tree here, so a stale
+# build-device never spends a lease testing old code.
+tree_stamp() { echo "$(git rev-parse HEAD) $(git status --porcelain --untracked-files=no | sha1sum | cut -c1-12)"; }
 
 prepare() {
     set -e
@@ -44,34 +51,53 @@ prepare() {
     # (the CUDA fatbins, ~10 MB per binary, stay).
     strip --strip-unneeded "$BD"/bin/* 2>/dev/null || true
     echo "$ROOT" >"$BD/bin/BUILT_AT"  # the absolute paths compiled into the binaries
+    tree_stamp >"$BD/bin/BUILT_FROM"
     du -sh "$BD/bin" "$BD/lib"
     echo "next: run(command=\"scripts/device_check.sh\", carry=[\"$BD/bin\", \"$BD/lib\"], timeout_s=540)"
 }
 
+stamp() {
+    local built now
+    built=$(cat "$BD/bin/BUILT_FROM" 2>/dev/null || echo "none")
+    now=$(tree_stamp)
+    echo "built from: $built"
+    echo "tree now:   $now"
+    [[ $built == "$now" ]] || { echo "stale: run scripts/device_check.sh prepare first" >&2; return 1; }
+}
+
+# Seconds left before the run's deadline, at most $1.
+left() {
+    local l=$(( DEADLINE - $(date +%s) ))
+    (( l < $1 )) && echo $(( l > 0 ? l : 1 )) || echo "$1"
+}
+
 # The gpu tests run one group per process, from the most basic up, so that a
 # sticky device error (illegal address, ...) in one group cannot hide the
-# results of the next. The first group that fails is run again under
-# compute-sanitizer (memcheck), which the device image has, so that a glue
-# bug names its kernel and address in this one call, not in a second lease.
-readonly GPU_GROUPS=("CudaBackendFactory.*:CudaField*" "CudaNtt*" "CudaMsm*" "CudaBackend.*")
+# results of the next. The pipeline test has a process of its own: its GPU
+# worker needs a second CUDA context, which an EXCLUSIVE_PROCESS card would
+# refuse to a test process that already holds one. The first test that fails
+# is run again under compute-sanitizer (memcheck), which the device image
+# has, so that a glue bug names its kernel and address in this one call.
+readonly GPU_GROUPS=("CudaBackendFactory.*:CudaField*" "CudaNtt*" "CudaMsm*"
+                     "CudaBackend.*:-CudaBackend.PipelineRun*" "CudaBackend.PipelineRun*")
 
 gpu_tests() {
-    local out=$1 group i=0 rc=0 rc_g first_failed="" left
-    local deadline=$(( $(date +%s) + 240 ))  # all groups and the sanitizer together
+    local out=$1 group i=0 rc=0 rc_g first_failed="" budget
     : >"$out/gpu_tests.log"
     for group in "${GPU_GROUPS[@]}"; do
-        left=$(( deadline - $(date +%s) ))
-        if (( left < 20 )); then echo "-- no time left for $group" | tee -a "$out/gpu_tests.log"; rc=124; continue; fi
+        budget=$(left 150)
+        if (( budget < 20 )); then echo "-- no time left for $group" | tee -a "$out/gpu_tests.log"; rc=124; continue; fi
         echo "-- gtest_filter=$group" | tee -a "$out/gpu_tests.log"
-        timeout $(( left < 150 ? left : 150 )) "$BD/bin/pp_gpu_tests" --gtest_filter="$group" --gtest_output="xml:$WORK/gpu_tests_$i.xml" \
+        timeout "$budget" "$BD/bin/pp_gpu_tests" --gtest_filter="$group" --gtest_output="xml:$WORK/gpu_tests_$i.xml" \
             >"$WORK/gpu_group.log" 2>&1
         rc_g=$?
         cat "$WORK/gpu_group.log" >>"$out/gpu_tests.log"
         grep -E '^\[  (FAILED|SKIPPED) |^\[  PASSED|tests? ran' "$WORK/gpu_group.log" | tail -12
         [[ $rc_g == 0 ]] || { rc=$rc_g; echo "group exit $rc_g"; }
         if [[ $rc_g != 0 && -z $first_failed ]]; then
-            # The first failed test of the group; a crash leaves none, then the whole group.
-            first_failed=$(sed -n 's/^\[  FAILED  \] \([^ ]*\) (.*/\1/p' "$WORK/gpu_group.log" | head -1)
+            # The first failed test of the group (typed tests print
+            # "Suite/0.Name, where TypeParam = ..."); a crash leaves none, then the group.
+            first_failed=$(sed -n 's/^\[  FAILED  \] \([^ ,]*\)[, ].*/\1/p' "$WORK/gpu_group.log" | head -1)
             first_failed=${first_failed:-$group}
         fi
         i=$((i + 1))
@@ -81,8 +107,7 @@ gpu_tests() {
         san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
         if [[ -n $san ]]; then
             echo "-- compute-sanitizer memcheck: $first_failed" | tee -a "$out/gpu_tests.log"
-            left=$(( deadline - $(date +%s) + 60 ))  # the sanitizer may use 60 s past the tests' share
-            timeout $(( left < 120 ? left : 120 )) "$san" --tool memcheck --print-limit 20 --error-exitcode 99 \
+            timeout "$(left 120)" "$san" --tool memcheck --print-limit 20 --error-exitcode 99 \
                 "$BD/bin/pp_gpu_tests" --gtest_filter="$first_failed" >"$WORK/sanitizer.log" 2>&1
             echo "sanitizer exit $?" >>"$WORK/sanitizer.log"
             grep -E '=========|FAILED|exit' "$WORK/sanitizer.log" | head -30
@@ -101,9 +126,11 @@ pack() { tar -C "$WORK" -czf "$1/logs.tar.gz" . 2>/dev/null; }
 on_device() {
     local out="${OUT:-/tmp/device_check_out}" t0 rc_tests rc_bench
     WORK=$(mktemp -d /tmp/device_check.XXXXXX)
+    t0=$(date +%s)
+    DEADLINE=$(( t0 + ${PP_DEVICE_CHECK_BUDGET:-480} ))
     mkdir -p "$out"
     export LD_LIBRARY_PATH="$ROOT/$BD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    t0=$(date +%s)
+    export PP_REQUIRE_GPU=1  # on a lent GPU, a test that finds no device fails, it does not skip
     # The binaries carry this checkout's absolute paths (test data, bin dir):
     # make them resolve on the device's copy of the tree.
     local built_root
@@ -111,25 +138,42 @@ on_device() {
     if [[ -n $built_root && $built_root != "$ROOT" && ! -e $built_root ]]; then
         mkdir -p "$(dirname "$built_root")" && ln -sfn "$ROOT" "$built_root"
     fi
-    nvidia-smi -L || true
+    {
+        echo "== device check: binaries built from $(cat "$BD/bin/BUILT_FROM" 2>/dev/null || echo '?')"
+        nvidia-smi --query-gpu=name,driver_version,compute_mode,memory.total --format=csv,noheader 2>&1
+        df -h /dev/shm /tmp 2>&1 | tail -2
+    } | tee "$out/summary.txt"
     echo "== gpu tests"
     gpu_tests "$out"
     rc_tests=$?
+    local passed failed skipped
+    passed=$(grep -c '^\[       OK \]' "$out/gpu_tests.log")
+    failed=$(grep -c '^\[  FAILED  \].*ms)' "$out/gpu_tests.log")
+    skipped=$(grep -c '^\[  SKIPPED \]' "$out/gpu_tests.log")
+    {
+        echo "gpu tests: exit $rc_tests, $passed passed, $failed failed, $skipped skipped ($(( $(date +%s) - t0 )) s)"
+        [[ -f $WORK/sanitizer.log ]] && echo "sanitizer: $(grep -c '^========= Invalid\|^========= Program hit' "$WORK/sanitizer.log") errors (logs.tar.gz: sanitizer.log)"
+    } >>"$out/summary.txt"
     pack "$out"
     echo "== device benchmarks"
-    timeout 240 "$BD/bin/pp_device_bench" --reps 5 --json "$out/device_bench.jsonl" 2>&1 | tee "$WORK/device_bench.log"
+    timeout "$(left 240)" "$BD/bin/pp_device_bench" --reps 5 --json "$out/device_bench.jsonl" 2>&1 | tee "$WORK/device_bench.log"
     rc_bench=${PIPESTATUS[0]}
+    {
+        echo "device bench: exit $rc_bench ($(( $(date +%s) - t0 )) s)"
+        sed -n '/^$/,$p' "$WORK/device_bench.log" | tail -20
+    } >>"$out/summary.txt"
     pack "$out"
     local k="${PP_DEVICE_CHECK_LOG:-20}"  # smaller for a dry run without a GPU
     echo "== pipeline 2^$k x 4: cuda vs cpu backend"
     local w="/tmp/pp_gen_${k}_4" pipe_cuda="-" pipe_cpu="-"
-    if "$BD/bin/proofpipe" gen --constraints $(( (1 << k) - 8 )) --partitions 4 --out "$w" >"$WORK/gen.log" 2>&1; then
+    if timeout "$(left 90)" "$BD/bin/proofpipe" gen --constraints $(( (1 << k) - 8 )) --partitions 4 --out "$w" \
+        >"$WORK/gen.log" 2>&1; then
         local args=() backend s e
         for f in "$w"/*.wtns; do args+=(--witness "$f"); done
         for backend in cuda cpu; do
             rm -rf "/tmp/pp_out_$backend"
             s=$(date +%s.%N)
-            if PROOFPIPE_NO_PROGRESS=1 timeout 120 "$BD/bin/proofpipe" run --zkey "$w/circuit.zkey" "${args[@]}" \
+            if PROOFPIPE_NO_PROGRESS=1 timeout "$(left 120)" "$BD/bin/proofpipe" run --zkey "$w/circuit.zkey" "${args[@]}" \
                 --out "/tmp/pp_out_$backend" --synth-workers 4 --gpu-workers 1 --slots 3 --backend "$backend" \
                 >"$WORK/run_$backend.log" 2>&1; then
                 e=$(date +%s.%N)
@@ -143,25 +187,17 @@ on_device() {
     else
         tail -5 "$WORK/gen.log"
     fi
+    echo "pipeline 2^$k x 4 (4 synth, 1 gpu, 3 slots): cuda $pipe_cuda, cpu $pipe_cpu" >>"$out/summary.txt"
     pack "$out"
-    local passed failed skipped
-    passed=$(grep -c '^\[       OK \]' "$out/gpu_tests.log")
-    failed=$(grep -c '^\[  FAILED  \].*ms)' "$out/gpu_tests.log")
-    skipped=$(grep -c '^\[  SKIPPED \]' "$out/gpu_tests.log")
-    {
-        echo
-        echo "== device check summary ($(( $(date +%s) - t0 )) s)"
-        echo "gpu tests: exit $rc_tests, $passed passed, $failed failed, $skipped skipped"
-        [[ -f $WORK/sanitizer.log ]] && echo "sanitizer: $(grep -c '^========= Invalid\|^========= Program hit' "$WORK/sanitizer.log") errors (logs.tar.gz: sanitizer.log)"
-        echo "device bench: exit $rc_bench"
-        sed -n '/^$/,$p' "$WORK/device_bench.log" | tail -20
-        echo "pipeline 2^$k x 4 (4 synth, 1 gpu, 3 slots): cuda $pipe_cuda, cpu $pipe_cpu"
-    } | tee "$out/summary.txt"
+    echo
+    echo "== device check summary ($(( $(date +%s) - t0 )) s)"
+    cat "$out/summary.txt"
     [[ $rc_tests == 0 && $rc_bench == 0 ]]
 }
 
 case "${1:-run}" in
     prepare) prepare ;;
+    stamp) stamp ;;
     run) on_device ;;
-    *) echo "usage: $0 [prepare|run]" >&2; exit 2 ;;
+    *) echo "usage: $0 [prepare|stamp|run]" >&2; exit 2 ;;
 esac

@@ -162,7 +162,7 @@ class CudaBackend final : public groth16::ProverBackend {
 }  // namespace
 
 Result<std::unique_ptr<groth16::ProverBackend>> make_cuda_backend() {
-  if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "no CUDA device");
+  if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "no CUDA device ({})", no_device_reason());
   auto backend = std::make_unique<CudaBackend>();
   PP_RETURN_IF_ERROR(backend->init());
   return std::unique_ptr<groth16::ProverBackend>(std::move(backend));
@@ -183,7 +183,7 @@ Result<std::unique_ptr<groth16::ProverBackend>> make_backend(groth16::BackendKin
   }
   auto cuda = make_cuda_backend();
   if (cuda) return cuda;
-  if (notice != nullptr) *notice = "no usable CUDA device (" + cuda.status().message() + "): proving on the CPU";
+  if (notice != nullptr) *notice = cuda.status().message() + ": proving on the CPU";
   return groth16::make_cpu_backend();
 }
 

@@ -20,6 +20,10 @@ bool is_sticky(cudaError_t err) {
     case cudaErrorECCUncorrectable:
     case cudaErrorLaunchTimeout:
     case cudaErrorDevicesUnavailable:
+    case cudaErrorContained:            // Hopper error containment: the context is gone
+    case cudaErrorNvlinkUncorrectable:  // uncorrectable hardware error
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorExternalDevice:
     case cudaErrorUnknown:
       return true;
     default:
@@ -32,11 +36,15 @@ Status cuda_status(cudaError_t err, const char* what) {
   ErrorCode code = ErrorCode::kInternal;
   if (is_sticky(err)) {
     code = ErrorCode::kDeviceLost;
-  } else if (err == cudaErrorMemoryAllocation) {
-    code = ErrorCode::kResourceExhausted;
-    (void)cudaGetLastError();  // not sticky: clear it so later calls start clean
-  } else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) {
-    code = ErrorCode::kUnavailable;
+  } else {
+    // Not sticky: clear it, or the next launch check would report it as
+    // that kernel's failure.
+    (void)cudaGetLastError();
+    if (err == cudaErrorMemoryAllocation) {
+      code = ErrorCode::kResourceExhausted;
+    } else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) {
+      code = ErrorCode::kUnavailable;
+    }
   }
   return Status(code, std::string(what) + ": " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
 }
@@ -54,8 +62,16 @@ int device_count() {
   return n;
 }
 
+std::string no_device_reason() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err == cudaSuccess) return n > 0 ? "" : "cudaGetDeviceCount: no devices";
+  (void)cudaGetLastError();
+  return std::string("cudaGetDeviceCount: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+}
+
 Result<DeviceInfo> device_info() {
-  if (device_count() == 0) return Status(ErrorCode::kUnavailable, "no CUDA device");
+  if (device_count() == 0) return Status(ErrorCode::kUnavailable, "no CUDA device (" + no_device_reason() + ")");
   int dev = 0;
   PP_CUDA_TRY(cudaGetDevice(&dev));
   cudaDeviceProp p{};

@@ -192,7 +192,15 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
     runs_init_kernel<Cfg><<<grid_for(num), kBlock, 0, stream>>>(runs, p.c);
     PP_CUDA_LAUNCHED("msm runs_init_kernel");
 
+    // Each level cuts every run's count to ceil(count / L) (L >= 2), so a
+    // correct device finishes within log_L(items) + 2 levels; a device that
+    // returns wrong counts must fail here, not spin until a timeout.
+    const unsigned max_levels = 2 + bit_length(items) / (bit_length(p.task_len) - 1);
     for (unsigned level = 0;; ++level) {
+      if (level > max_levels) {
+        return Status(ErrorCode::kInternal, "cuda msm: bucket levels did not converge after " +
+                                                std::to_string(max_levels) + " levels (device counts wrong)");
+      }
       runs_plan_kernel<Cfg><<<grid_for(num + 1), kBlock, 0, stream>>>(runs, p.task_len);
       PP_CUDA_LAUNCHED("msm runs_plan_kernel");
       bytes = temp_bytes;

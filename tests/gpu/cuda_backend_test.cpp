@@ -19,15 +19,13 @@
 #include "proofpipe/msm/msm.hpp"
 #include "support/cli.hpp"
 #include "support/prove_with.hpp"
+#include "support/gpu.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define PP_REQUIRE_DEVICE() \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device"
 
 TEST(CudaBackendFactory, AutoFallsBackToCpuWithoutDevice) {
   if (cuda::device_count() != 0) GTEST_SKIP() << "a device is present: fallback not reachable";

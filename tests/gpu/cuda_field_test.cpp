@@ -13,6 +13,7 @@
 #include "proofpipe/cuda/field_ops.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/field_text.hpp"
+#include "support/gpu.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -96,7 +97,7 @@ void expect_ops_match_host(FieldOp mul, FieldOp sqr, FieldOp add, FieldOp sub, c
 // The PTX kernels called directly.
 TYPED_TEST(CudaFieldTest, PtxMatchesHost) {
   using F = TypeParam;
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   std::vector<F> a, b;
   make_inputs(rng, 120'001, a, b);
@@ -106,7 +107,7 @@ TYPED_TEST(CudaFieldTest, PtxMatchesHost) {
 // Field's operators in device code (the dispatch of field.hpp).
 TYPED_TEST(CudaFieldTest, OperatorsMatchHost) {
   using F = TypeParam;
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   std::vector<F> a, b;
   make_inputs(rng, 100'003, a, b);
@@ -118,7 +119,7 @@ TYPED_TEST(CudaFieldTest, OperatorsMatchHost) {
 // PTX kernel (and so with the host) on the same inputs.
 TYPED_TEST(CudaFieldTest, PtxMatchesPortableOnDevice) {
   using F = TypeParam;
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   std::vector<F> a, b, ptx, portable, op;
   make_inputs(rng, 100'003, a, b);
@@ -133,7 +134,7 @@ TYPED_TEST(CudaFieldTest, PtxMatchesPortableOnDevice) {
 
 // fr_mul_batch (Field::operator* on the device) against the host.
 TEST(CudaField, FrMulBatchMatchesHost) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   const size_t n = 100'003;
   std::vector<Fr> a(n), b(n), out(n);
@@ -151,7 +152,7 @@ TEST(CudaField, FrMulBatchMatchesHost) {
 // printed and recorded as test properties (no thresholds: the numbers are
 // measurements for anchors.md §4.1, not a pass criterion).
 TEST(CudaField, MulRate) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   struct Case {
     const char* name;
     cuda::FieldKind kind;

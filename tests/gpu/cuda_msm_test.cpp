@@ -10,6 +10,7 @@
 #include "proofpipe/cuda/device.hpp"
 #include "proofpipe/cuda/msm.hpp"
 #include "support/msm_inputs.hpp"
+#include "support/gpu.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -40,7 +41,7 @@ void expect_same(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s, cons
 }
 
 TEST(CudaMsm, G1MatchesCpuAcrossSizes) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   const size_t max_n = size_t(1) << 16;
   auto pts = msm_test_points<ec::G1Cfg>(max_n + 1, rng);
@@ -56,7 +57,7 @@ TEST(CudaMsm, G1MatchesCpuAcrossSizes) {
 }
 
 TEST(CudaMsm, G1PlansAtTheExtremes) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   auto pts = msm_test_points<ec::G1Cfg>(3000, rng);
   spoil_points(pts, rng);
@@ -74,7 +75,7 @@ TEST(CudaMsm, G1PlansAtTheExtremes) {
 }
 
 TEST(CudaMsm, G2MatchesCpu) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   const size_t max_n = 4097;
   auto pts = msm_test_points<ec::G2Cfg>(max_n, rng);
@@ -96,7 +97,7 @@ TEST(CudaMsm, EmptyAndMismatchedInputs) {
   const auto pts = msm_test_points<ec::G1Cfg>(4, rng);
   const std::vector<Fr> sc(3, Fr::one());
   EXPECT_EQ(cuda::msm_g1(pts, sc).status().code(), ErrorCode::kInvalidArgument);
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   const std::vector<Fr> sc4(4, Fr::one());
   EXPECT_EQ(cuda::msm_g1(pts, sc4, cuda::MsmTuning{1, 0, 0}).status().code(), ErrorCode::kInvalidArgument);
 }
@@ -104,7 +105,7 @@ TEST(CudaMsm, EmptyAndMismatchedInputs) {
 // Prints the 2^20 timings (informative; the 2^24 target is checked by the
 // benchmark, which has the memory and time for it).
 TEST(CudaMsm, TimingRuns) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   auto g1 = cuda::time_msm_g1_ms(20, 3);
   ASSERT_TRUE(g1.is_ok()) << g1.status().to_string();
   auto g2 = cuda::time_msm_g2_ms(18, 3);

@@ -10,6 +10,7 @@
 #include "proofpipe/cuda/device.hpp"
 #include "proofpipe/cuda/ntt.hpp"
 #include "proofpipe/ntt/ntt.hpp"
+#include "support/gpu.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -31,7 +32,7 @@ long first_diff(const std::vector<Fr>& a, const std::vector<Fr>& b) {
 }
 
 TEST(CudaNtt, AllOpsMatchCpuUpTo2e20) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   for (unsigned k = 0; k <= 20; ++k) {
     const ntt::Domain& d = ntt::Domain::get(k);
@@ -57,7 +58,7 @@ TEST(CudaNtt, AllOpsMatchCpuUpTo2e20) {
 }
 
 TEST(CudaNtt, InverseUndoesForward) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   for (unsigned k : {1u, 11u, 21u}) {
     const std::vector<Fr> in = random_vec(size_t(1) << k, rng);
@@ -69,7 +70,7 @@ TEST(CudaNtt, InverseUndoesForward) {
 }
 
 TEST(CudaNtt, ComputeHMatchesCpu) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   std::vector<unsigned> sizes;
   for (unsigned k = 0; k <= 16; ++k) sizes.push_back(k);
@@ -90,7 +91,7 @@ TEST(CudaNtt, ComputeHMatchesCpu) {
 }
 
 TEST(CudaNtt, RejectsBadSizes) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   std::vector<Fr> x(3), y(4), z(8);
   EXPECT_EQ(cuda::ntt(x, cuda::NttOp::kForward).code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(cuda::ntt(std::span<Fr>(), cuda::NttOp::kForward).code(), ErrorCode::kInvalidArgument);
@@ -101,7 +102,7 @@ TEST(CudaNtt, RejectsBadSizes) {
 // Not a benchmark: the timing entry points run and give positive numbers,
 // printed for the log (2^20 and 2^24, a few reps).
 TEST(CudaNtt, TimingsRun) {
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  PP_REQUIRE_DEVICE();
   for (unsigned k : {20u, 24u}) {
     auto f = cuda::time_ntt_ms(k, cuda::NttOp::kForward, 3);
     ASSERT_TRUE(f.is_ok()) << f.status().to_string();

@@ -12,6 +12,13 @@ namespace proofpipe::cuda {
 // Number of usable CUDA devices; 0 when there is no driver or no device.
 int device_count();
 
+// Why device_count() is 0, in the runtime's words (e.g. "cudaGetDeviceCount:
+// cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA
+// runtime version"); empty when a device is there. A GPU that nvidia-smi
+// lists but this process cannot use then says why instead of a bare
+// "no CUDA device".
+std::string no_device_reason();
+
 struct DeviceInfo {
   std::string name;
   int sm_major = 0, sm_minor = 0;
