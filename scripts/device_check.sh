@@ -36,14 +36,14 @@ prepare() {
     cmake -S . -B "$BD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPP_STRICT=ON -DPP_CUDA=ON \
         -DCMAKE_CUDA_ARCHITECTURES=90 -DPP_NATIVE=OFF >/dev/null
     cmake --build "$BD" -j "$(nproc)" --target pp_gpu_tests proofpipe proofpipe-gpu-worker \
-        proofpipe-synth-worker pp_device_bench
+        proofpipe-synth-worker pp_device_bench pp_record_bench
     rm -rf "$BD/lib" && mkdir -p "$BD/lib"
     # Every shared library the binaries load except the C/C++ runtime, which
     # the device image has in newer versions (glibc and libstdc++ are
     # backward compatible; the libraries below are not there at all). All of
     # glibc's own libraries stay behind: libresolv & co. use GLIBC_PRIVATE
     # symbols and load only next to their own libc.
-    for b in pp_gpu_tests proofpipe proofpipe-gpu-worker proofpipe-synth-worker pp_device_bench; do
+    for b in pp_gpu_tests proofpipe proofpipe-gpu-worker proofpipe-synth-worker pp_device_bench pp_record_bench; do
         ldd "$BD/bin/$b" | awk '$3 ~ /^\// {print $3}'
     done | sort -u | grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libresolv|libutil|libanl|libnss_[a-z]+|ld-linux[^/]*)\.so' |
         while read -r lib; do cp -L "$lib" "$BD/lib/"; done
@@ -161,6 +161,13 @@ on_device() {
     {
         echo "device bench: exit $rc_bench ($(( $(date +%s) - t0 )) s)"
         sed -n '/^$/,$p' "$WORK/device_bench.log" | tail -20
+    } >>"$out/summary.txt"
+    # The record checksum's seal and intake passes on the device machine's
+    # 16 cores (docs/performance.md has the 2-core figures): seconds.
+    timeout "$(left 40)" "$BD/bin/pp_record_bench" --benchmark_min_time=0.2 >"$WORK/record_bench.log" 2>&1
+    {
+        echo "record checksum (pp_record_bench, $(nproc) cores):"
+        grep -E '^(seal|intake)_' "$WORK/record_bench.log" | awk '{printf "  %-22s %8s %s\n", $1, $2, $3}'
     } >>"$out/summary.txt"
     pack "$out"
     local k="${PP_DEVICE_CHECK_LOG:-20}"  # smaller for a dry run without a GPU
