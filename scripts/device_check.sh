@@ -27,9 +27,10 @@ ROOT=$PWD
 BD=${PP_DEVICE_BUILD:-build-device}  # override for a dry run of the script here
 
 # What the binaries were built from: the commit and a hash of the
-# uncommitted changes. `stamp` compares it with the tree here, so a stale
+# uncommitted changes to tracked files. `stamp` compares it with the tree
+# here, so a stale
 # build-device never spends a lease testing old code.
-tree_stamp() { echo "$(git rev-parse HEAD) $(git status --porcelain --untracked-files=no | sha1sum | cut -c1-12)"; }
+tree_stamp() { echo "$(git rev-parse HEAD) $(git diff HEAD | sha1sum | cut -c1-12)"; }
 
 prepare() {
     set -e
