@@ -28,8 +28,7 @@ BD=${PP_DEVICE_BUILD:-build-device}  # override for a dry run of the script here
 
 # What the binaries were built from: the commit and a hash of the
 # uncommitted changes to tracked files. `stamp` compares it with the tree
-# here, so a stale
-# build-device never spends a lease testing old code.
+# here, so a stale build-device never spends a lease testing old code.
 tree_stamp() { echo "$(git rev-parse HEAD) $(git diff HEAD | sha1sum | cut -c1-12)"; }
 
 prepare() {
