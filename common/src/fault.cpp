@@ -100,8 +100,12 @@ Result<std::vector<FaultSpec>> parse_faults(std::string_view text) {
     } else if (action.starts_with("spike=")) {
       spec.action = FaultAction::kSpike;
       if (!parse_uint(action.substr(6), &spec.spike_mb) || spec.spike_mb == 0) return bad("spike=MB needs mebibytes");
+    } else if (action == "device_lost") {
+      spec.action = FaultAction::kDeviceLost;
+    } else if (action == "error") {
+      spec.action = FaultAction::kError;
     } else {
-      return bad("unknown action (kill, exit, hang, oom, delay=MS, spike=MB)");
+      return bad("unknown action (kill, exit, hang, oom, delay=MS, spike=MB, device_lost, error)");
     }
     out.push_back(std::move(spec));
   }
@@ -121,6 +125,8 @@ std::string format_faults(const std::vector<FaultSpec>& specs) {
       case FaultAction::kOom: out += ":oom"; break;
       case FaultAction::kDelay: out += ":delay=" + std::to_string(s.delay_ms); break;
       case FaultAction::kSpike: out += ":spike=" + std::to_string(s.spike_mb); break;
+      case FaultAction::kDeviceLost: out += ":device_lost"; break;
+      case FaultAction::kError: out += ":error"; break;
     }
     if (s.nth != 0) out += '@' + std::to_string(s.nth);
   }
@@ -140,12 +146,19 @@ Status arm_faults_from_env() {
   return Status::ok();
 }
 
-void detail::fault_reached(const char* site, int partition) {
+Status detail::fault_reached(const char* site, int partition, bool can_return) {
+  Status result = Status::ok();
   for (auto& f : armed()) {
     if (f->spec.site != site) continue;
     if (f->spec.partition >= 0 && f->spec.partition != partition) continue;
     const unsigned hit = f->hits.fetch_add(1) + 1;
     if (f->spec.nth != 0 && hit != f->spec.nth) continue;
+    const bool returns = f->spec.action == FaultAction::kDeviceLost || f->spec.action == FaultAction::kError;
+    if (returns && !can_return) {
+      spdlog::warn("fault point {}: {} cannot fire here (this site returns no error)", site,
+                   format_faults({f->spec}));
+      continue;
+    }
     if (f->spec.action != FaultAction::kDelay && f->spec.action != FaultAction::kSpike) {
       // Flush first: the log line is how a test learns the fault fired.
       spdlog::warn("fault point {} hit #{}: firing", site, hit);
@@ -176,8 +189,15 @@ void detail::fault_reached(const char* site, int partition) {
         spdlog::info("fault point {}: {} MiB spike allocated, touched and freed", site, f->spec.spike_mb);
         break;
       }
+      case FaultAction::kDeviceLost:
+        result = make_error(ErrorCode::kDeviceLost, "fault point {}: injected device error", site);
+        break;
+      case FaultAction::kError:
+        result = make_error(ErrorCode::kInternal, "fault point {}: injected error", site);
+        break;
     }
   }
+  return result;
 }
 
 }  // namespace proofpipe

@@ -126,7 +126,10 @@ void Pipeline::on_gpu_message(WorkerSlot& w, const ipc::Message& m) {
     case MsgType::kProof: return on_proof(w, m);
     case MsgType::kProveFailed:
       w.partition = kNone;
-      if (p.state == PartState::kProving) ledger_.requeue(p.index, "prover error: " + m.body);
+      if (p.state == PartState::kProving) {
+        const PartState st = ledger_.requeue(p.index, "prover error: " + m.body);
+        spdlog::error("{}: prover error: {} ({})", p.stem, m.body, st == PartState::kFailed ? "failed" : "will retry");
+      }
       return;
     default:
       ++report_.stale_messages;

@@ -1,7 +1,8 @@
 // Proving worker loop (gpu_loop.hpp). Fault sites, in the order a partition
 // reaches them (shm-recovery.md §3): gpu.after_claim (slot held),
 // gpu.after_release (record copied out, slot free), gpu.mid_compute (H done,
-// MSMs next), gpu.before_proof_msg (proof made, not yet sent).
+// MSMs next; also device_lost/error, the errors a backend op returns),
+// gpu.before_proof_msg (proof made, not yet sent).
 #include "gpu_loop.hpp"
 
 #include <spdlog/spdlog.h>
@@ -83,7 +84,9 @@ class GpuWorker {
     const auto t0 = std::chrono::steady_clock::now();
     auto prepared = groth16::prove_start(backend_, pk_, w_, a_, b_, c_);
     if (!prepared) return prove_failed(h, prepared.status());
-    fault_point("gpu.mid_compute", int(d.partition));
+    // A fault here may also return the error a device op gives (a sticky
+    // kDeviceLost, or a plain failure), so the paths below are tested on CPUs.
+    if (Status st = fault_status("gpu.mid_compute", int(d.partition)); !st) return prove_failed(h, st);
     auto proof = groth16::prove_finish(backend_, pk_, *prepared);
     if (!proof) return prove_failed(h, proof.status());
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -6,7 +6,11 @@
 // actions: kill (SIGKILL itself), exit (exit code kFaultExitCode), hang
 // (sleep until killed), oom (allocate and touch memory until the kernel kills
 // it), delay=MS (sleep MS milliseconds, then go on: a slow stage), spike=MB
-// (map, touch and unmap MB MiB at once: a short memory peak for the sampler). Without @n
+// (map, touch and unmap MB MiB at once: a short memory peak for the sampler),
+// and at the sites that can return an error (fault_status), device_lost (a
+// kDeviceLost error, as a sticky CUDA error gives: the GPU worker must exit
+// with kWorkerExitDevice and be restarted) and error (a kInternal error, as
+// a failed operation gives: the partition is requeued, no restart). Without @n
 // the action fires every time the site is reached; with @n only on the n-th
 // time (1-based, counted per process). ~partition restricts the entry to
 // the site being reached while working on that partition (its index in the
@@ -30,7 +34,7 @@ namespace proofpipe {
 // real worker exit code (ipc/worker.hpp), so the coordinator's log names it.
 inline constexpr int kFaultExitCode = 77;
 
-enum class FaultAction { kKill, kExit, kHang, kOom, kDelay, kSpike };
+enum class FaultAction { kKill, kExit, kHang, kOom, kDelay, kSpike, kDeviceLost, kError };
 
 struct FaultSpec {
   std::string site;
@@ -51,7 +55,8 @@ bool fault_hung();
 
 namespace detail {
 extern bool g_faults_armed;
-void fault_reached(const char* site, int partition);
+// can_return: the site returns the error of a device_lost/error entry.
+Status fault_reached(const char* site, int partition, bool can_return);
 }  // namespace detail
 
 // Reads PROOFPIPE_FAULTS once (call at process start). A malformed value is
@@ -61,7 +66,14 @@ Status arm_faults_from_env();
 // A fault site. Sites are string literals named "<process>.<moment>";
 // `partition` is the run index of the partition at hand (-1: none).
 inline void fault_point(const char* site, int partition = -1) {
-  if (detail::g_faults_armed) detail::fault_reached(site, partition);
+  if (detail::g_faults_armed) (void)detail::fault_reached(site, partition, false);
+}
+
+// A fault site where the code can return an error: as fault_point, and a
+// device_lost or error entry that fires makes it return that error (at a
+// plain fault_point those two only log that they cannot fire there).
+[[nodiscard]] inline Status fault_status(const char* site, int partition = -1) {
+  return detail::g_faults_armed ? detail::fault_reached(site, partition, true) : Status::ok();
 }
 
 }  // namespace proofpipe

@@ -1,0 +1,53 @@
+// PROOFPIPE_FAULTS parsing and the error-returning fault sites (fault.hpp).
+// Only actions that return or sleep are fired here: this process must live.
+#include "proofpipe/common/fault.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace proofpipe {
+namespace {
+
+TEST(Faults, EveryActionParsesAndFormatsBack) {
+  const std::string text =
+      "synth.mid_write:kill@2,gpu.after_claim~3:exit,a.b:hang,a.b:oom,a.b:delay=40,a.b:spike=16,"
+      "gpu.mid_compute:device_lost@2,gpu.mid_compute~1:error";
+  auto specs = parse_faults(text);
+  ASSERT_TRUE(specs) << specs.status().message();
+  ASSERT_EQ(specs->size(), 8u);
+  EXPECT_EQ((*specs)[6].action, FaultAction::kDeviceLost);
+  EXPECT_EQ((*specs)[6].nth, 2u);
+  EXPECT_EQ((*specs)[7].action, FaultAction::kError);
+  EXPECT_EQ((*specs)[7].partition, 1);
+  EXPECT_EQ(format_faults(*specs), text);
+}
+
+TEST(Faults, BadEntriesAreRefusedByName) {
+  for (const char* bad : {"nocolon", ":kill", "a.b:explode", "a.b:kill@0", "a.b~x:kill", "a.b:delay=ms"}) {
+    auto specs = parse_faults(bad);
+    ASSERT_FALSE(specs) << bad;
+    EXPECT_NE(specs.status().message().find(bad), std::string::npos) << specs.status().message();
+  }
+}
+
+// device_lost and error come back from fault_status on the n-th hit of the
+// named partition only; a plain fault_point cannot return them and goes on.
+TEST(Faults, ErrorSitesReturnTheInjectedErrorOnTheNthHit) {
+  ASSERT_EQ(::setenv("PROOFPIPE_FAULTS",
+                     "test.lost~5:device_lost@2,test.err:error,test.plain:device_lost", 1), 0);
+  ASSERT_TRUE(arm_faults_from_env());
+  ::unsetenv("PROOFPIPE_FAULTS");
+  EXPECT_TRUE(fault_status("test.lost", 4));  // another partition: not counted
+  EXPECT_TRUE(fault_status("test.lost", 5));  // hit 1 of partition 5
+  const Status lost = fault_status("test.lost", 5);
+  EXPECT_EQ(lost.code(), ErrorCode::kDeviceLost);
+  EXPECT_NE(lost.message().find("test.lost"), std::string::npos) << lost.message();
+  EXPECT_TRUE(fault_status("test.lost", 5));  // @2: only the second hit
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(fault_status("test.err").code(), ErrorCode::kInternal);  // no @n: every hit
+  fault_point("test.plain");                   // logs that it cannot fire there, and returns
+  EXPECT_TRUE(fault_status("unarmed.site"));
+}
+
+}  // namespace
+}  // namespace proofpipe
