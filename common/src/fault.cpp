@@ -189,11 +189,11 @@ Status detail::fault_reached(const char* site, int partition, bool can_return) {
         spdlog::info("fault point {}: {} MiB spike allocated, touched and freed", site, f->spec.spike_mb);
         break;
       }
-      case FaultAction::kDeviceLost:
-        result = make_error(ErrorCode::kDeviceLost, "fault point {}: injected device error", site);
+      case FaultAction::kDeviceLost:  // the first entry that fires decides
+        if (result) result = make_error(ErrorCode::kDeviceLost, "fault point {}: injected device error", site);
         break;
       case FaultAction::kError:
-        result = make_error(ErrorCode::kInternal, "fault point {}: injected error", site);
+        if (result) result = make_error(ErrorCode::kInternal, "fault point {}: injected error", site);
         break;
     }
   }

@@ -86,7 +86,7 @@ Status Pipeline::spawn(WorkerSlot& w) {
 }
 
 // The environment of a worker: ours, except that destructive fault entries
-// (kill, exit, hang, oom) without a ~partition filter reach only the first
+// (all but delay and spike) without a ~partition filter reach only the first
 // incarnation of each seat, so a test that kills a worker once sees the run
 // recover; PROOFPIPE_FAULTS_ALL_INCARNATIONS=1 arms them in every incarnation.
 std::vector<std::string> Pipeline::worker_env(const WorkerSlot& w) const {

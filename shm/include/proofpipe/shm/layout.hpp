@@ -19,9 +19,10 @@ namespace proofpipe::shm {
 
 // "PPSHMCTL" read as a little-endian u64: a hexdump of the segment shows it.
 inline constexpr uint64_t kControlMagic = 0x4C54434D48535050ull;
-// Bump on any change to a struct below or to the slot word encoding: a worker
-// built from another revision then refuses the segment instead of misreading it.
-inline constexpr uint32_t kLayoutVersion = 1;
+// Bump on any change to a struct below, to the slot word encoding or to what
+// a field means: a worker built from another revision then refuses the
+// segment instead of misreading it. 2: the checksum is record_checksum.
+inline constexpr uint32_t kLayoutVersion = 2;
 
 inline constexpr uint64_t kCacheLine = 64;
 // Slots start on page boundaries, so a worker can map just its own slot
@@ -132,7 +133,7 @@ struct alignas(kCacheLine) SlotHeader {
   uint64_t request_id;
   uint64_t meta_epoch;   // the WRITING epoch under which the fields below were written
   uint64_t payload_len;  // bytes of the slot that hold the record
-  uint64_t checksum;     // checksum64 (slot_ring.hpp) of those bytes
+  uint64_t checksum;     // record_checksum (slot_ring.hpp) of those bytes
   uint32_t partition_id;
   uint32_t attempt;
   uint64_t reserved[2];
