@@ -145,6 +145,10 @@ sanitize_small() {
         timeout -k 5 "$budget" "$san" --tool "$tool" --print-limit 20 --error-exitcode 99 \
             "$BD/bin/pp_gpu_tests" --gtest_filter="$SANITIZE_FILTER" >"$WORK/sanitizer_$tool.log" 2>&1
         rc=$?
+        if [[ $rc == 124 || $rc == 137 ]]; then  # inconclusive, not a failure: the tools slow kernels 10-100x
+            echo "sanitizer $tool: timed out after $budget s (inconclusive; partial log in logs.tar.gz)" | tee -a "$out/summary.txt"
+            continue
+        fi
         echo "sanitizer $tool: exit $rc ($( [[ $rc == 0 ]] && echo clean || echo "see logs.tar.gz: sanitizer_$tool.log"))" \
             | tee -a "$out/summary.txt"
     done
