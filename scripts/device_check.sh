@@ -113,7 +113,7 @@ gpu_tests() {
     done
     if [[ -n $first_failed ]]; then
         local san
-        san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+        san=$(find_sanitizer)
         if [[ -n $san ]]; then
             echo "-- compute-sanitizer memcheck: $first_failed" | tee -a "$out/gpu_tests.log"
             timeout -k 5 "$(left 90)" "$san" --tool memcheck --print-limit 20 --error-exitcode 99 \
@@ -136,7 +136,7 @@ readonly SANITIZE_FILTER="CudaMsm.G2MatchesCpu:CudaNtt.ComputeHMatchesCpu:CudaBa
 
 sanitize_small() {
     local out=$1 san tool budget rc
-    san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+    san=$(find_sanitizer)
     [[ -n $san ]] || { echo "sanitizers: no compute-sanitizer on this machine" >>"$out/summary.txt"; return; }
     for tool in memcheck racecheck; do
         budget=$(left 90)
@@ -153,6 +153,9 @@ sanitize_small() {
             | tee -a "$out/summary.txt"
     done
 }
+
+# compute-sanitizer's path on the device image, or nothing.
+find_sanitizer() { command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null; }
 
 # Packs everything under $WORK into $OUT/logs.tar.gz (the device tool brings
 # back at most 8 files); called after each stage, so a run cut short at its

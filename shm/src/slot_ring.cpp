@@ -94,21 +94,25 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "the leaves are hashed as little-endian words");
 
-size_t chunk_count(size_t bytes) { return bytes == 0 ? 1 : (bytes + kChecksumChunk - 1) / kChecksumChunk; }
-
-uint64_t root_of(const std::vector<uint64_t>& leaves, uint64_t seed) {
+// The tree over a record of `bytes`: leaf(seed + i, off, end) hashes chunk
+// i, the bytes [off, end); the leaves run across the pool and the root
+// hashes them in order. Both public forms below are this with their leaf.
+template <class Leaf>
+uint64_t tree_checksum(size_t bytes, uint64_t seed, const Leaf& leaf) {
+  std::vector<uint64_t> leaves(bytes == 0 ? 1 : (bytes + kChecksumChunk - 1) / kChecksumChunk);
+  parallel_for(leaves.size(), [&](size_t i) {
+    const size_t off = i * kChecksumChunk;
+    leaves[i] = leaf(seed + i, off, std::min(off + kChecksumChunk, bytes));
+  });
   return checksum64(std::as_bytes(std::span(leaves)), seed);
 }
 
 }  // namespace
 
 uint64_t record_checksum(std::span<const std::byte> bytes, uint64_t seed) {
-  std::vector<uint64_t> leaves(chunk_count(bytes.size()));
-  parallel_for(leaves.size(), [&](size_t i) {
-    const size_t off = i * kChecksumChunk;
-    leaves[i] = checksum64(bytes.subspan(off, std::min(kChecksumChunk, bytes.size() - off)), seed + i);
+  return tree_checksum(bytes.size(), seed, [&](uint64_t leaf_seed, size_t off, size_t end) {
+    return checksum64(bytes.subspan(off, end - off), leaf_seed);
   });
-  return root_of(leaves, seed);
 }
 
 uint64_t copy_with_record_checksum(std::span<const std::byte> src, std::span<const std::span<std::byte>> dst,
@@ -118,11 +122,8 @@ uint64_t copy_with_record_checksum(std::span<const std::byte> src, std::span<con
   for (size_t p = 0; p < dst.size(); ++p) starts[p + 1] = starts[p] + dst[p].size();
   PP_ASSERT(starts.back() == src.size(), "the pieces must cover the record exactly");
   constexpr size_t kStep = size_t(256) << 10;  // copied, then hashed while it is in L2
-  std::vector<uint64_t> leaves(chunk_count(src.size()));
-  parallel_for(leaves.size(), [&](size_t i) {
-    Checksum64 sum(seed + i);
-    size_t off = i * kChecksumChunk;
-    const size_t end = std::min(off + kChecksumChunk, src.size());
+  return tree_checksum(src.size(), seed, [&](uint64_t leaf_seed, size_t off, size_t end) {
+    Checksum64 sum(leaf_seed);
     size_t p = size_t(std::upper_bound(starts.begin(), starts.end(), off) - starts.begin()) - 1;
     while (off < end) {
       while (starts[p + 1] <= off) ++p;  // skip the pieces that end here (empty ones too)
@@ -132,9 +133,8 @@ uint64_t copy_with_record_checksum(std::span<const std::byte> src, std::span<con
       sum.update(dst[p].subspan(in_piece, len));
       off += len;
     }
-    leaves[i] = sum.finish();
+    return sum.finish();
   });
-  return root_of(leaves, seed);
 }
 
 // ---------------------------------------------------------------------------
