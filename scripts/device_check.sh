@@ -207,7 +207,7 @@ on_device() {
     local rc_record=$?
     {
         echo "record checksum (pp_record_bench, $(nproc) cores; exit $rc_record):"
-        grep -E '^(seal|intake)_' "$WORK/record_bench.log" | awk '{printf "  %-22s %8s %s\n", $1, $2, $3}'
+        grep -E '^(seal|intake|start_copy)_' "$WORK/record_bench.log" | awk '{printf "  %-22s %8s %s\n", $1, $2, $3}'
     } >>"$out/summary.txt"
     pack "$out"
     local k="${PP_DEVICE_CHECK_LOG:-20}"  # smaller for a dry run without a GPU

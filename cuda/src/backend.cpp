@@ -10,9 +10,9 @@
 //   | section 6: B1 ...  | ----------> | B1 points         |  + first/last point
 //   +--------------------+             +------------------+    (stale check)
 //
-// The per-proof inputs (a, b, c for H; the scalars of each MSM) are uploaded
-// per call from host memory the worker has page-locked (pin_host_memory), so
-// a 2^24 record (3 x 512 MiB) crosses PCIe at ~50 GB/s: ~30 ms.
+// The per-proof inputs are uploaded per call from host memory the worker has
+// page-locked (pin_host_memory): a, b, c for H (3 x 512 MiB at 2^24, ~30 ms
+// at ~50 GB/s); for the five MSMs (proof_msms) the witness once and h once.
 #include "proofpipe/cuda/backend.hpp"
 
 #include <spdlog/spdlog.h>
@@ -74,6 +74,26 @@ class CudaBackend final : public groth16::ProverBackend {
     return msm<ec::G2Cfg>(points, scalars, "msm_g2");
   }
 
+  // The witness crosses the bus once for A, B1, B2 and C (C reads its
+  // private part at an offset of n_public + 1 values: 32-byte steps, so
+  // every Fr stays aligned), h once into compute_h's buffer.
+  Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
+                                        std::span<const ff::Fr> h) override {
+    PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, w.size(), h.size()));
+    PP_ASSIGN_OR_RETURN(const ff::Fr* dw, upload_scalars(w));
+    groth16::ProofMsms out;
+    PP_ASSIGN_OR_RETURN(out.a, msm_over<ec::G1Cfg>(pk.a, dw));
+    PP_ASSIGN_OR_RETURN(out.b1, msm_over<ec::G1Cfg>(pk.b1, dw));
+    PP_ASSIGN_OR_RETURN(out.b2, msm_over<ec::G2Cfg>(pk.b2, dw));
+    PP_ASSIGN_OR_RETURN(out.c, msm_over<ec::G1Cfg>(pk.c, dw + pk.n_public + 1));
+    if (!h.empty()) {
+      PP_RETURN_IF_ERROR(da_.reserve(h.size()));
+      PP_RETURN_IF_ERROR(da_.upload(h.data(), h.size(), stream_.get()));
+    }
+    PP_ASSIGN_OR_RETURN(out.h, msm_over<ec::G1Cfg>(pk.h, da_.data()));
+    return out;
+  }
+
   // One-time work before the first proof: the NTT tables of the domain,
   // the per-proof buffers at full size, every key section resident; then
   // the known-answer test.
@@ -132,17 +152,24 @@ class CudaBackend final : public groth16::ProverBackend {
     return static_cast<const std::byte*>(r.data.data());
   }
 
-  // Both MSMs: the key points resident (uploaded on first use), the
-  // scalars uploaded, then the device MSM.
+  // Both MSMs: the scalars uploaded, then msm_over.
   template <class Cfg>
   Result<ec::Jacobian<Cfg>> msm(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
                                 const char* what) {
     if (points.size() != scalars.size())
       return make_error(ErrorCode::kInvalidArgument, "{}: {} points, {} scalars", what, points.size(), scalars.size());
     if (points.empty()) return ec::Jacobian<Cfg>::identity();
-    PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::Affine<Cfg>)));
     PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
-    return device_msm<Cfg>(reinterpret_cast<const ec::Affine<Cfg>*>(dp), ds, points.size(), scratch_,
+    return msm_over<Cfg>(points, ds);
+  }
+
+  // The device MSM over key points (resident, uploaded on first use) and
+  // points.size() scalars already on the device.
+  template <class Cfg>
+  Result<ec::Jacobian<Cfg>> msm_over(std::span<const ec::Affine<Cfg>> points, const ff::Fr* device_scalars) {
+    if (points.empty()) return ec::Jacobian<Cfg>::identity();
+    PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::Affine<Cfg>)));
+    return device_msm<Cfg>(reinterpret_cast<const ec::Affine<Cfg>*>(dp), device_scalars, points.size(), scratch_,
                            stream_.get());
   }
 

@@ -1,6 +1,6 @@
-// The CPU backend (the reference every other backend is tested against) and
-// the backend factory, and the known-answer test that gates a device
-// backend. NTT and MSM are core/'s multithreaded implementations.
+// The CPU backend (the reference every other backend is tested against),
+// the interface's default proof_msms, the backend factory, and the
+// known-answer test that gates a device backend. NTT and MSM are core/'s multithreaded implementations.
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -45,7 +45,47 @@ class CpuBackend final : public ProverBackend {
   }
 };
 
+// The key cut to its first m wires (m > n_public, so C keeps m - n_public - 1
+// private points) and first `hn` H points: a small key over the same
+// points, for the known-answer test's proof_msms.
+ProvingKey leading_wires(const ProvingKey& pk, size_t m, size_t hn) {
+  ProvingKey sub = pk;
+  sub.n_vars = uint32_t(m);
+  sub.a = pk.a.first(m);
+  sub.b1 = pk.b1.first(m);
+  sub.b2 = pk.b2.first(m);
+  sub.c = pk.c.first(m - pk.n_public - 1);
+  sub.h = pk.h.first(hn);
+  sub.domain_size = uint32_t(hn);
+  return sub;
+}
+
 }  // namespace
+
+Status check_proof_msm_inputs(const ProvingKey& pk, size_t w_size, size_t h_size) {
+  const size_t n = pk.n_vars, priv = n > pk.n_public ? n - pk.n_public - 1 : 0;
+  if (n <= pk.n_public || pk.a.size() != n || pk.b1.size() != n || pk.b2.size() != n || pk.c.size() != priv)
+    return make_error(ErrorCode::kInvalidArgument,
+                      "proof MSMs: key sections A/B1/B2/C have {}/{}/{}/{} points, expected {}/{}/{}/{}", pk.a.size(),
+                      pk.b1.size(), pk.b2.size(), pk.c.size(), n, n, n, priv);
+  if (w_size != n || h_size != pk.h.size())
+    return make_error(ErrorCode::kInvalidArgument, "proof MSMs: {} witness and {} h values, the key expects {} and {}",
+                      w_size, h_size, n, pk.h.size());
+  return Status::ok();
+}
+
+// The reference order of the five MSMs; each call checks its own sizes too.
+Result<ProofMsms> ProverBackend::proof_msms(const ProvingKey& pk, std::span<const ff::Fr> w,
+                                            std::span<const ff::Fr> h) {
+  PP_RETURN_IF_ERROR(check_proof_msm_inputs(pk, w.size(), h.size()));
+  ProofMsms out;
+  PP_ASSIGN_OR_RETURN(out.a, msm_g1(pk.a, w));
+  PP_ASSIGN_OR_RETURN(out.b1, msm_g1(pk.b1, w));
+  PP_ASSIGN_OR_RETURN(out.b2, msm_g2(pk.b2, w));
+  PP_ASSIGN_OR_RETURN(out.c, msm_g1(pk.c, w.subspan(pk.n_public + 1)));
+  PP_ASSIGN_OR_RETURN(out.h, msm_g1(pk.h, h));
+  return out;
+}
 
 Result<unsigned> h_step_log_size(size_t a, size_t b, size_t c) {
   const bool pow2 = a != 0 && (a & (a - 1)) == 0;
@@ -86,6 +126,23 @@ Status known_answer_test(ProverBackend& backend, const ProvingKey& pk) {
     PP_ASSIGN_OR_RETURN(const ec::G2 got, backend.msm_g2(pts, ks));
     if (!(got == msm::msm_g2(pts, ks))) return failed("a G2 MSM over the key's B2 points");
   }
+
+  // The five MSMs as the worker runs them (proof_msms, which a device
+  // backend overrides to share one witness upload and offset it for C),
+  // over the key's first wires: 256, or one private wire past the public.
+  PP_RETURN_IF_ERROR(check_proof_msm_inputs(pk, pk.n_vars, pk.h.size()));
+  const ProvingKey sub = leading_wires(pk, std::min<size_t>(pk.n_vars, std::max<size_t>(256, pk.n_public + 2)),
+                                       std::min<size_t>(256, pk.h.size()));
+  std::vector<ff::Fr> w(sub.n_vars), h(sub.h.size());
+  for (auto* v : {&w, &h})
+    for (ff::Fr& x : *v) x = ff::Fr::random(rng);
+  PP_ASSIGN_OR_RETURN(const ProofMsms got, backend.proof_msms(sub, w, h));
+  const std::span<const ff::Fr> priv = std::span<const ff::Fr>(w).subspan(sub.n_public + 1);
+  if (!(got.a == msm::msm_g1(sub.a, w))) return failed("the proof's A MSM (proof_msms)");
+  if (!(got.b1 == msm::msm_g1(sub.b1, w))) return failed("the proof's B1 MSM (proof_msms)");
+  if (!(got.b2 == msm::msm_g2(sub.b2, w))) return failed("the proof's B2 MSM (proof_msms)");
+  if (!(got.c == msm::msm_g1(sub.c, priv))) return failed("the proof's C MSM (proof_msms)");
+  if (!(got.h == msm::msm_g1(sub.h, h))) return failed("the proof's H MSM (proof_msms)");
   return Status::ok();
 }
 

@@ -130,29 +130,20 @@ Result<PreparedProof> prove_start(ProverBackend& backend, const ProvingKey& pk, 
   if (witness.size() != pk.n_vars)
     return make_error(ErrorCode::kInvalidArgument, "witness has {} values, the key expects {}", witness.size(), pk.n_vars);
   PP_RETURN_IF_ERROR(backend.compute_h(a, b, c));
-  PreparedProof out;
-  out.h.assign(a.begin(), a.end());
-  out.witness.assign(witness.begin(), witness.end());
-  return out;
+  return PreparedProof{a, witness};
 }
 
 Result<Proof> prove_finish_with(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared,
                                 const ff::Fr& r, const ff::Fr& s) {
-  std::span<const ff::Fr> w = prepared.witness;
-  if (w.size() != pk.n_vars || prepared.h.size() != pk.domain_size)
-    return make_error(ErrorCode::kInvalidArgument, "prepared proof does not match the key ({} wires, {} h values)", w.size(),
-                      prepared.h.size());
-  PP_ASSIGN_OR_RETURN(ec::G1 msm_a, backend.msm_g1(pk.a, w));
-  PP_ASSIGN_OR_RETURN(ec::G1 msm_b1, backend.msm_g1(pk.b1, w));
-  PP_ASSIGN_OR_RETURN(ec::G2 msm_b2, backend.msm_g2(pk.b2, w));
-  PP_ASSIGN_OR_RETURN(ec::G1 msm_c, backend.msm_g1(pk.c, w.subspan(pk.n_public + 1)));
-  PP_ASSIGN_OR_RETURN(ec::G1 msm_h, backend.msm_g1(pk.h, prepared.h));
-
+  if (prepared.witness.size() != pk.n_vars || prepared.h.size() != pk.domain_size)
+    return make_error(ErrorCode::kInvalidArgument, "prepared proof does not match the key ({} wires, {} h values)",
+                      prepared.witness.size(), prepared.h.size());
+  PP_ASSIGN_OR_RETURN(const ProofMsms m, backend.proof_msms(pk, prepared.witness, prepared.h));
   const ec::G1 delta1 = ec::G1::from_affine(pk.delta1);
-  const ec::G1 pi_a = msm_a.add_affine(pk.alpha1) + ec::scalar_mul(delta1, r);
-  const ec::G2 pi_b = msm_b2.add_affine(pk.beta2) + ec::scalar_mul(ec::G2::from_affine(pk.delta2), s);
-  const ec::G1 b1 = msm_b1.add_affine(pk.beta1) + ec::scalar_mul(delta1, s);
-  const ec::G1 pi_c = msm_c + msm_h + ec::scalar_mul(pi_a, s) + ec::scalar_mul(b1, r) - ec::scalar_mul(delta1, r * s);
+  const ec::G1 pi_a = m.a.add_affine(pk.alpha1) + ec::scalar_mul(delta1, r);
+  const ec::G2 pi_b = m.b2.add_affine(pk.beta2) + ec::scalar_mul(ec::G2::from_affine(pk.delta2), s);
+  const ec::G1 b1 = m.b1.add_affine(pk.beta1) + ec::scalar_mul(delta1, s);
+  const ec::G1 pi_c = m.c + m.h + ec::scalar_mul(pi_a, s) + ec::scalar_mul(b1, r) - ec::scalar_mul(delta1, r * s);
   return Proof{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
 }
 

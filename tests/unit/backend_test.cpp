@@ -2,7 +2,8 @@
 // shares; the set-up hook (prepare) followed by a proof from the fixture key,
 // compared with an unprepared backend's proof for the same r and s; and the
 // known-answer test that gates a device backend, against a backend spoiled
-// one operation at a time.
+// one operation at a time; how the prover uses a backend (views of its
+// caller's buffers, one proof_msms call) and the default proof_msms.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/backend.hpp"
 #include "proofpipe/groth16/proving_key.hpp"
+#include "proofpipe/msm/msm.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 #include "support/prove_with.hpp"
 #include "support/test_seed.hpp"
@@ -70,7 +72,7 @@ TEST(CpuBackend, PreparedBackendProvesAsUnprepared) {
 }
 
 // A backend that gives one wrong answer (or one error), for the gate.
-enum class Spoil { kNone, kH, kG1, kG2, kG1Error };
+enum class Spoil { kNone, kH, kG1, kG2, kG1Error, kProofC };
 class SpoiledBackend final : public groth16::ProverBackend {
  public:
   explicit SpoiledBackend(Spoil s) : spoil_(s), cpu_(groth16::make_cpu_backend()) {}
@@ -89,6 +91,15 @@ class SpoiledBackend final : public groth16::ProverBackend {
     PP_ASSIGN_OR_RETURN(ec::G2 r, cpu_->msm_g2(p, k));
     return spoil_ == Spoil::kG2 ? r.dbl() : r;
   }
+  // A device override that offsets C's scalars wrongly (one wire late).
+  Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
+                                        std::span<const ff::Fr> h) override {
+    PP_ASSIGN_OR_RETURN(groth16::ProofMsms m, ProverBackend::proof_msms(pk, w, h));
+    if (spoil_ == Spoil::kProofC && pk.c.size() > 1) {
+      PP_ASSIGN_OR_RETURN(m.c, cpu_->msm_g1(pk.c.first(pk.c.size() - 1), w.subspan(pk.n_public + 2)));
+    }
+    return m;
+  }
 
  private:
   Spoil spoil_;
@@ -106,7 +117,10 @@ TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
   SpoiledBackend honest(Spoil::kNone);
   EXPECT_TRUE(groth16::known_answer_test(honest, pk));
   const std::pair<Spoil, const char*> cases[] = {
-      {Spoil::kH, "the H step"}, {Spoil::kG1, "G1 MSM"}, {Spoil::kG2, "G2 MSM"}};
+      {Spoil::kH, "the H step"},
+      {Spoil::kG1, "G1 MSM"},
+      {Spoil::kG2, "G2 MSM"},
+      {Spoil::kProofC, "the proof's C MSM (proof_msms)"}};
   for (const auto& [spoil, needle] : cases) {
     SpoiledBackend bad(spoil);
     const Status st = groth16::known_answer_test(bad, pk);
@@ -116,6 +130,117 @@ TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
   }
   SpoiledBackend failing(Spoil::kG1Error);
   EXPECT_EQ(groth16::known_answer_test(failing, pk).code(), ErrorCode::kResourceExhausted);
+}
+
+// A backend that records what the prover hands it, over the CPU backend.
+class RecordingBackend final : public groth16::ProverBackend {
+ public:
+  std::string_view name() const override { return "recording"; }
+  Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
+    h_out = a.data();
+    return cpu_->compute_h(a, b, c);
+  }
+  Result<ec::G1> msm_g1(std::span<const ec::G1Affine> p, std::span<const ff::Fr> k) override {
+    ++single_msms;
+    return cpu_->msm_g1(p, k);
+  }
+  Result<ec::G2> msm_g2(std::span<const ec::G2Affine> p, std::span<const ff::Fr> k) override {
+    ++single_msms;
+    return cpu_->msm_g2(p, k);
+  }
+  Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
+                                        std::span<const ff::Fr> h) override {
+    ++proof_msm_calls;
+    w_in = w.data();
+    h_in = h.data();
+    return cpu_->proof_msms(pk, w, h);
+  }
+  const ff::Fr* h_out = nullptr;
+  const ff::Fr* w_in = nullptr;
+  const ff::Fr* h_in = nullptr;
+  int proof_msm_calls = 0, single_msms = 0;
+
+ private:
+  std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
+};
+
+struct FixtureKey {
+  formats::Zkey zkey;
+  groth16::ProvingKey pk;
+  std::vector<ff::Fr> witness;
+};
+FixtureKey load_fixture(const char* name) {
+  const std::filesystem::path dir = std::filesystem::path(PP_TEST_DATA_DIR) / name;
+  auto zkey = formats::load_zkey(dir / "circuit.zkey");
+  EXPECT_TRUE(zkey) << zkey.status().message();
+  auto witness = formats::load_wtns(dir / "w00.wtns");
+  EXPECT_TRUE(witness) << witness.status().message();
+  FixtureKey f{std::move(*zkey), {}, std::move(witness->values)};
+  f.pk = groth16::proving_key_of(f.zkey);
+  return f;
+}
+
+// The prover hands the backend its caller's memory, not copies (a copy of
+// h and w is 1 GiB per 2^24 proof), and asks for the five MSMs in one call,
+// which a device backend uses to upload the witness once.
+TEST(ProverBackendUse, FinishViewsTheCallersBuffersAndAsksForTheMsmsOnce) {
+  PP_SEEDED_RNG(rng);
+  const FixtureKey f = load_fixture("sparse_dense");
+  const groth16::ProvingKey& pk = f.pk;
+  std::vector<ff::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
+  ASSERT_TRUE(groth16::synthesize(pk, f.witness, a, b, c));
+  RecordingBackend rec;
+  auto started = groth16::prove_start(rec, pk, f.witness, a, b, c);
+  ASSERT_TRUE(started) << started.status().message();
+  EXPECT_EQ(started->h.data(), a.data());
+  EXPECT_EQ(rec.h_out, a.data());
+  EXPECT_EQ(started->witness.data(), f.witness.data());
+  const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
+  auto proof = groth16::prove_finish_with(rec, pk, *started, r, s);
+  ASSERT_TRUE(proof) << proof.status().message();
+  EXPECT_EQ(rec.proof_msm_calls, 1);
+  EXPECT_EQ(rec.w_in, f.witness.data());
+  EXPECT_EQ(rec.h_in, a.data());
+  EXPECT_EQ(rec.single_msms, 0);
+  auto cpu = groth16::make_cpu_backend();
+  auto want = prove_with(*cpu, pk, f.witness, r, s);
+  ASSERT_TRUE(want) << want.status().message();
+  EXPECT_TRUE(*proof == *want);
+}
+
+}  // namespace
+}  // namespace proofpipe::test
+
+namespace proofpipe::test {
+namespace {
+
+// The interface's default proof_msms against the five MSMs computed
+// directly, and its size rule.
+TEST(ProverBackendUse, DefaultProofMsmsAreTheFiveMsmsAndCheckSizes) {
+  PP_SEEDED_RNG(rng);
+  const FixtureKey f = load_fixture("multi_io");
+  const groth16::ProvingKey& pk = f.pk;
+  ASSERT_GT(pk.n_vars, pk.n_public + 1);
+  std::vector<ff::Fr> w(pk.n_vars), h(pk.h.size());
+  for (auto* v : {&w, &h})
+    for (ff::Fr& x : *v) x = ff::Fr::random(rng);
+  auto cpu = groth16::make_cpu_backend();
+  auto got = cpu->proof_msms(pk, w, h);
+  ASSERT_TRUE(got) << got.status().message();
+  EXPECT_TRUE(got->a == msm::msm_g1(pk.a, w));
+  EXPECT_TRUE(got->b1 == msm::msm_g1(pk.b1, w));
+  EXPECT_TRUE(got->b2 == msm::msm_g2(pk.b2, w));
+  EXPECT_TRUE(got->c == msm::msm_g1(pk.c, std::span<const ff::Fr>(w).subspan(pk.n_public + 1)));
+  EXPECT_TRUE(got->h == msm::msm_g1(pk.h, h));
+
+  const std::span<const ff::Fr> ws(w), hs(h);
+  EXPECT_EQ(cpu->proof_msms(pk, ws.first(w.size() - 1), hs).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(cpu->proof_msms(pk, ws, hs.first(h.size() - 1)).status().code(), ErrorCode::kInvalidArgument);
+  groth16::ProvingKey short_c = pk;
+  short_c.c = pk.c.first(pk.c.size() - 1);
+  const Status st = cpu->proof_msms(short_c, ws, hs).status();
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("A/B1/B2/C"), std::string::npos) << st.message();
 }
 
 }  // namespace

@@ -18,6 +18,14 @@ enum class BackendKind { kAuto, kCpu, kCuda };
 
 struct ProvingKey;  // proving_key.hpp
 
+// The five MSMs of one proof (Groth16, snarkjs order): A, B1 (G1) and B2
+// (G2) over the whole witness, C over its private part, H over h.
+struct ProofMsms {
+  ec::G1 a, b1;
+  ec::G2 b2;
+  ec::G1 c, h;
+};
+
 Result<BackendKind> parse_backend_kind(std::string_view text);  // "auto" | "cpu" | "cuda"
 
 class ProverBackend {
@@ -34,6 +42,14 @@ class ProverBackend {
   // the identity; sizes must match.
   virtual Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) = 0;
   virtual Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) = 0;
+
+  // The five MSMs of a proof: w is the witness (pk.n_vars values), h the H
+  // step's result (pk.h.size() values), both Montgomery. The default runs
+  // msm_g1/msm_g2 once per MSM. A device backend overrides it to move w
+  // across the bus once instead of four times (A, B1, B2 and C all read it:
+  // 3 x 512 MiB saved per 2^24 proof). kInvalidArgument when the sizes do
+  // not match the key (check_proof_msm_inputs).
+  virtual Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const ff::Fr> w, std::span<const ff::Fr> h);
 
   // Optional: [p, p + bytes) will be the source of many transfers (the GPU
   // worker's record buffers); a device backend page-locks it once so its
@@ -52,8 +68,10 @@ class ProverBackend {
 // The readiness gate of reference/operators.md §4, run by a device backend
 // at the end of prepare() (before its worker says HELLO): `backend` must
 // give the CPU reference's exact answers on small inputs that reach every
-// kernel family: an H step at 2^10 on fixed pseudo-random values, and G1
-// and G2 MSMs over the key's first (up to) 256 A and B2 points. A device
+// kernel family: an H step at 2^10 on fixed pseudo-random values, G1 and
+// G2 MSMs over the key's first (up to) 256 A and B2 points, and proof_msms
+// over the key cut to its first 256 wires (so a device override's shared
+// witness upload and C offset are checked too). A device
 // that computes wrong answers (a faulty card, a miscompiled kernel) then
 // never takes a partition. kInternal naming the operation that differed;
 // the backend's own errors pass through. About 10 ms, mostly the CPU side.
@@ -63,6 +81,11 @@ Status known_answer_test(ProverBackend& backend, const ProvingKey& pk);
 // power-of-two size <= 2^ntt::kMaxLogSize. Returns log2 of that size, or
 // kInvalidArgument naming the sizes.
 Result<unsigned> h_step_log_size(size_t a, size_t b, size_t c);
+
+// The size rule of proof_msms every backend applies: w.size() == n_vars,
+// h.size() == pk.h.size(), the A, B1 and B2 sections n_vars points, C
+// n_vars - n_public - 1.
+Status check_proof_msm_inputs(const ProvingKey& pk, size_t w_size, size_t h_size);
 
 // This library has no CUDA: kAuto and kCpu give the CPU backend, kCuda is
 // kUnavailable. The GPU worker, linked with cuda/, uses cuda::make_backend.

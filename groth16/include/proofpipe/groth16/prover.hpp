@@ -3,8 +3,9 @@
 //
 //   synthesize  witness -> a = A.w, b = B.w, c = a o b  (n-domain evaluations,
 //               written into caller memory: a shared-memory slot in the pipeline)
-//   start       a, b, c, witness -> PreparedProof {h on the odd coset, witness
-//               copy}; after it returns the a/b/c memory is no longer needed
+//   start       a, b, c, witness -> PreparedProof {h on the odd coset, left
+//               in a; the witness}: views, not copies (at 2^24 a copy of h
+//               and w is 1 GiB per proof); b and c are free after it returns
 //   finish      PreparedProof -> Proof: the five MSMs and the assembly with
 //               fresh r, s (getrandom)
 //
@@ -24,9 +25,12 @@ namespace proofpipe::groth16 {
 // The proof type is the JSON layer's (pi_a, pi_b, pi_c as affine points).
 using Proof = formats::Proof;
 
+// Views of the caller's memory: `a` and the witness given to prove_start
+// must stay alive and unchanged until prove_finish returns. The GPU worker's
+// buffers are page-locked, so a device backend uploads straight from them.
 struct PreparedProof {
-  std::vector<ff::Fr> h;        // domain_size values, Montgomery
-  std::vector<ff::Fr> witness;  // n_vars values, Montgomery
+  std::span<const ff::Fr> h;        // domain_size values, Montgomery: the caller's a
+  std::span<const ff::Fr> witness;  // n_vars values, Montgomery: the caller's witness
 };
 
 // Fills a, b, c (each domain_size long) from the key's coefficient section
@@ -34,7 +38,8 @@ struct PreparedProof {
 Status synthesize(const ProvingKey& pk, std::span<const ff::Fr> witness, std::span<ff::Fr> a, std::span<ff::Fr> b,
                   std::span<ff::Fr> c);
 
-// H step; a, b, c are clobbered. The witness is copied into the result.
+// H step: on return a holds h; b and c are clobbered. The result views a
+// and the witness (see PreparedProof).
 Result<PreparedProof> prove_start(ProverBackend& backend, const ProvingKey& pk, std::span<const ff::Fr> witness,
                                   std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c);
 
