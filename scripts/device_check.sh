@@ -234,7 +234,13 @@ on_device() {
     else
         tail -5 "$WORK/gen.log"
     fi
-    echo "pipeline 2^$k x 4 (4 synth, 1 gpu, 3 slots): cuda $pipe_cuda, cpu $pipe_cpu" >>"$out/summary.txt"
+    {
+        echo "pipeline 2^$k x 4 (4 synth, 1 gpu, 3 slots): cuda $pipe_cuda, cpu $pipe_cpu"
+        # Where the proving worker's time went (its own per-proof timings).
+        for backend in cuda cpu; do
+            sed -n "s/^proving stages, /  $backend: /p" "$WORK/run_$backend.log" 2>/dev/null
+        done
+    } >>"$out/summary.txt"
     pack "$out"
     sanitize_small "$out"
     pack "$out"

@@ -1,6 +1,9 @@
 // `proofpipe run` and `proofpipe demo` (DESIGN.md §7): check the inputs, run
 // the pipeline, write summary.json, report, and choose the exit code.
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,20 +19,46 @@
 namespace proofpipe::cli {
 namespace {
 
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// The backends the proving workers said HELLO with: "cuda", "cpu", or both
+// (an auto seat restarted where the device was lost); "none" if none did.
+std::string seat_backends(const coord::RunReport& r) {
+  std::string out;
+  for (const auto& s : r.seats) {
+    if (!s.backend.empty() && out.find(s.backend) == std::string::npos) out += (out.empty() ? "" : ", ") + s.backend;
+  }
+  return out.empty() ? "none" : out;
+}
+
 // The end-of-run table on stdout (the same figures are in summary.json).
+// prove s runs from seal to commit, queueing included; intake, H and MSMs
+// are the proving worker's own times for the committed proof.
 void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r, const coord::PipelineConfig& cfg) {
-  std::printf("%-16s %-7s %8s %9s %9s\n", "partition", "state", "attempts", "synth s", "prove s");
+  std::printf("%-16s %-7s %8s %9s %9s %9s %9s %9s\n", "partition", "state", "attempts", "synth s", "prove s",
+              "intake s", "H s", "MSMs s");
+  std::vector<double> intake, h, msms;
   for (const auto& p : ledger.all()) {
-    std::printf("%-16s %-7s %8u %9.3f %9.3f\n", p.stem.c_str(), coord::part_state_name(p.state), p.attempt, p.synth_s,
-                p.prove_s);
+    std::printf("%-16s %-7s %8u %9.3f %9.3f %9.3f %9.3f %9.3f\n", p.stem.c_str(), coord::part_state_name(p.state),
+                p.attempt, p.synth_s, p.prove_s, p.stages.intake_s, p.stages.h_s, p.stages.msms_s);
+    if (p.state != coord::PartState::kDone) continue;
+    intake.push_back(p.stages.intake_s);
+    h.push_back(p.stages.h_s);
+    msms.push_back(p.stages.msms_s);
   }
   const size_t proved = ledger.count(coord::PartState::kDone);
   uint64_t peak_sum = r.coordinator_peak_rss_bytes;
   uint64_t ooms = 0;
-  std::printf("%-12s %12s %12s %6s\n", "process", "peak RSS", "cgroup peak", "OOMs");
-  std::printf("%-12s %12s %12s %6s\n", "coordinator", format_size(r.coordinator_peak_rss_bytes).c_str(), "-", "-");
+  std::printf("%-16s %12s %12s %6s\n", "process", "peak RSS", "cgroup peak", "OOMs");
+  std::printf("%-16s %12s %12s %6s\n", "coordinator", format_size(r.coordinator_peak_rss_bytes).c_str(), "-", "-");
   for (const auto& s : r.seats) {
-    std::printf("%-12s %12s %12s %6lu\n", fmt::format("{}.{}", ipc::role_name(s.role), s.seat).c_str(),
+    const std::string name = fmt::format("{}.{}", ipc::role_name(s.role), s.seat) +
+                             (s.backend.empty() ? "" : fmt::format(" ({})", s.backend));
+    std::printf("%-16s %12s %12s %6lu\n", name.c_str(),
                 format_size(s.peak_rss_bytes).c_str(), s.cgroup_peak_bytes ? format_size(s.cgroup_peak_bytes).c_str() : "-",
                 static_cast<unsigned long>(s.oom_kills));
     peak_sum += s.peak_rss_bytes;
@@ -39,6 +68,10 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
               ledger.size(), r.wall_s, proved ? r.wall_s / double(proved) : 0.0,
               r.wall_s > 0 ? 3600.0 * double(proved) / r.wall_s : 0.0, static_cast<unsigned long>(r.restarts),
               static_cast<unsigned long>(ooms));
+  if (!intake.empty()) {
+    std::printf("proving stages, median of %zu proofs (%s): intake %.3f s, H step %.3f s, MSMs %.3f s\n",
+                intake.size(), seat_backends(r).c_str(), median(intake), median(h), median(msms));
+  }
   std::printf("memory: sum of per-process peaks %s, most at one sample %s; ring %s (%u x %s)%s\n",
               format_size(peak_sum).c_str(), format_size(r.max_total_peak_bytes).c_str(),
               format_size(r.ring_bytes).c_str(), r.slots, format_size(r.slot_size).c_str(),
@@ -130,8 +163,8 @@ int run_demo(const DemoArgs& demo) {
               ok);
   std::printf("  time            %.2f s wall, %.3f s/proof\n", o.report.wall_s,
               o.proved ? o.report.wall_s / double(o.proved) : 0.0);
-  std::printf("  workers         %u synth, %u gpu (CPU backend unless a GPU is present), %lu restarts\n",
-              demo.synth_workers, demo.gpu_workers, static_cast<unsigned long>(o.report.restarts));
+  std::printf("  workers         %u synth, %u gpu (backend: %s), %lu restarts\n", demo.synth_workers,
+              demo.gpu_workers, seat_backends(o.report).c_str(), static_cast<unsigned long>(o.report.restarts));
   std::printf("  ring            %u slots x %s = %s\n", o.report.slots, format_size(o.report.slot_size).c_str(),
               format_size(o.report.ring_bytes).c_str());
   std::printf("  peak memory     %s (sum of per-process peak RSS)\n", format_size(peak_sum).c_str());

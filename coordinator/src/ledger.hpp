@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ipc/messages.hpp"
 
 namespace proofpipe::coord {
 
@@ -44,6 +45,7 @@ struct Partition {
   double started_s = 0, done_s = 0;  // run clock: first grant, commit
   double write_started_s = 0, sealed_s = 0;  // of the last attempt
   double synth_s = 0, prove_s = 0;  // last attempt: grant -> seal, seal -> commit (queueing included)
+  ipc::ProveStages stages;          // the committed proof's, as its proving worker timed them
 };
 
 class Ledger {

@@ -64,6 +64,7 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
                              {"attempts", p.attempt},
                              {"synth_s", p.synth_s},
                              {"prove_s", p.prove_s},
+                             {"stages", {{"intake_s", p.stages.intake_s}, {"h_s", p.stages.h_s}, {"msms_s", p.stages.msms_s}}},
                              {"done_at_s", p.done_s}});
   }
   nlohmann::json seats = nlohmann::json::array();
@@ -75,6 +76,7 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
                      {"cgroup_peak_bytes", s.cgroup_peak_bytes},
                      {"oom_kills", s.oom_kills},
                      {"deaths", s.deaths}});
+    if (s.role == ipc::Role::kGpu) seats.back()["backend"] = s.backend;
     peak_sum += s.peak_rss_bytes;
   }
   const size_t proved = ledger.count(PartState::kDone);

@@ -38,6 +38,7 @@ void Pipeline::on_message(const ipc::Envelope& env) {
   if (h.type == MsgType::kHello) {
     w->hello = true;
     w->ever_hello = true;
+    if (w->role == ipc::Role::kGpu) w->report.backend = env.message.body.substr(0, 32);
     return;
   }
   if (w->role == ipc::Role::kSynth) {
@@ -142,11 +143,13 @@ void Pipeline::on_proof(WorkerSlot& w, const ipc::Message& m) {
   w.consecutive_deaths = 0;
   if (p.state != PartState::kProving || p.seat != w.seat) return void(++report_.duplicate_proofs);
   groth16::Proof proof{};
-  if (m.body.size() != sizeof proof) {
+  ipc::ProveStages stages;
+  if (m.body.size() != sizeof proof + sizeof stages) {
     ledger_.requeue(p.index, fmt::format("malformed proof message ({} bytes)", m.body.size()));
     return;
   }
   std::memcpy(&proof, m.body.data(), sizeof proof);
+  std::memcpy(&stages, m.body.data() + sizeof proof, sizeof stages);
   // Every proof is checked before it is committed (DESIGN.md §5).
   auto verdict = groth16::verify(vk_, p.public_signals, proof);
   if (!verdict || !verdict->valid) {
@@ -161,6 +164,7 @@ void Pipeline::on_proof(WorkerSlot& w, const ipc::Message& m) {
     return;
   }
   if (!ledger_.commit(p.index, now())) return void(++report_.duplicate_proofs);
+  p.stages = stages;
   ++committed_;
   sample("commit", int(p.index));
   if (!tty_) {

@@ -26,6 +26,9 @@ namespace {
 
 using ipc::MsgHeader;
 using ipc::MsgType;
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); }
 
 static_assert(std::is_trivially_copyable_v<groth16::Proof>, "proofs travel as raw bytes");
 
@@ -46,10 +49,9 @@ class GpuWorker {
     for (std::vector<ff::Fr>* v : {&a_, &b_, &c_, &w_}) {
       PP_RETURN_IF_ERROR(backend_.pin_host_memory(v->data(), v->size() * sizeof(ff::Fr)));
     }
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = Clock::now();
     PP_RETURN_IF_ERROR(backend_.prepare(pk_));
-    spdlog::debug("backend prepared for the key in {:.3f} s",
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    spdlog::debug("backend prepared for the key in {:.3f} s", seconds(t0, Clock::now()));
     return Status::ok();
   }
 
@@ -68,6 +70,7 @@ class GpuWorker {
     // step works in place and must never scribble on shared bytes, or a
     // CONSUMING -> READY reclaim would hand a clobbered record to the next
     // prover), checking its checksum on the way, then release the slot.
+    const auto t_claimed = Clock::now();
     if (Status bad = take_record(d); !bad) {
       spdlog::error("slot {}: {}", d.slot, bad.message());
       if (!slots.quarantine(d.slot, shm::SlotWord{shm::SlotState::kConsuming, s_.seat(), epoch})) {
@@ -81,19 +84,25 @@ class GpuWorker {
     PP_RETURN_IF_ERROR(s_.send(MsgType::kReleased, h));
     fault_point("gpu.after_release", int(d.partition));
 
-    const auto t0 = std::chrono::steady_clock::now();
+    ipc::ProveStages stages;
+    const auto t_taken = Clock::now();
+    stages.intake_s = seconds(t_claimed, t_taken);
     auto prepared = groth16::prove_start(backend_, pk_, w_, a_, b_, c_);
     if (!prepared) return prove_failed(h, prepared.status());
     // A fault here may also return the error a device op gives (a sticky
     // kDeviceLost, or a plain failure), so the paths below are tested on CPUs.
     if (Status st = fault_status("gpu.mid_compute", int(d.partition)); !st) return prove_failed(h, st);
+    const auto t_h = Clock::now();
     auto proof = groth16::prove_finish(backend_, pk_, *prepared);
     if (!proof) return prove_failed(h, proof.status());
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    spdlog::debug("proved job {}/{} ({:.3f} s)", d.request, d.partition, secs);
+    stages.h_s = seconds(t_taken, t_h);
+    stages.msms_s = seconds(t_h, Clock::now());
+    spdlog::debug("proved job {}/{}: intake {:.3f} s, H {:.3f} s, MSMs {:.3f} s", d.request, d.partition,
+                  stages.intake_s, stages.h_s, stages.msms_s);
     fault_point("gpu.before_proof_msg", int(d.partition));
-    std::string body(sizeof(groth16::Proof), '\0');
+    std::string body(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0');
     std::memcpy(body.data(), &*proof, sizeof(groth16::Proof));
+    std::memcpy(body.data() + sizeof(groth16::Proof), &stages, sizeof stages);
     return s_.send(MsgType::kProof, h, std::move(body));
   }
 
@@ -174,7 +183,7 @@ int run(const ipc::WorkerArgs& args) {
     spdlog::error("set-up failed: {}", st.message());
     return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;
   }
-  if (!s.ready()) return ipc::kWorkerExitProtocol;
+  if (!s.ready(std::string((*backend)->name()))) return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });
 }
 

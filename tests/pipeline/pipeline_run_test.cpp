@@ -46,6 +46,21 @@ TEST(PipelineRun, TenPartitionsThreeSynthOneGpuTwoSlotsAllVerify) {
   EXPECT_TRUE(summary["failed"].empty());
   EXPECT_EQ(summary["duplicate_proofs_dropped"], 0);
   EXPECT_LE(summary["backpressure"]["max_slots_filled"].get<int>(), 2);
+  // The proving worker says what it proves with and times each proof's
+  // stages; they lie inside the coordinator's seal -> commit window.
+  EXPECT_EQ(summary["seats"].back()["worker"], "gpu.3");
+  EXPECT_EQ(summary["seats"].back()["backend"], "cpu");
+  EXPECT_NE(r.output.find("gpu.3 (cpu)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("proving stages, median of 10 proofs (cpu): intake "), std::string::npos) << r.output;
+  for (const auto& p : summary["per_partition"]) {
+    SCOPED_TRACE(p.dump());
+    const auto& st = p["stages"];
+    const double intake = st["intake_s"], h = st["h_s"], msms = st["msms_s"];
+    EXPECT_GT(intake, 0);
+    EXPECT_GT(h, 0);
+    EXPECT_GT(msms, 0);
+    EXPECT_LE(intake + h + msms, p["prove_s"].get<double>());
+  }
 
   const fs::path vk = multi_io() / "verification_key.json";
   for (int i = 0; i < 10; ++i) {

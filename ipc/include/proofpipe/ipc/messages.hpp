@@ -34,14 +34,14 @@
 
 namespace proofpipe::ipc {
 
-inline constexpr uint32_t kWireVersion = 1;
+inline constexpr uint32_t kWireVersion = 2;  // 2: HELLO and PROOF bodies (backend, ProveStages)
 
 enum class Role : uint8_t { kSynth = 1, kGpu = 2, kClient = 3 };  // kClient: `proofpipe status`
 const char* role_name(Role role);
 
 enum class MsgType : uint8_t {
   // worker -> coordinator
-  kHello = 1,
+  kHello = 1,    // body: gpu: its backend's name ("cuda", "cpu"); synth: empty
   kWantSlot,     // synth: idle, asks for a slot and a partition
   kSealed,       // synth: slot sealed READY at `epoch`
   kSynthFailed,  // synth: aborted the write; body = reason; flags & kFlagPermanent
@@ -49,7 +49,7 @@ enum class MsgType : uint8_t {
   kClaimLost,    // gpu: the claim CAS lost (stale dispatch)
   kQuarantined,  // gpu: the record failed its check; slot QUARANTINED at `epoch`
   kReleased,     // gpu: slot FREE at `epoch`
-  kProof,        // gpu: body = formats::Proof bytes
+  kProof,        // gpu: body = formats::Proof bytes, then ProveStages
   kProveFailed,  // gpu: the prover returned an error; body = reason
   kStatusRequest,  // client (`proofpipe status`): answered with kStatusReply
   // coordinator -> worker
@@ -84,6 +84,17 @@ struct Message {
   MsgHeader header;
   std::string body;
 };
+
+// The tail of a PROOF body: where the proving worker's time went for this
+// proof (steady-clock seconds), for the run's summary and an operator asking
+// what bounds a GPU worker: taking the record out of its slot (copy and
+// checksum), the H step, the five MSMs.
+struct ProveStages {
+  double intake_s = 0;
+  double h_s = 0;
+  double msms_s = 0;
+};
+static_assert(std::is_trivially_copyable_v<ProveStages>);
 
 // "GRANT seat 2 inc 5 slot 1 epoch 7 job 0/3 attempt 1": for logs.
 std::string describe(const MsgHeader& h);

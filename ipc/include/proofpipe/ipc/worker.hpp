@@ -58,8 +58,9 @@ class WorkerSession {
   // Says HELLO: the worker's own set-up (key, backend) is done and it takes
   // work. The coordinator dispatches only after it, and tells a worker that
   // dies before it ("set-up failed", retried once) from one that crashes
-  // while working (restarted up to 5 times in a row).
-  Status ready() { return send(MsgType::kHello); }
+  // while working (restarted up to 5 times in a row). `body`: what the
+  // worker proves with (the GPU worker's backend name), for the run summary.
+  Status ready(std::string body = {}) { return send(MsgType::kHello, {}, std::move(body)); }
 
   shm::Ring& ring() { return ring_; }
   uint8_t seat() const { return seat_; }
