@@ -53,7 +53,12 @@ TEST(FaultChaos, TwentyPartitionsSurviveRandomWorkerKills) {
     std::vector<unsigned> per_seat(synth + gpu, 0);
     std::uniform_int_distribution<int> pause_ms(80, 250);
     while (!done && kills < 12) {
-      std::this_thread::sleep_for(milliseconds(pause_ms(rng)));
+      // After half the kills with none of them mid-proof, wait for a proving
+      // worker that holds a slot and kill that one: such a kill is what this
+      // test is for, and a coin flip per kill left none in 1 run of 24 (a
+      // 2026-12-03 soak; a slot is CONSUMING for only ~150 ms per proof).
+      const bool need_busy = gpu_mid_proof == 0 && kills >= 6;
+      std::this_thread::sleep_for(milliseconds(need_busy ? 10 : pause_ms(rng)));
       // Half the time, go for a proving worker that holds a slot.
       std::vector<unsigned> victims, busy_gpus;
       for (unsigned s = 0; s < synth + gpu; ++s) {
@@ -64,8 +69,8 @@ TEST(FaultChaos, TwentyPartitionsSurviveRandomWorkerKills) {
           if (w.state == shm::SlotState::kConsuming && w.seat == s) busy_gpus.push_back(s);
         }
       }
-      if (victims.empty()) continue;
-      const bool pick_busy = !busy_gpus.empty() && (rng() & 1);
+      if (victims.empty() || (need_busy && busy_gpus.empty())) continue;
+      const bool pick_busy = !busy_gpus.empty() && (need_busy || (rng() & 1));
       const auto& from = pick_busy ? busy_gpus : victims;
       const unsigned seat = from[rng() % from.size()];
       const long pid = ring.seat_status(shm::Seat(seat)).pid;
