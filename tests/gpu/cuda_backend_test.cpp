@@ -20,6 +20,7 @@
 #include "support/cli.hpp"
 #include "support/prove_with.hpp"
 #include "support/gpu.hpp"
+#include "support/json_file.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -108,24 +109,33 @@ bool snarkjs_available() {
 TEST(CudaBackend, PipelineRunWithCudaBackendProofsVerify) {
   PP_REQUIRE_DEVICE();
   TempDir tmp;
-  const fs::path dir = data_dir() / "multi_io", out = tmp / "out";
+  const fs::path dir = data_dir() / "multi_io";
   std::string witnesses;
   for (int i = 0; i < 4; ++i) witnesses += " --witness " + quote(dir / ("w0" + std::to_string(i) + ".wtns"));
-  auto r = pp_run("--zkey " + quote(dir / "circuit.zkey") + witnesses + " --out " + quote(out) +
-                  " --synth-workers 2 --gpu-workers 1 --slots 2 --backend cuda --run-dir " + quote(tmp / "run"));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("4/4 partitions proved"), std::string::npos) << r.output;
   const bool snarkjs = snarkjs_available();
   if (!snarkjs) std::printf("[ note     ] no node/snarkjs here: proofs checked by proofpipe verify only\n");
-  const fs::path vk = dir / "verification_key.json";
-  for (int i = 0; i < 4; ++i) {
-    const std::string stem = "w0" + std::to_string(i);
-    const fs::path pub = out / (stem + ".public.json"), proof = out / (stem + ".proof.json");
-    auto ours = pp_verify(vk, pub, proof);
-    EXPECT_EQ(ours.exit_code, 0) << stem << ": " << ours.output;
-    if (snarkjs) {
-      auto theirs = snarkjs_verify(vk, pub, proof);
-      EXPECT_EQ(theirs.exit_code, 0) << stem << ": " << theirs.output;
+  // auto must pick the device too: the proving worker's HELLO names the
+  // backend it got, and the summary records it.
+  for (const char* backend : {"cuda", "auto"}) {
+    SCOPED_TRACE(backend);
+    const fs::path out = tmp / (std::string("out_") + backend);
+    auto r = pp_run("--zkey " + quote(dir / "circuit.zkey") + witnesses + " --out " + quote(out) +
+                    " --synth-workers 2 --gpu-workers 1 --slots 2 --backend " + backend + " --run-dir " +
+                    quote(tmp / "run"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("4/4 partitions proved"), std::string::npos) << r.output;
+    const auto summary = read_json(out / "summary.json");
+    EXPECT_EQ(summary["seats"].back()["backend"], "cuda") << summary["seats"].dump();
+    const fs::path vk = dir / "verification_key.json";
+    for (int i = 0; i < 4; ++i) {
+      const std::string stem = "w0" + std::to_string(i);
+      const fs::path pub = out / (stem + ".public.json"), proof = out / (stem + ".proof.json");
+      auto ours = pp_verify(vk, pub, proof);
+      EXPECT_EQ(ours.exit_code, 0) << stem << ": " << ours.output;
+      if (snarkjs) {
+        auto theirs = snarkjs_verify(vk, pub, proof);
+        EXPECT_EQ(theirs.exit_code, 0) << stem << ": " << theirs.output;
+      }
     }
   }
 }
