@@ -50,7 +50,10 @@ int main(int argc, char** argv) {
   r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
   r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
   r->add_option("--synth-workers", run.synth_workers, "synthesis worker processes")->default_val(2);
-  r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes")->default_val(1);
+  r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes (default: one per --gpus device, else 1)");
+  r->add_option("--gpus", run.gpus,
+                "CUDA devices for the proving workers, e.g. 0,1 or GPU-<uuid>: worker i sees only device i mod count "
+                "(CUDA_VISIBLE_DEVICES); implies --backend cuda");
   r->add_option("--slots", run.slots, "ring slots K (default: from --mem-budget, else synth + gpu workers)");
   r->add_option("--mem-budget", run.mem_budget, "ring memory budget, e.g. 4G: K = how many slots fit");
   r->add_option("--synth-mem-max", run.synth_mem_max, "memory cap per synthesis worker, e.g. 2G (cgroup; else RLIMIT_AS)");

@@ -76,7 +76,10 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
                      {"cgroup_peak_bytes", s.cgroup_peak_bytes},
                      {"oom_kills", s.oom_kills},
                      {"deaths", s.deaths}});
-    if (s.role == ipc::Role::kGpu) seats.back()["backend"] = s.backend;
+    if (s.role == ipc::Role::kGpu) {
+      seats.back()["backend"] = s.backend;
+      seats.back()["devices"] = s.devices;
+    }
     peak_sum += s.peak_rss_bytes;
   }
   const size_t proved = ledger.count(PartState::kDone);

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <zmq.h>
 
@@ -115,10 +116,11 @@ Status Pipeline::setup() {
   report_.slot_size = ring_->slot_size();
   report_.ring_bytes = ring_->payload_bytes();
   PP_RETURN_IF_ERROR(write_run_info(run_dir_ / "run.json", ::getpid(), ring_prefix_, endpoint, *ring_, cfg_.out));
-  std::fprintf(stderr, "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u gpu worker%s; %zu partitions\n",
+  const std::string on_gpus = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
+  std::fprintf(stderr, "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u gpu worker%s%s; %zu partitions\n",
                cfg_.slots, format_size(ring_->slot_size()).c_str(), format_size(ring_->payload_bytes()).c_str(),
                cfg_.slots_reason.c_str(), cfg_.synth_workers, cfg_.synth_workers == 1 ? "" : "s", cfg_.gpu_workers,
-               cfg_.gpu_workers == 1 ? "" : "s", ledger_.size());
+               cfg_.gpu_workers == 1 ? "" : "s", on_gpus.c_str(), ledger_.size());
   spdlog::info("run dir {} ring {} ({})", run_dir_.string(), ring_prefix_, ring_->describe());
 
   if (!cfg_.metrics.empty()) {

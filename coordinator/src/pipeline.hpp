@@ -37,6 +37,7 @@ struct PipelineConfig {
   uint64_t slot_size = 0;
   std::string slots_reason;  // how K was chosen, for the start line
   std::string backend = "auto";
+  std::vector<std::string> gpus;  // --gpus: proving worker i gets CUDA_VISIBLE_DEVICES=gpus[i % size]
   double hang_timeout_s = 30;
   uint64_t synth_mem_max = 0;  // per synthesis worker; 0: no cap
   uint64_t gpu_mem_max = 0;    // per proving worker; 0: no cap
@@ -55,6 +56,7 @@ struct SeatReport {
   uint64_t oom_kills = 0;
   std::vector<std::string> deaths;  // one line per unexpected death
   std::string backend;  // gpu: what its last incarnation proves with ("cuda", "cpu"), from its HELLO
+  std::string devices;  // gpu: the CUDA_VISIBLE_DEVICES it saw (--gpus), from its HELLO; empty if unset
 };
 
 struct RunReport {

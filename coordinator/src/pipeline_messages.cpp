@@ -38,7 +38,11 @@ void Pipeline::on_message(const ipc::Envelope& env) {
   if (h.type == MsgType::kHello) {
     w->hello = true;
     w->ever_hello = true;
-    if (w->role == ipc::Role::kGpu) w->report.backend = env.message.body.substr(0, 32);
+    if (w->role == ipc::Role::kGpu) {
+      ipc::GpuHello hello = ipc::decode_gpu_hello(env.message.body);
+      w->report.backend = std::move(hello.backend);
+      w->report.devices = std::move(hello.devices);
+    }
     return;
   }
   if (w->role == ipc::Role::kSynth) {

@@ -85,14 +85,24 @@ Status Pipeline::spawn(WorkerSlot& w) {
   return Status::ok();
 }
 
-// The environment of a worker: ours, except that destructive fault entries
+// The environment of a worker: ours, with --gpus's device for a proving
+// worker, except that destructive fault entries
 // (all but delay and spike) without a ~partition filter reach only the first
 // incarnation of each seat, so a test that kills a worker once sees the run
 // recover; PROOFPIPE_FAULTS_ALL_INCARNATIONS=1 arms them in every incarnation.
 std::vector<std::string> Pipeline::worker_env(const WorkerSlot& w) const {
+  // --gpus: proving worker i (the i-th gpu seat) sees only gpus[i % n].
+  const bool pin_device = w.role == ipc::Role::kGpu && !cfg_.gpus.empty();
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::string_view(*e).rfind("PROOFPIPE_FAULTS=", 0) != 0) env.emplace_back(*e);
+    const std::string_view kv(*e);
+    if (kv.rfind("PROOFPIPE_FAULTS=", 0) == 0) continue;
+    if (pin_device && kv.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0) continue;
+    env.emplace_back(kv);
+  }
+  if (pin_device) {
+    const size_t gpu_index = w.seat - cfg_.synth_workers;
+    env.push_back("CUDA_VISIBLE_DEVICES=" + cfg_.gpus[gpu_index % cfg_.gpus.size()]);
   }
   const char* faults = std::getenv("PROOFPIPE_FAULTS");
   if (faults == nullptr || *faults == '\0') return env;

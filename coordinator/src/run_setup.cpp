@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -49,6 +50,29 @@ Status check_out_dir(const std::filesystem::path& out) {
   return Status::ok();
 }
 
+// --gpus: comma-separated CUDA device ordinals or UUIDs (GPU-..., MIG-...),
+// as CUDA_VISIBLE_DEVICES takes them; no empty or repeated entry (two
+// workers on one device: --gpus 0 --gpu-workers 2).
+Result<std::vector<std::string>> parse_gpus(std::string_view text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    const bool ordinal = !item.empty() && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool uuid = (item.rfind("GPU-", 0) == 0 || item.rfind("MIG-", 0) == 0) && item.size() > 4 &&
+                      std::all_of(item.begin(), item.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '-' || c == '/'; });
+    if (!ordinal && !uuid)
+      return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': '{}' is not a device number or GPU-/MIG- UUID", text, item);
+    if (std::find(out.begin(), out.end(), item) != out.end())
+      return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': device {} is listed twice (more workers per device: --gpu-workers)", text, item);
+    out.emplace_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
 std::filesystem::path own_bin_dir() {
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -84,14 +108,23 @@ Result<uint32_t> choose_slot_count(const cli::RunArgs& args, uint64_t slot_size,
   return args.synth_workers + args.gpu_workers;
 }
 
-Result<PreparedRun> prepare_run(const cli::RunArgs& args) {
+Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
+  PP_ASSIGN_OR_RETURN(std::vector<std::string> gpus, parse_gpus(given.gpus));
+  cli::RunArgs args = given;
+  if (args.gpu_workers == 0) args.gpu_workers = std::max<unsigned>(1, unsigned(gpus.size()));
   if (args.synth_workers < 1 || args.gpu_workers < 1 || args.synth_workers + args.gpu_workers > shm::kMaxSeats) {
     return make_error(ErrorCode::kInvalidArgument, "need at least one synth and one gpu worker, {} in all at most",
                       shm::kMaxSeats);
   }
   if (args.max_attempts < 1) return make_error(ErrorCode::kInvalidArgument, "--max-attempts must be at least 1");
   PP_ASSIGN_OR_RETURN(auto kind, groth16::parse_backend_kind(args.backend));
-  (void)kind;
+  // Named devices mean the GPU is wanted: a worker whose device is missing
+  // fails its set-up (and says which device) instead of proving on the CPU.
+  if (!gpus.empty()) {
+    if (kind == groth16::BackendKind::kCpu)
+      return make_error(ErrorCode::kInvalidArgument, "--gpus names CUDA devices; it cannot go with --backend cpu");
+    args.backend = "cuda";
+  }
   // Header, IC and a check of every coefficient, whose pages are released as
   // they are checked: the coordinator never reads them again.
   PP_ASSIGN_OR_RETURN(formats::Zkey zkey,
@@ -127,6 +160,7 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& args) {
   cfg.synth_workers = args.synth_workers;
   cfg.gpu_workers = args.gpu_workers;
   cfg.backend = args.backend;
+  cfg.gpus = std::move(gpus);
   cfg.hang_timeout_s = args.hang_timeout_s;
   cfg.metrics = args.metrics;
   cfg.sample_ms = args.sample_ms;

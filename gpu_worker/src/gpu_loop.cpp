@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -154,9 +156,14 @@ class GpuWorker {
 }  // namespace
 
 int run(const ipc::WorkerArgs& args) {
+  // The devices the coordinator gave this seat (--gpus); named in every
+  // set-up failure, so "no CUDA device" says which device was missing.
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string devices = visible != nullptr ? visible : "";
+  const std::string where = visible != nullptr ? fmt::format(" (CUDA_VISIBLE_DEVICES={})", devices) : "";
   auto session = ipc::WorkerSession::start(ipc::Role::kGpu, args);
   if (!session) {
-    spdlog::error("set-up failed: {}", session.status().message());
+    spdlog::error("set-up failed{}: {}", where, session.status().message());
     return ipc::kWorkerExitSetup;
   }
   auto kind = groth16::parse_backend_kind(args.backend);
@@ -171,19 +178,19 @@ int run(const ipc::WorkerArgs& args) {
   auto zkey = formats::load_zkey(args.zkey);
   for (const Status& st : {backend.status(), zkey.status()}) {
     if (!st) {
-      spdlog::error("set-up failed: {}", st.message());
+      spdlog::error("set-up failed{}: {}", where, st.message());
       return ipc::kWorkerExitSetup;
     }
   }
   const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
   ipc::WorkerSession& s = **session;
-  spdlog::info("backend {}", (*backend)->name());
+  spdlog::info("backend {}{}", (*backend)->name(), where);
   GpuWorker worker(s, pk, **backend);
   if (Status st = worker.prepare(); !st) {
-    spdlog::error("set-up failed: {}", st.message());
+    spdlog::error("set-up failed{}: {}", where, st.message());
     return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;
   }
-  if (!s.ready(std::string((*backend)->name()))) return ipc::kWorkerExitProtocol;
+  if (!s.ready(ipc::encode_gpu_hello({std::string((*backend)->name()), devices}))) return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });
 }
 

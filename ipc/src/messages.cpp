@@ -1,4 +1,4 @@
-// Names of message types and roles, for logs.
+// Names of message types and roles, for logs; the GPU worker's HELLO body.
 #include "proofpipe/ipc/messages.hpp"
 
 #include <fmt/format.h>
@@ -33,6 +33,15 @@ const char* msg_type_name(MsgType type) {
     case MsgType::kStatusReply: return "STATUS_REPLY";
   }
   return "?";
+}
+
+std::string encode_gpu_hello(const GpuHello& hello) { return hello.backend + "\n" + hello.devices; }
+
+GpuHello decode_gpu_hello(std::string_view body) {
+  const size_t nl = body.find('\n');
+  const std::string_view backend = body.substr(0, nl);
+  const std::string_view devices = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
+  return GpuHello{std::string(backend.substr(0, 64)), std::string(devices.substr(0, 64))};
 }
 
 std::string describe(const MsgHeader& h) {

@@ -114,18 +114,22 @@ TEST(CudaBackend, PipelineRunWithCudaBackendProofsVerify) {
   for (int i = 0; i < 4; ++i) witnesses += " --witness " + quote(dir / ("w0" + std::to_string(i) + ".wtns"));
   const bool snarkjs = snarkjs_available();
   if (!snarkjs) std::printf("[ note     ] no node/snarkjs here: proofs checked by proofpipe verify only\n");
-  // auto must pick the device too: the proving worker's HELLO names the
-  // backend it got, and the summary records it.
-  for (const char* backend : {"cuda", "auto"}) {
-    SCOPED_TRACE(backend);
-    const fs::path out = tmp / (std::string("out_") + backend);
+  // auto and --gpus must pick the device too: the proving worker's HELLO
+  // names the backend it got (and the device --gpus gave it), and the
+  // summary records them.
+  int run = 0;
+  for (const char* flags : {"--backend cuda", "--backend auto", "--gpus 0"}) {
+    SCOPED_TRACE(flags);
+    const fs::path out = tmp / ("out" + std::to_string(run++));
     auto r = pp_run("--zkey " + quote(dir / "circuit.zkey") + witnesses + " --out " + quote(out) +
-                    " --synth-workers 2 --gpu-workers 1 --slots 2 --backend " + backend + " --run-dir " +
-                    quote(tmp / "run"));
+                    " --synth-workers 2 --slots 2 " + flags + " --run-dir " + quote(tmp / "run"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("4/4 partitions proved"), std::string::npos) << r.output;
     const auto summary = read_json(out / "summary.json");
     EXPECT_EQ(summary["seats"].back()["backend"], "cuda") << summary["seats"].dump();
+    if (std::string(flags) == "--gpus 0") {
+      EXPECT_EQ(summary["seats"].back()["devices"], "0");
+    }
     const fs::path vk = dir / "verification_key.json";
     for (int i = 0; i < 4; ++i) {
       const std::string stem = "w0" + std::to_string(i);

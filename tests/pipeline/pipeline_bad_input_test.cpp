@@ -27,6 +27,7 @@ struct Case {
   const char* name;
   std::string zkey, witness, out;
   const char* expect;  // part of the one error line
+  std::string extra = {};  // more flags
 };
 
 class PipelineBadInput : public ::testing::Test {
@@ -36,7 +37,7 @@ class PipelineBadInput : public ::testing::Test {
     const auto rings_before = shm_rings();
     const fs::path run_dir = tmp_ / (std::string("run-") + c.name);
     auto r = pp_run("--zkey " + quote(c.zkey) + " --witness " + quote(c.witness) + " --out " + quote(c.out) +
-                    " --run-dir " + quote(run_dir));
+                    " --run-dir " + quote(run_dir) + c.extra);
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
     EXPECT_EQ(r.output.rfind("proofpipe: error: ", 0), 0u) << r.output;
@@ -104,6 +105,36 @@ TEST_F(PipelineBadInput, CudaBackendWithoutDeviceFailsFast) {
   // be slow, and the message above is what proves the rule.
   std::printf("cuda-without-device run ended in %.2f s\n", secs);
   EXPECT_TRUE(new_rings(rings_before).empty());
+  EXPECT_FALSE(fs::exists(tmp_ / "out" / "w00.proof.json"));
+}
+
+// --gpus is checked like every other input: before anything is created.
+TEST_F(PipelineBadInput, GpusListIsChecked) {
+  const std::string zkey = (multi_io() / "circuit.zkey").string();
+  const std::string wtns = (multi_io() / "w00.wtns").string();
+  const std::string out = (tmp_ / "out").string();
+  const Case cases[] = {
+      {"gpus_with_cpu", zkey, wtns, out, "--gpus names CUDA devices; it cannot go with --backend cpu",
+       " --gpus 0 --backend cpu"},
+      {"gpus_empty_item", zkey, wtns, out, "--gpus '0,,1': '' is not a device number", " --gpus 0,,1"},
+      {"gpus_word", zkey, wtns, out, "'first' is not a device number or GPU-/MIG- UUID", " --gpus first"},
+      {"gpus_twice", zkey, wtns, out, "device 1 is listed twice", " --gpus 1,0,1"},
+  };
+  for (const Case& c : cases) expect_rejected(c);
+}
+
+// --gpus 3,5 without --gpu-workers: two proving workers, each seeing only
+// its own device, and --backend cuda implied, so a missing device fails the
+// worker's set-up and names the device (never a silent CPU fallback).
+TEST_F(PipelineBadInput, GpusGiveEachProvingWorkerItsOwnDevice) {
+  if (fs::exists("/dev/nvidiactl") || fs::exists("/proc/driver/nvidia")) GTEST_SKIP() << "an NVIDIA driver is present";
+  auto r = pp_run("--zkey " + quote(multi_io() / "circuit.zkey") + " --witness " + quote(multi_io() / "w00.wtns") +
+                  " --out " + quote(tmp_ / "out") + " --gpus 3,5 --run-dir " + quote(tmp_ / "run"));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("2 gpu workers on GPUs 3,5"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("set-up failed (CUDA_VISIBLE_DEVICES=3)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("set-up failed (CUDA_VISIBLE_DEVICES=5)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no gpu worker left"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(tmp_ / "out" / "w00.proof.json"));
 }
 

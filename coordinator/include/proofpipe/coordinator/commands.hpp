@@ -55,7 +55,8 @@ struct RunArgs {
   std::string witness_dir;
   std::string out;
   unsigned synth_workers = 2;
-  unsigned gpu_workers = 1;
+  unsigned gpu_workers = 0;  // 0: one per --gpus device, else 1
+  std::string gpus;          // --gpus 0,1 (or GPU-<uuid>,...): one CUDA device per proving worker, in turn
   unsigned slots = 0;       // 0: from --mem-budget, else synth + gpu workers
   std::string mem_budget;   // SIZE
   std::string synth_mem_max;  // SIZE per synthesis worker (cgroup, else RLIMIT_AS)

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace proofpipe::ipc {
@@ -41,7 +42,7 @@ const char* role_name(Role role);
 
 enum class MsgType : uint8_t {
   // worker -> coordinator
-  kHello = 1,    // body: gpu: its backend's name ("cuda", "cpu"); synth: empty
+  kHello = 1,    // body: gpu: GpuHello; synth: empty
   kWantSlot,     // synth: idle, asks for a slot and a partition
   kSealed,       // synth: slot sealed READY at `epoch`
   kSynthFailed,  // synth: aborted the write; body = reason; flags & kFlagPermanent
@@ -84,6 +85,16 @@ struct Message {
   MsgHeader header;
   std::string body;
 };
+
+// A proving worker's HELLO body: the backend it proves with ("cuda", "cpu")
+// and the devices it was given (its CUDA_VISIBLE_DEVICES; empty if unset),
+// as two lines, so the run's summary says what really proved each partition.
+struct GpuHello {
+  std::string backend;
+  std::string devices;
+};
+std::string encode_gpu_hello(const GpuHello& hello);
+GpuHello decode_gpu_hello(std::string_view body);  // fields cut to 64 bytes
 
 // The tail of a PROOF body: where the proving worker's time went for this
 // proof (steady-clock seconds), for the run's summary and an operator asking
