@@ -42,14 +42,16 @@ void print_table(const json& s) {
               s["pid"].get<int>(), s["elapsed_s"].get<double>(), parts["done"].get<int>(), parts["total"].get<int>(),
               parts["in_flight"].get<int>(), parts["pending"].get<int>(), parts["failed"].get<int>(),
               s["s_per_proof"].get<double>());
-  std::printf("%-10s %8s %-11s %9s %10s %10s %8s %4s\n", "worker", "pid", "state", "partition", "rss", "peak",
-              "restarts", "oom");
+  std::printf("%-10s %8s %-11s %9s %10s %10s %8s %4s  %s\n", "worker", "pid", "state", "partition", "rss", "peak",
+              "restarts", "oom", "backend");
   for (const auto& w : s["workers"]) {
     const int part = w["partition"];
-    std::printf("%-10s %8d %-11s %9s %10s %10s %8d %4d\n", w["worker"].get<std::string>().c_str(), w["pid"].get<int>(),
+    std::string backend = w.value("backend", std::string("-"));
+    if (const std::string dev = w.value("devices", std::string()); !dev.empty()) backend += " " + dev;
+    std::printf("%-10s %8d %-11s %9s %10s %10s %8d %4d  %s\n", w["worker"].get<std::string>().c_str(), w["pid"].get<int>(),
                 w["state"].get<std::string>().c_str(), part >= 0 ? std::to_string(part).c_str() : "-",
                 size_or_dash(w, "rss").c_str(), size_or_dash(w, "peak").c_str(), w["restarts"].get<int>(),
-                w["oom_kills"].get<int>());
+                w["oom_kills"].get<int>(), backend.c_str());
   }
   const auto& sl = s["slots"];
   std::printf("slots: %d x %s: free %d, writing %d, ready %d, consuming %d, quarantined %d\n",

@@ -113,6 +113,10 @@ json Pipeline::status_json() const {
                 {"restarts", w.report.incarnations > 0 ? w.report.incarnations - 1 : 0},
                 {"oom_kills", w.report.oom_kills},
                 {"peak", std::max(w.report.peak_rss_bytes, w.report.cgroup_peak_bytes)}};
+    if (w.role == ipc::Role::kGpu && w.hello) {  // what the live incarnation said it proves with
+      row["backend"] = w.report.backend;
+      row["devices"] = w.report.devices;
+    }
     if (last_sample_.contains("processes")) {
       for (const auto& p : last_sample_["processes"]) {
         if (p["worker"] == row["worker"] && w.child && p["pid"] == w.child->pid()) row["rss"] = p["rss"];

@@ -126,6 +126,9 @@ TEST(Observability, StatusAnswersDuringARun) {
   for (const auto& w : s["workers"]) EXPECT_TRUE(pids.count(w["pid"].get<long>())) << w.dump();
   EXPECT_EQ(s["workers"][0]["worker"], "synth.0");
   EXPECT_EQ(s["workers"][2]["worker"], "gpu.2");
+  if (s["workers"][2]["state"] != "starting") {  // past its HELLO: it said what it proves with
+    EXPECT_EQ(s["workers"][2]["backend"], "cpu") << s["workers"][2].dump();
+  }
   EXPECT_EQ(s["partitions"]["total"], 12);
   EXPECT_EQ(s["slot_count"], 3);
   ASSERT_EQ(table.exit_code, 0) << table.output;
