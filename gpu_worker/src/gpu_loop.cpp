@@ -72,8 +72,11 @@ class GpuWorker {
     // step works in place and must never scribble on shared bytes, or a
     // CONSUMING -> READY reclaim would hand a clobbered record to the next
     // prover), checking its checksum on the way, then release the slot.
+    ipc::ProveStages stages;  // the worker's own clock, fault-point delays left out
     const auto t_claimed = Clock::now();
-    if (Status bad = take_record(d); !bad) {
+    Status bad = take_record(d);
+    stages.intake_s = seconds(t_claimed, Clock::now());
+    if (!bad) {
       spdlog::error("slot {}: {}", d.slot, bad.message());
       if (!slots.quarantine(d.slot, shm::SlotWord{shm::SlotState::kConsuming, s_.seat(), epoch})) {
         spdlog::warn("quarantine lost: slot {} moved", d.slot);
@@ -86,18 +89,16 @@ class GpuWorker {
     PP_RETURN_IF_ERROR(s_.send(MsgType::kReleased, h));
     fault_point("gpu.after_release", int(d.partition));
 
-    ipc::ProveStages stages;
     const auto t_taken = Clock::now();
-    stages.intake_s = seconds(t_claimed, t_taken);
     auto prepared = groth16::prove_start(backend_, pk_, w_, a_, b_, c_);
     if (!prepared) return prove_failed(h, prepared.status());
+    stages.h_s = seconds(t_taken, Clock::now());
     // A fault here may also return the error a device op gives (a sticky
     // kDeviceLost, or a plain failure), so the paths below are tested on CPUs.
     if (Status st = fault_status("gpu.mid_compute", int(d.partition)); !st) return prove_failed(h, st);
     const auto t_h = Clock::now();
     auto proof = groth16::prove_finish(backend_, pk_, *prepared);
     if (!proof) return prove_failed(h, proof.status());
-    stages.h_s = seconds(t_taken, t_h);
     stages.msms_s = seconds(t_h, Clock::now());
     spdlog::debug("proved job {}/{}: intake {:.3f} s, H {:.3f} s, MSMs {:.3f} s", d.request, d.partition,
                   stages.intake_s, stages.h_s, stages.msms_s);
