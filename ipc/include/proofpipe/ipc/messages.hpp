@@ -11,7 +11,7 @@
 //
 //   synth worker                 coordinator                  gpu worker
 //   ------------                 -----------                  ----------
-//   HELLO ---------------------->                <------------------- HELLO
+//   HELLO ---------------------->                <------ HELLO(backend, devices)
 //   WANT_SLOT ------------------> grant FREE->WRITING (CAS)
 //             <------------------ GRANT(slot, epoch, job, wtns path)
 //   write a,b,c,w; seal (CAS)
@@ -19,10 +19,10 @@
 //                                 DISPATCH(slot, epoch, job) ------->
 //                                                       claim (CAS READY->CONSUMING)
 //                                 <------------------------- CLAIMED
-//                                                       H step; release (CAS ->FREE)
+//                                              copy out + checksum; release (CAS ->FREE)
 //                                 <------------------------ RELEASED
-//                                                       MSMs
-//                                 verify, commit once <------- PROOF(proof bytes)
+//                                                       H step, MSMs
+//                                 verify, commit once <-- PROOF(proof, stage times)
 //   SYNTH_FAILED (input error) -> retry or mark failed
 //                     SHUTDOWN to everyone when the batch is done
 #pragma once
