@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "outputs.hpp"
 #include "pipeline.hpp"
@@ -28,11 +29,11 @@ double median(std::vector<double> v) {
 // The backends the proving workers said HELLO with: "cuda", "cpu", or both
 // (an auto seat restarted where the device was lost); "none" if none did.
 std::string seat_backends(const coord::RunReport& r) {
-  std::string out;
+  std::vector<std::string> names;
   for (const auto& s : r.seats) {
-    if (!s.backend.empty() && out.find(s.backend) == std::string::npos) out += (out.empty() ? "" : ", ") + s.backend;
+    if (!s.backend.empty() && std::find(names.begin(), names.end(), s.backend) == names.end()) names.push_back(s.backend);
   }
-  return out.empty() ? "none" : out;
+  return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
 }
 
 // The end-of-run table on stdout (the same figures are in summary.json).

@@ -55,8 +55,8 @@ struct SeatReport {
   uint64_t cgroup_peak_bytes = 0;  // max over its incarnations of the leaf cgroup's high-water mark
   uint64_t oom_kills = 0;
   std::vector<std::string> deaths;  // one line per unexpected death
-  std::string backend;  // gpu: what its last incarnation proves with ("cuda", "cpu"), from its HELLO
-  std::string devices;  // gpu: the CUDA_VISIBLE_DEVICES it saw (--gpus), from its HELLO; empty if unset
+  std::string backend;  // gpu: what its last incarnation proves with ("cuda", "cpu"), from its HELLO; empty before
+  std::string devices;  // gpu, cuda backend: the CUDA_VISIBLE_DEVICES it saw (--gpus), from its HELLO
 };
 
 struct RunReport {

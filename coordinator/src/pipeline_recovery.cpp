@@ -82,6 +82,8 @@ Status Pipeline::spawn(WorkerSlot& w) {
   w.respawn_at = -1;
   w.kill_reason.clear();
   w.report.incarnations += 1;
+  w.report.backend.clear();  // this incarnation's, once it says HELLO
+  w.report.devices.clear();
   return Status::ok();
 }
 

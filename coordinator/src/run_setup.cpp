@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <set>
 #include <tuple>
 
@@ -50,25 +53,48 @@ Status check_out_dir(const std::filesystem::path& out) {
   return Status::ok();
 }
 
+std::vector<std::string_view> split_commas(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 // --gpus: comma-separated CUDA device ordinals or UUIDs (GPU-..., MIG-...),
 // as CUDA_VISIBLE_DEVICES takes them; no empty or repeated entry (two
-// workers on one device: --gpus 0 --gpu-workers 2).
-Result<std::vector<std::string>> parse_gpus(std::string_view text) {
+// workers on one device: --gpus 0 --gpu-workers 2). Ordinals are written
+// back without leading zeros, so 0 and 00 are one device. Under a scheduler
+// that already set CUDA_VISIBLE_DEVICES (`inherited`, say 4,5), ordinals
+// count within that list (--gpus 1 is device 5), so the workers stay inside
+// the job's allocation.
+Result<std::vector<std::string>> parse_gpus(std::string_view text, std::string_view inherited) {
   std::vector<std::string> out;
   if (text.empty()) return out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
-    const bool ordinal = !item.empty() && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const std::vector<std::string_view> allowed = inherited.empty() ? std::vector<std::string_view>{} : split_commas(inherited);
+  for (std::string_view item : split_commas(text)) {
+    const bool ordinal = !item.empty() && item.size() <= 9 &&
+                         std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
     const bool uuid = (item.rfind("GPU-", 0) == 0 || item.rfind("MIG-", 0) == 0) && item.size() > 4 &&
                       std::all_of(item.begin(), item.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '-' || c == '/'; });
     if (!ordinal && !uuid)
       return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': '{}' is not a device number or GPU-/MIG- UUID", text, item);
-    if (std::find(out.begin(), out.end(), item) != out.end())
-      return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': device {} is listed twice (more workers per device: --gpu-workers)", text, item);
-    out.emplace_back(item);
-    start = comma + 1;
+    std::string device(item);
+    if (ordinal) {
+      const unsigned long k = std::stoul(device);
+      device = std::to_string(k);
+      if (!allowed.empty()) {
+        if (k >= allowed.size())
+          return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': device {} is not among the {} of CUDA_VISIBLE_DEVICES={}",
+                            text, k, allowed.size(), inherited);
+        device = std::string(allowed[k]);
+      }
+    }
+    if (std::find(out.begin(), out.end(), device) != out.end())
+      return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': device {} is listed twice (more workers per device: --gpu-workers)", text, device);
+    out.push_back(std::move(device));
   }
   return out;
 }
@@ -109,9 +135,10 @@ Result<uint32_t> choose_slot_count(const cli::RunArgs& args, uint64_t slot_size,
 }
 
 Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
-  PP_ASSIGN_OR_RETURN(std::vector<std::string> gpus, parse_gpus(given.gpus));
+  const char* inherited = std::getenv("CUDA_VISIBLE_DEVICES");
+  PP_ASSIGN_OR_RETURN(std::vector<std::string> gpus, parse_gpus(given.gpus, inherited != nullptr ? inherited : ""));
   cli::RunArgs args = given;
-  if (args.gpu_workers == 0) args.gpu_workers = std::max<unsigned>(1, unsigned(gpus.size()));
+  if (args.gpu_workers == cli::kGpuWorkersAuto) args.gpu_workers = std::max<unsigned>(1, unsigned(gpus.size()));
   if (args.synth_workers < 1 || args.gpu_workers < 1 || args.synth_workers + args.gpu_workers > shm::kMaxSeats) {
     return make_error(ErrorCode::kInvalidArgument, "need at least one synth and one gpu worker, {} in all at most",
                       shm::kMaxSeats);
@@ -124,6 +151,10 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
     if (kind == groth16::BackendKind::kCpu)
       return make_error(ErrorCode::kInvalidArgument, "--gpus names CUDA devices; it cannot go with --backend cpu");
     args.backend = "cuda";
+    if (args.gpu_workers < gpus.size()) {
+      std::fprintf(stderr, "proofpipe: warning: --gpus lists %zu devices for %u proving workers: the last %zu stay idle\n",
+                   gpus.size(), args.gpu_workers, gpus.size() - args.gpu_workers);
+    }
   }
   // Header, IC and a check of every coefficient, whose pages are released as
   // they are checked: the coordinator never reads them again.

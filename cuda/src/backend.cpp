@@ -76,21 +76,27 @@ class CudaBackend final : public groth16::ProverBackend {
 
   // The witness crosses the bus once for A, B1, B2 and C (C reads its
   // private part at an offset of n_public + 1 values: 32-byte steps, so
-  // every Fr stays aligned), h once into compute_h's buffer.
+  // every Fr stays aligned), h once into compute_h's buffer. The points are
+  // resolved first, so no upload is left in flight when one fails.
   Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
                                         std::span<const ff::Fr> h) override {
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, w.size(), h.size()));
+    PP_ASSIGN_OR_RETURN(const ec::G1Affine* pa, resident_points(pk.a));
+    PP_ASSIGN_OR_RETURN(const ec::G1Affine* pb1, resident_points(pk.b1));
+    PP_ASSIGN_OR_RETURN(const ec::G2Affine* pb2, resident_points(pk.b2));
+    PP_ASSIGN_OR_RETURN(const ec::G1Affine* pc, resident_points(pk.c));
+    PP_ASSIGN_OR_RETURN(const ec::G1Affine* ph, resident_points(pk.h));
     PP_ASSIGN_OR_RETURN(const ff::Fr* dw, upload_scalars(w));
-    groth16::ProofMsms out;
-    PP_ASSIGN_OR_RETURN(out.a, msm_over<ec::G1Cfg>(pk.a, dw));
-    PP_ASSIGN_OR_RETURN(out.b1, msm_over<ec::G1Cfg>(pk.b1, dw));
-    PP_ASSIGN_OR_RETURN(out.b2, msm_over<ec::G2Cfg>(pk.b2, dw));
-    PP_ASSIGN_OR_RETURN(out.c, msm_over<ec::G1Cfg>(pk.c, dw + pk.n_public + 1));
     if (!h.empty()) {
       PP_RETURN_IF_ERROR(da_.reserve(h.size()));
       PP_RETURN_IF_ERROR(da_.upload(h.data(), h.size(), stream_.get()));
     }
-    PP_ASSIGN_OR_RETURN(out.h, msm_over<ec::G1Cfg>(pk.h, da_.data()));
+    groth16::ProofMsms out;
+    PP_ASSIGN_OR_RETURN(out.a, msm_on_device<ec::G1Cfg>(pa, dw, pk.a.size()));
+    PP_ASSIGN_OR_RETURN(out.b1, msm_on_device<ec::G1Cfg>(pb1, dw, pk.b1.size()));
+    PP_ASSIGN_OR_RETURN(out.b2, msm_on_device<ec::G2Cfg>(pb2, dw, pk.b2.size()));
+    PP_ASSIGN_OR_RETURN(out.c, msm_on_device<ec::G1Cfg>(pc, dw + pk.n_public + 1, pk.c.size()));
+    PP_ASSIGN_OR_RETURN(out.h, msm_on_device<ec::G1Cfg>(ph, da_.data(), pk.h.size()));
     return out;
   }
 
@@ -152,25 +158,32 @@ class CudaBackend final : public groth16::ProverBackend {
     return static_cast<const std::byte*>(r.data.data());
   }
 
-  // Both MSMs: the scalars uploaded, then msm_over.
+  // Both MSMs: the key points resident (uploaded on first use), the
+  // scalars uploaded, then the device MSM.
   template <class Cfg>
   Result<ec::Jacobian<Cfg>> msm(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
                                 const char* what) {
     if (points.size() != scalars.size())
       return make_error(ErrorCode::kInvalidArgument, "{}: {} points, {} scalars", what, points.size(), scalars.size());
     if (points.empty()) return ec::Jacobian<Cfg>::identity();
+    PP_ASSIGN_OR_RETURN(const ec::Affine<Cfg>* dp, resident_points(points));
     PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
-    return msm_over<Cfg>(points, ds);
+    return msm_on_device<Cfg>(dp, ds, points.size());
   }
 
-  // The device MSM over key points (resident, uploaded on first use) and
-  // points.size() scalars already on the device.
+  // The device copy of a key section (nullptr for an empty one).
   template <class Cfg>
-  Result<ec::Jacobian<Cfg>> msm_over(std::span<const ec::Affine<Cfg>> points, const ff::Fr* device_scalars) {
-    if (points.empty()) return ec::Jacobian<Cfg>::identity();
+  Result<const ec::Affine<Cfg>*> resident_points(std::span<const ec::Affine<Cfg>> points) {
+    if (points.empty()) return static_cast<const ec::Affine<Cfg>*>(nullptr);
     PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::Affine<Cfg>)));
-    return device_msm<Cfg>(reinterpret_cast<const ec::Affine<Cfg>*>(dp), device_scalars, points.size(), scratch_,
-                           stream_.get());
+    return reinterpret_cast<const ec::Affine<Cfg>*>(dp);
+  }
+
+  // sum scalars[i] * points[i] over n device points and scalars.
+  template <class Cfg>
+  Result<ec::Jacobian<Cfg>> msm_on_device(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n) {
+    if (n == 0) return ec::Jacobian<Cfg>::identity();
+    return device_msm<Cfg>(points, scalars, n, scratch_, stream_.get());
   }
 
   Result<const ff::Fr*> upload_scalars(std::span<const ff::Fr> scalars) {

@@ -191,7 +191,8 @@ int run(const ipc::WorkerArgs& args) {
     spdlog::error("set-up failed{}: {}", where, st.message());
     return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;
   }
-  if (!s.ready(ipc::encode_gpu_hello({std::string((*backend)->name()), devices}))) return ipc::kWorkerExitProtocol;
+  const std::string name((*backend)->name());
+  if (!s.ready(ipc::encode_gpu_hello({name, name == "cuda" ? devices : ""}))) return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });
 }
 

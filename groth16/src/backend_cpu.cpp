@@ -45,18 +45,24 @@ class CpuBackend final : public ProverBackend {
   }
 };
 
-// The key cut to its first m wires (m > n_public, so C keeps m - n_public - 1
-// private points) and first `hn` H points: a small key over the same
-// points, for the known-answer test's proof_msms.
-ProvingKey leading_wires(const ProvingKey& pk, size_t m, size_t hn) {
+// A small key over the key's own points for the known-answer test's
+// proof_msms: its first m = min(n_vars, 256) wires, at most m - 1 of them
+// public (so a key with 10^5 public inputs still gives a 256-wire check),
+// C over the key's first private-wire points (any G1 points serve when the
+// key has fewer: the check compares two backends on the same points), and
+// the first min(256, |H|) H points.
+ProvingKey known_answer_key(const ProvingKey& pk) {
+  const size_t m = std::min<size_t>(pk.n_vars, 256);
   ProvingKey sub = pk;
   sub.n_vars = uint32_t(m);
+  sub.n_public = uint32_t(std::min<size_t>(pk.n_public, m - 1));
+  const size_t priv = m - sub.n_public - 1;
   sub.a = pk.a.first(m);
   sub.b1 = pk.b1.first(m);
   sub.b2 = pk.b2.first(m);
-  sub.c = pk.c.first(m - pk.n_public - 1);
-  sub.h = pk.h.first(hn);
-  sub.domain_size = uint32_t(hn);
+  sub.c = pk.c.size() >= priv ? pk.c.first(priv) : pk.a.first(priv);
+  sub.h = pk.h.first(std::min<size_t>(256, pk.h.size()));
+  sub.domain_size = uint32_t(sub.h.size());
   return sub;
 }
 
@@ -128,11 +134,9 @@ Status known_answer_test(ProverBackend& backend, const ProvingKey& pk) {
   }
 
   // The five MSMs as the worker runs them (proof_msms, which a device
-  // backend overrides to share one witness upload and offset it for C),
-  // over the key's first wires: 256, or one private wire past the public.
+  // backend overrides to share one witness upload and offset it for C).
   PP_RETURN_IF_ERROR(check_proof_msm_inputs(pk, pk.n_vars, pk.h.size()));
-  const ProvingKey sub = leading_wires(pk, std::min<size_t>(pk.n_vars, std::max<size_t>(256, pk.n_public + 2)),
-                                       std::min<size_t>(256, pk.h.size()));
+  const ProvingKey sub = known_answer_key(pk);
   std::vector<ff::Fr> w(sub.n_vars), h(sub.h.size());
   for (auto* v : {&w, &h})
     for (ff::Fr& x : *v) x = ff::Fr::random(rng);

@@ -41,7 +41,7 @@ GpuHello decode_gpu_hello(std::string_view body) {
   const size_t nl = body.find('\n');
   const std::string_view backend = body.substr(0, nl);
   const std::string_view devices = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
-  return GpuHello{std::string(backend.substr(0, 64)), std::string(devices.substr(0, 64))};
+  return GpuHello{std::string(backend.substr(0, 256)), std::string(devices.substr(0, 256))};
 }
 
 std::string describe(const MsgHeader& h) {

@@ -106,15 +106,22 @@ TEST(Observability, StatusAnswersDuringARun) {
   TempDir tmp;
   const fs::path run_dir = tmp / "run";
   auto run = std::async(std::launch::async, [&] {
-    return pp_run(base_flags(tmp / "out") + " --synth-workers 2 --gpu-workers 1 --run-dir " + quote(run_dir),
+    return pp_run(base_flags(tmp / "out") + " --synth-workers 2 --gpu-workers 1 --backend cpu --run-dir " +
+                      quote(run_dir),
                   "PROOFPIPE_FAULTS=gpu.mid_compute:delay=300");
   });
   std::atomic<bool> stop{false};
   auto watched = watch_run(run_dir, [&] { return stop.load(); });
   ASSERT_TRUE(watched.has_value());
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  auto st = run_command(proofpipe() + " status --json --run-dir " + quote(run_dir));
-  auto table = run_command(proofpipe() + " status --run-dir " + quote(run_dir));
+  // Ask until the proving worker is past its HELLO (it then says what it
+  // proves with); 12 proofs of >= 300 ms leave several seconds for that.
+  CommandResult st, table;
+  for (int i = 0; i < 40; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    st = run_command(proofpipe() + " status --json --run-dir " + quote(run_dir));
+    if (st.exit_code == 0 && json::parse(st.output)["workers"][2].value("state", "") != "starting" && i >= 4) break;
+  }
+  table = run_command(proofpipe() + " status --run-dir " + quote(run_dir));
   std::set<long> pids;  // read while the run is still going (seats are vacated at its end)
   for (unsigned seat = 0; seat < 3; ++seat) pids.insert(watched->ring.seat_status(shm::Seat(seat)).pid);
   const auto result = run.get();
@@ -126,13 +133,13 @@ TEST(Observability, StatusAnswersDuringARun) {
   for (const auto& w : s["workers"]) EXPECT_TRUE(pids.count(w["pid"].get<long>())) << w.dump();
   EXPECT_EQ(s["workers"][0]["worker"], "synth.0");
   EXPECT_EQ(s["workers"][2]["worker"], "gpu.2");
-  if (s["workers"][2]["state"] != "starting") {  // past its HELLO: it said what it proves with
-    EXPECT_EQ(s["workers"][2]["backend"], "cpu") << s["workers"][2].dump();
-  }
+  EXPECT_NE(s["workers"][2].value("state", ""), "starting") << s["workers"][2].dump();
+  EXPECT_EQ(s["workers"][2].value("backend", ""), "cpu") << s["workers"][2].dump();
   EXPECT_EQ(s["partitions"]["total"], 12);
   EXPECT_EQ(s["slot_count"], 3);
   ASSERT_EQ(table.exit_code, 0) << table.output;
   EXPECT_NE(table.output.find("gpu.2"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("  cpu\n"), std::string::npos) << "no backend column:\n" << table.output;
   EXPECT_NE(table.output.find("slots: 3 x"), std::string::npos) << table.output;
 }
 

@@ -119,8 +119,26 @@ TEST_F(PipelineBadInput, GpusListIsChecked) {
       {"gpus_empty_item", zkey, wtns, out, "--gpus '0,,1': '' is not a device number", " --gpus 0,,1"},
       {"gpus_word", zkey, wtns, out, "'first' is not a device number or GPU-/MIG- UUID", " --gpus first"},
       {"gpus_twice", zkey, wtns, out, "device 1 is listed twice", " --gpus 1,0,1"},
+      {"gpus_same_number", zkey, wtns, out, "device 0 is listed twice", " --gpus 0,00"},
+      {"gpu_workers_zero", zkey, wtns, out, "need at least one synth and one gpu worker", " --gpu-workers 0"},
   };
   for (const Case& c : cases) expect_rejected(c);
+}
+
+// Under a scheduler that set CUDA_VISIBLE_DEVICES=4,5, --gpus numbers count
+// within that list: --gpus 1 is device 5, and --gpus 2 is outside the job.
+TEST_F(PipelineBadInput, GpusCountWithinAnInheritedDeviceList) {
+  if (fs::exists("/dev/nvidiactl") || fs::exists("/proc/driver/nvidia")) GTEST_SKIP() << "an NVIDIA driver is present";
+  const std::string base = "--zkey " + quote(multi_io() / "circuit.zkey") + " --witness " +
+                           quote(multi_io() / "w00.wtns") + " --out " + quote(tmp_ / "out");
+  auto outside = pp_run(base + " --gpus 2 --run-dir " + quote(tmp_ / "run1"), "CUDA_VISIBLE_DEVICES=4,5");
+  EXPECT_EQ(outside.exit_code, 2) << outside.output;
+  EXPECT_NE(outside.output.find("device 2 is not among the 2 of CUDA_VISIBLE_DEVICES=4,5"), std::string::npos)
+      << outside.output;
+  auto inside = pp_run(base + " --gpus 1 --run-dir " + quote(tmp_ / "run2"), "CUDA_VISIBLE_DEVICES=4,5");
+  EXPECT_EQ(inside.exit_code, 3) << inside.output;
+  EXPECT_NE(inside.output.find("set-up failed (CUDA_VISIBLE_DEVICES=5)"), std::string::npos) << inside.output;
+  EXPECT_EQ(inside.output.find("CUDA_VISIBLE_DEVICES=1)"), std::string::npos) << inside.output;
 }
 
 // --gpus 3,5 without --gpu-workers: two proving workers, each seeing only

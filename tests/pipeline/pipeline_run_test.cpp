@@ -35,7 +35,7 @@ TEST(PipelineRun, TenPartitionsThreeSynthOneGpuTwoSlotsAllVerify) {
   const auto rings_before = shm_rings();
   const fs::path out = tmp / "out";
   auto r = pp_run("--zkey " + quote(multi_io() / "circuit.zkey") + witness_args(10) + " --out " + quote(out) +
-                  " --synth-workers 3 --gpu-workers 1 --slots 2 --run-dir " + quote(tmp / "run"));
+                  " --synth-workers 3 --gpu-workers 1 --slots 2 --backend cpu --run-dir " + quote(tmp / "run"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("ring 2 slots"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("10/10 partitions proved"), std::string::npos) << r.output;
@@ -50,7 +50,7 @@ TEST(PipelineRun, TenPartitionsThreeSynthOneGpuTwoSlotsAllVerify) {
   // stages; they lie inside the coordinator's seal -> commit window.
   EXPECT_EQ(summary["seats"].back()["worker"], "gpu.3");
   EXPECT_EQ(summary["seats"].back()["backend"], "cpu");
-  EXPECT_NE(r.output.find("gpu.3 (cpu)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("gpu.3 (cpu)"), std::string::npos) << r.output;  // no devices on the cpu backend
   EXPECT_NE(r.output.find("proving stages, median of 10 proofs (cpu): intake "), std::string::npos) << r.output;
   for (const auto& p : summary["per_partition"]) {
     SCOPED_TRACE(p.dump());

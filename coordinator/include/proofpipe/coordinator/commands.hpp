@@ -49,13 +49,14 @@ struct GenArgs {
 int run_gen(const GenArgs& args);
 
 // `proofpipe run`: the multi-process pipeline (DESIGN.md §2-§5, §7).
+inline constexpr unsigned kGpuWorkersAuto = ~0u;  // --gpu-workers not given
 struct RunArgs {
   std::string zkey;
   std::vector<std::string> witnesses;
   std::string witness_dir;
   std::string out;
   unsigned synth_workers = 2;
-  unsigned gpu_workers = 0;  // 0: one per --gpus device, else 1
+  unsigned gpu_workers = kGpuWorkersAuto;  // not given: one per --gpus device, else 1
   std::string gpus;          // --gpus 0,1 (or GPU-<uuid>,...): one CUDA device per proving worker, in turn
   unsigned slots = 0;       // 0: from --mem-budget, else synth + gpu workers
   std::string mem_budget;   // SIZE

@@ -87,14 +87,15 @@ struct Message {
 };
 
 // A proving worker's HELLO body: the backend it proves with ("cuda", "cpu")
-// and the devices it was given (its CUDA_VISIBLE_DEVICES; empty if unset),
+// and, for the CUDA backend, the devices it was given (its
+// CUDA_VISIBLE_DEVICES; empty if unset or on the CPU backend),
 // as two lines, so the run's summary says what really proved each partition.
 struct GpuHello {
   std::string backend;
   std::string devices;
 };
 std::string encode_gpu_hello(const GpuHello& hello);
-GpuHello decode_gpu_hello(std::string_view body);  // fields cut to 64 bytes
+GpuHello decode_gpu_hello(std::string_view body);  // fields cut to 256 bytes
 
 // The tail of a PROOF body: where the proving worker's time went for this
 // proof (steady-clock seconds), for the run's summary and an operator asking
@@ -105,7 +106,7 @@ struct ProveStages {
   double h_s = 0;
   double msms_s = 0;
 };
-static_assert(std::is_trivially_copyable_v<ProveStages>);
+static_assert(std::is_trivially_copyable_v<ProveStages> && sizeof(ProveStages) == 24);
 
 // "GRANT seat 2 inc 5 slot 1 epoch 7 job 0/3 attempt 1": for logs.
 std::string describe(const MsgHeader& h);
