@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +13,8 @@
 #include <thread>
 
 #include <spdlog/spdlog.h>
+
+#include "proofpipe/common/sizes.hpp"
 
 namespace proofpipe {
 namespace detail {
@@ -38,12 +39,6 @@ std::vector<std::unique_ptr<ArmedFault>>& armed() {
   return faults;
 }
 
-bool parse_uint(std::string_view s, unsigned* out) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && p == s.data() + s.size();
-}
-
 [[noreturn]] void run_oom() {
   // Touch 64 MiB at a time until the cgroup (or the kernel) kills us; keep
   // the blocks reachable so the allocator cannot hand pages back.
@@ -61,10 +56,7 @@ bool parse_uint(std::string_view s, unsigned* out) {
 
 Result<std::vector<FaultSpec>> parse_faults(std::string_view text) {
   std::vector<FaultSpec> out;
-  while (!text.empty()) {
-    const size_t comma = text.find(',');
-    std::string_view entry = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+  for (std::string_view entry : split_list(text)) {
     if (entry.empty()) continue;
     const auto bad = [&](const char* why) {
       return make_error(ErrorCode::kInvalidArgument, "PROOFPIPE_FAULTS entry '{}': {}", entry, why);

@@ -1,7 +1,9 @@
-// Size parsing and formatting (see sizes.hpp).
+// Size parsing and formatting, list splitting, whole numbers (see sizes.hpp).
 #include "proofpipe/common/sizes.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -53,6 +55,22 @@ std::string format_size(uint64_t bytes) {
   }
   if (u == 0) return fmt::format("{} B", bytes);
   return fmt::format("{:.2f} {}", v, kNames[u]);
+}
+
+std::vector<std::string_view> split_list(std::string_view text, char sep) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t end = std::min(text.find(sep, start), text.size());
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool parse_uint(std::string_view text, unsigned* out) {
+  if (text.empty()) return false;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && p == text.data() + text.size();
 }
 
 }  // namespace proofpipe

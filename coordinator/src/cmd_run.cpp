@@ -58,7 +58,7 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
   std::printf("%-16s %12s %12s %6s\n", "coordinator", format_size(r.coordinator_peak_rss_bytes).c_str(), "-", "-");
   for (const auto& s : r.seats) {
     std::string name = fmt::format("{}.{}", ipc::role_name(s.role), s.seat);
-    if (!s.backend.empty()) name += fmt::format(" ({}{})", s.backend, s.devices.empty() ? "" : " " + s.devices);
+    if (!s.backend.empty()) name += " (" + ipc::describe(ipc::GpuHello{s.backend, s.devices}) + ")";
     std::printf("%-16s %12s %12s %6lu\n", name.c_str(),
                 format_size(s.peak_rss_bytes).c_str(), s.cgroup_peak_bytes ? format_size(s.cgroup_peak_bytes).c_str() : "-",
                 static_cast<unsigned long>(s.oom_kills));

@@ -13,6 +13,7 @@
 #include "cli_error.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/ipc/channel.hpp"
+#include "proofpipe/ipc/messages.hpp"
 #include "stale.hpp"
 
 namespace proofpipe::cli {
@@ -46,8 +47,8 @@ void print_table(const json& s) {
               "restarts", "oom", "backend");
   for (const auto& w : s["workers"]) {
     const int part = w["partition"];
-    std::string backend = w.value("backend", std::string("-"));
-    if (const std::string dev = w.value("devices", std::string()); !dev.empty()) backend += " " + dev;
+    const std::string backend =
+        w.contains("backend") ? ipc::describe(ipc::GpuHello{w["backend"], w.value("devices", std::string())}) : "-";
     std::printf("%-10s %8d %-11s %9s %10s %10s %8d %4d  %s\n", w["worker"].get<std::string>().c_str(), w["pid"].get<int>(),
                 w["state"].get<std::string>().c_str(), part >= 0 ? std::to_string(part).c_str() : "-",
                 size_or_dash(w, "rss").c_str(), size_or_dash(w, "peak").c_str(), w["restarts"].get<int>(),

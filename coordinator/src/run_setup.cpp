@@ -53,16 +53,6 @@ Status check_out_dir(const std::filesystem::path& out) {
   return Status::ok();
 }
 
-std::vector<std::string_view> split_commas(std::string_view text) {
-  std::vector<std::string_view> out;
-  for (size_t start = 0; start <= text.size();) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 // --gpus: comma-separated CUDA device ordinals or UUIDs (GPU-..., MIG-...),
 // as CUDA_VISIBLE_DEVICES takes them; no empty or repeated entry (two
 // workers on one device: --gpus 0 --gpu-workers 2). Ordinals are written
@@ -73,17 +63,16 @@ std::vector<std::string_view> split_commas(std::string_view text) {
 Result<std::vector<std::string>> parse_gpus(std::string_view text, std::string_view inherited) {
   std::vector<std::string> out;
   if (text.empty()) return out;
-  const std::vector<std::string_view> allowed = inherited.empty() ? std::vector<std::string_view>{} : split_commas(inherited);
-  for (std::string_view item : split_commas(text)) {
-    const bool ordinal = !item.empty() && item.size() <= 9 &&
-                         std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const std::vector<std::string_view> allowed = inherited.empty() ? std::vector<std::string_view>{} : split_list(inherited);
+  for (std::string_view item : split_list(text)) {
+    unsigned k = 0;
+    const bool ordinal = parse_uint(item, &k);
     const bool uuid = (item.rfind("GPU-", 0) == 0 || item.rfind("MIG-", 0) == 0) && item.size() > 4 &&
                       std::all_of(item.begin(), item.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '-' || c == '/'; });
     if (!ordinal && !uuid)
       return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': '{}' is not a device number or GPU-/MIG- UUID", text, item);
     std::string device(item);
     if (ordinal) {
-      const unsigned long k = std::stoul(device);
       device = std::to_string(k);
       if (!allowed.empty()) {
         if (k >= allowed.size())

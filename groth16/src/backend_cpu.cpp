@@ -1,6 +1,7 @@
 // The CPU backend (the reference every other backend is tested against),
 // the interface's default proof_msms, the backend factory, and the
-// known-answer test that gates a device backend. NTT and MSM are core/'s multithreaded implementations.
+// known-answer test that gates a device backend. NTT and MSM are core/'s
+// multithreaded implementations.
 #include <algorithm>
 #include <cstring>
 #include <random>

@@ -44,6 +44,10 @@ GpuHello decode_gpu_hello(std::string_view body) {
   return GpuHello{std::string(backend.substr(0, 256)), std::string(devices.substr(0, 256))};
 }
 
+std::string describe(const GpuHello& hello) {
+  return hello.devices.empty() ? hello.backend : hello.backend + " " + hello.devices;
+}
+
 std::string describe(const MsgHeader& h) {
   return fmt::format("{} from {}.{} inc {} slot {} epoch {} job {}/{} attempt {}", msg_type_name(h.type),
                      role_name(h.role), h.seat, h.incarnation, h.slot, h.epoch, h.request, h.partition, h.attempt);

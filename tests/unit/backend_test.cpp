@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,22 @@
 
 namespace proofpipe::test {
 namespace {
+
+// A fixture's key (views into its mapped zkey) and its first witness.
+struct FixtureKey {
+  formats::Zkey zkey;
+  groth16::ProvingKey pk;
+  std::vector<ff::Fr> witness;
+};
+void load_fixture(const char* name, std::optional<FixtureKey>* out) {
+  const std::filesystem::path dir = std::filesystem::path(PP_TEST_DATA_DIR) / name;
+  auto zkey = formats::load_zkey(dir / "circuit.zkey");
+  ASSERT_TRUE(zkey) << zkey.status().message();
+  auto witness = formats::load_wtns(dir / "w00.wtns");
+  ASSERT_TRUE(witness) << witness.status().message();
+  out->emplace(FixtureKey{std::move(*zkey), {}, std::move(witness->values)});
+  (*out)->pk = groth16::proving_key_of((*out)->zkey);
+}
 
 TEST(BackendSizes, PowersOfTwoUpToTheMaxAreAccepted) {
   for (unsigned k : {0u, 1u, 10u, unsigned(ntt::kMaxLogSize)}) {
@@ -48,19 +65,16 @@ TEST(BackendSizes, OtherSizesAreInvalidArguments) {
 
 TEST(CpuBackend, PreparedBackendProvesAsUnprepared) {
   PP_SEEDED_RNG(rng);
-  const std::filesystem::path dir = std::filesystem::path(PP_TEST_DATA_DIR) / "sparse_dense";
-  auto zkey = formats::load_zkey(dir / "circuit.zkey");
-  ASSERT_TRUE(zkey) << zkey.status().message();
-  auto witness = formats::load_wtns(dir / "w00.wtns");
-  ASSERT_TRUE(witness) << witness.status().message();
-  const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+  std::optional<FixtureKey> f;
+  ASSERT_NO_FATAL_FAILURE(load_fixture("sparse_dense", &f));
+  const groth16::ProvingKey& pk = f->pk;
   auto prepared_backend = groth16::make_cpu_backend(), plain_backend = groth16::make_cpu_backend();
   ASSERT_TRUE(prepared_backend->prepare(pk));
   const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
   groth16::Proof proofs[2];
   groth16::ProverBackend* backends[2] = {prepared_backend.get(), plain_backend.get()};
   for (int i = 0; i < 2; ++i) {
-    auto proof = prove_with(*backends[i], pk, witness->values, r, s);
+    auto proof = prove_with(*backends[i], pk, f->witness, r, s);
     ASSERT_TRUE(proof) << proof.status().message();
     proofs[i] = *proof;
   }
@@ -107,10 +121,9 @@ class SpoiledBackend final : public groth16::ProverBackend {
 };
 
 TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
-  const std::filesystem::path dir = std::filesystem::path(PP_TEST_DATA_DIR) / "multi_io";
-  auto zkey = formats::load_zkey(dir / "circuit.zkey");
-  ASSERT_TRUE(zkey) << zkey.status().message();
-  const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+  std::optional<FixtureKey> f;
+  ASSERT_NO_FATAL_FAILURE(load_fixture("multi_io", &f));
+  const groth16::ProvingKey& pk = f->pk;
   ASSERT_FALSE(pk.a.empty());
   ASSERT_FALSE(pk.b2.empty());
   EXPECT_TRUE(groth16::known_answer_test(*groth16::make_cpu_backend(), pk));
@@ -164,62 +177,42 @@ class RecordingBackend final : public groth16::ProverBackend {
   std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
 };
 
-struct FixtureKey {
-  formats::Zkey zkey;
-  groth16::ProvingKey pk;
-  std::vector<ff::Fr> witness;
-};
-FixtureKey load_fixture(const char* name) {
-  const std::filesystem::path dir = std::filesystem::path(PP_TEST_DATA_DIR) / name;
-  auto zkey = formats::load_zkey(dir / "circuit.zkey");
-  EXPECT_TRUE(zkey) << zkey.status().message();
-  auto witness = formats::load_wtns(dir / "w00.wtns");
-  EXPECT_TRUE(witness) << witness.status().message();
-  FixtureKey f{std::move(*zkey), {}, std::move(witness->values)};
-  f.pk = groth16::proving_key_of(f.zkey);
-  return f;
-}
-
 // The prover hands the backend its caller's memory, not copies (a copy of
 // h and w is 1 GiB per 2^24 proof), and asks for the five MSMs in one call,
 // which a device backend uses to upload the witness once.
 TEST(ProverBackendUse, FinishViewsTheCallersBuffersAndAsksForTheMsmsOnce) {
   PP_SEEDED_RNG(rng);
-  const FixtureKey f = load_fixture("sparse_dense");
-  const groth16::ProvingKey& pk = f.pk;
+  std::optional<FixtureKey> f;
+  ASSERT_NO_FATAL_FAILURE(load_fixture("sparse_dense", &f));
+  const groth16::ProvingKey& pk = f->pk;
   std::vector<ff::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
-  ASSERT_TRUE(groth16::synthesize(pk, f.witness, a, b, c));
+  ASSERT_TRUE(groth16::synthesize(pk, f->witness, a, b, c));
   RecordingBackend rec;
-  auto started = groth16::prove_start(rec, pk, f.witness, a, b, c);
+  auto started = groth16::prove_start(rec, pk, f->witness, a, b, c);
   ASSERT_TRUE(started) << started.status().message();
   EXPECT_EQ(started->h.data(), a.data());
   EXPECT_EQ(rec.h_out, a.data());
-  EXPECT_EQ(started->witness.data(), f.witness.data());
+  EXPECT_EQ(started->witness.data(), f->witness.data());
   const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
   auto proof = groth16::prove_finish_with(rec, pk, *started, r, s);
   ASSERT_TRUE(proof) << proof.status().message();
   EXPECT_EQ(rec.proof_msm_calls, 1);
-  EXPECT_EQ(rec.w_in, f.witness.data());
+  EXPECT_EQ(rec.w_in, f->witness.data());
   EXPECT_EQ(rec.h_in, a.data());
   EXPECT_EQ(rec.single_msms, 0);
   auto cpu = groth16::make_cpu_backend();
-  auto want = prove_with(*cpu, pk, f.witness, r, s);
+  auto want = prove_with(*cpu, pk, f->witness, r, s);
   ASSERT_TRUE(want) << want.status().message();
   EXPECT_TRUE(*proof == *want);
 }
-
-}  // namespace
-}  // namespace proofpipe::test
-
-namespace proofpipe::test {
-namespace {
 
 // The interface's default proof_msms against the five MSMs computed
 // directly, and its size rule.
 TEST(ProverBackendUse, DefaultProofMsmsAreTheFiveMsmsAndCheckSizes) {
   PP_SEEDED_RNG(rng);
-  const FixtureKey f = load_fixture("multi_io");
-  const groth16::ProvingKey& pk = f.pk;
+  std::optional<FixtureKey> f;
+  ASSERT_NO_FATAL_FAILURE(load_fixture("multi_io", &f));
+  const groth16::ProvingKey& pk = f->pk;
   ASSERT_GT(pk.n_vars, pk.n_public + 1);
   std::vector<ff::Fr> w(pk.n_vars), h(pk.h.size());
   for (auto* v : {&w, &h})

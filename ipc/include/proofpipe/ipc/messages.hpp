@@ -96,6 +96,7 @@ struct GpuHello {
 };
 std::string encode_gpu_hello(const GpuHello& hello);
 GpuHello decode_gpu_hello(std::string_view body);  // fields cut to 256 bytes
+std::string describe(const GpuHello& hello);       // "cuda 0", "cpu": for tables
 
 // The tail of a PROOF body: where the proving worker's time went for this
 // proof (steady-clock seconds), for the run's summary and an operator asking
