@@ -15,7 +15,8 @@
 # On the device it runs the gpu-labelled tests, the device benchmarks (field
 # mul rate, NTT and H step 2^20..2^24, G1 MSM 2^20..2^24, G2 MSM 2^20, CPU
 # references in the same run), one full pipeline run at 2^20 x 4 with the CUDA
-# backend and the same with the CPU backend, and prints a short table last.
+# backend (its take intake, then its copy intake) and the same with the CPU
+# backend, and prints a short table last.
 # What comes back in $OUT: summary.txt, gpu_tests.log, device_bench.jsonl,
 # logs.tar.gz (test XML, bench and pipeline logs, a sanitizer log if a test
 # failed) and the CUDA run's proofs as proofs.tar.gz, to check with snarkjs
@@ -211,22 +212,27 @@ on_device() {
     } >>"$out/summary.txt"
     pack "$out"
     local k="${PP_DEVICE_CHECK_LOG:-20}"  # smaller for a dry run without a GPU
-    echo "== pipeline 2^$k x 4: cuda vs cpu backend"
-    local w="/tmp/pp_gen_${k}_4" pipe_cuda="-" pipe_cpu="-"
+    # cuda: the worker's default (take) intake, uploads straight from the
+    # page-locked ring; cuda_copy: its copy intake (PP_GPU_INTAKE=copy), to
+    # compare the intake and H stage medians; cpu: the CPU backend.
+    echo "== pipeline 2^$k x 4: cuda (take intake), cuda (copy intake), cpu backend"
+    local w="/tmp/pp_gen_${k}_4" pipe_cuda="-" pipe_cuda_copy="-" pipe_cpu="-"
     if timeout -k 5 "$(left 90)" "$BD/bin/proofpipe" gen --constraints $(( (1 << k) - 8 )) --partitions 4 --out "$w" \
         >"$WORK/gen.log" 2>&1; then
-        local args=() backend s e
+        local args=() run intake s e
         for f in "$w"/*.wtns; do args+=(--witness "$f"); done
-        for backend in cuda cpu; do
-            rm -rf "/tmp/pp_out_$backend"
+        for run in cuda cuda_copy cpu; do
+            intake=""
+            [[ $run == cuda_copy ]] && intake=copy
+            rm -rf "/tmp/pp_out_$run"
             s=$(date +%s.%N)
-            if PROOFPIPE_NO_PROGRESS=1 timeout -k 5 "$(left 120)" "$BD/bin/proofpipe" run --zkey "$w/circuit.zkey" "${args[@]}" \
-                --out "/tmp/pp_out_$backend" --synth-workers 4 --gpu-workers 1 --slots 3 --backend "$backend" \
-                >"$WORK/run_$backend.log" 2>&1; then
+            if PP_GPU_INTAKE=$intake PROOFPIPE_NO_PROGRESS=1 timeout -k 5 "$(left 120)" "$BD/bin/proofpipe" run \
+                --zkey "$w/circuit.zkey" "${args[@]}" --out "/tmp/pp_out_$run" --synth-workers 4 --gpu-workers 1 \
+                --slots 3 --backend "${run%_copy}" >"$WORK/run_$run.log" 2>&1; then
                 e=$(date +%s.%N)
-                printf -v "pipe_$backend" '%s s' "$(awk -v a="$s" -v b="$e" 'BEGIN {printf "%.2f", b - a}')"
+                printf -v "pipe_$run" '%s s' "$(awk -v a="$s" -v b="$e" 'BEGIN {printf "%.2f", b - a}')"
             else
-                tail -20 "$WORK/run_$backend.log"
+                tail -20 "$WORK/run_$run.log"
             fi
         done
         cp "$w/verification_key.json" /tmp/pp_out_cuda/ 2>/dev/null
@@ -235,11 +241,12 @@ on_device() {
         tail -5 "$WORK/gen.log"
     fi
     {
-        echo "pipeline 2^$k x 4 (4 synth, 1 gpu, 3 slots): cuda $pipe_cuda, cpu $pipe_cpu"
+        echo "pipeline 2^$k x 4 (4 synth, 1 gpu, 3 slots): cuda $pipe_cuda, cuda copy intake $pipe_cuda_copy, cpu $pipe_cpu"
         # Where the proving worker's time went (its own per-proof timings).
-        for backend in cuda cpu; do
-            sed -n "s/^proving stages, /  $backend: /p" "$WORK/run_$backend.log" 2>/dev/null
+        for run in cuda cuda_copy cpu; do
+            sed -n "s/^proving stages, /  $run: /p" "$WORK/run_$run.log" 2>/dev/null
         done
+        grep -h "transfers stay pageable" "$WORK"/run_cuda*.log 2>/dev/null | head -2
     } >>"$out/summary.txt"
     pack "$out"
     sanitize_small "$out"

@@ -96,8 +96,10 @@ Result<std::vector<FaultSpec>> parse_faults(std::string_view text) {
       spec.action = FaultAction::kDeviceLost;
     } else if (action == "error") {
       spec.action = FaultAction::kError;
+    } else if (action == "corrupt") {
+      spec.action = FaultAction::kCorrupt;
     } else {
-      return bad("unknown action (kill, exit, hang, oom, delay=MS, spike=MB, device_lost, error)");
+      return bad("unknown action (kill, exit, hang, oom, delay=MS, spike=MB, device_lost, error, corrupt)");
     }
     out.push_back(std::move(spec));
   }
@@ -119,6 +121,7 @@ std::string format_faults(const std::vector<FaultSpec>& specs) {
       case FaultAction::kSpike: out += ":spike=" + std::to_string(s.spike_mb); break;
       case FaultAction::kDeviceLost: out += ":device_lost"; break;
       case FaultAction::kError: out += ":error"; break;
+      case FaultAction::kCorrupt: out += ":corrupt"; break;
     }
     if (s.nth != 0) out += '@' + std::to_string(s.nth);
   }
@@ -138,7 +141,7 @@ Status arm_faults_from_env() {
   return Status::ok();
 }
 
-Status detail::fault_reached(const char* site, int partition, bool can_return) {
+Status detail::fault_reached(const char* site, int partition, bool can_return, std::span<std::byte> damageable) {
   Status result = Status::ok();
   for (auto& f : armed()) {
     if (f->spec.site != site) continue;
@@ -149,6 +152,10 @@ Status detail::fault_reached(const char* site, int partition, bool can_return) {
     if (returns && !can_return) {
       spdlog::warn("fault point {}: {} cannot fire here (this site returns no error)", site,
                    format_faults({f->spec}));
+      continue;
+    }
+    if (f->spec.action == FaultAction::kCorrupt && damageable.empty()) {
+      spdlog::warn("fault point {}: {} cannot fire here (this site holds no bytes)", site, format_faults({f->spec}));
       continue;
     }
     if (f->spec.action != FaultAction::kDelay && f->spec.action != FaultAction::kSpike) {
@@ -186,6 +193,9 @@ Status detail::fault_reached(const char* site, int partition, bool can_return) {
         break;
       case FaultAction::kError:
         if (result) result = make_error(ErrorCode::kInternal, "fault point {}: injected error", site);
+        break;
+      case FaultAction::kCorrupt:
+        damageable[damageable.size() / 2] ^= std::byte{1};
         break;
     }
   }

@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -56,12 +57,7 @@ class CudaBackend final : public groth16::ProverBackend {
     PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(a.size(), b.size(), c.size()));
     const size_t n = a.size();
     cudaStream_t s = stream_.get();
-    PP_RETURN_IF_ERROR(da_.reserve(n));
-    PP_RETURN_IF_ERROR(db_.reserve(n));
-    PP_RETURN_IF_ERROR(dc_.reserve(n));
-    PP_RETURN_IF_ERROR(da_.upload(a.data(), n, s));
-    PP_RETURN_IF_ERROR(db_.upload(b.data(), n, s));
-    PP_RETURN_IF_ERROR(dc_.upload(c.data(), n, s));
+    PP_RETURN_IF_ERROR(upload_abc(a, b, c));
     PP_RETURN_IF_ERROR(compute_h_device(da_.data(), db_.data(), dc_.data(), log_n, s));
     PP_RETURN_IF_ERROR(da_.download(a.data(), n, s));
     return stream_.sync();
@@ -74,30 +70,56 @@ class CudaBackend final : public groth16::ProverBackend {
     return msm<ec::G2Cfg>(points, scalars, "msm_g2");
   }
 
-  // The witness crosses the bus once for A, B1, B2 and C (C reads its
-  // private part at an offset of n_public + 1 values: 32-byte steps, so
-  // every Fr stays aligned), h once into compute_h's buffer. The points are
-  // resolved first, so no upload is left in flight when one fails.
+  // The witness crosses the bus once for A, B1, B2 and C, h once into
+  // compute_h's buffer. The points are resolved first, so no upload is left
+  // in flight when one fails.
   Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
                                         std::span<const ff::Fr> h) override {
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, w.size(), h.size()));
-    PP_ASSIGN_OR_RETURN(const ec::G1Affine* pa, resident_points(pk.a));
-    PP_ASSIGN_OR_RETURN(const ec::G1Affine* pb1, resident_points(pk.b1));
-    PP_ASSIGN_OR_RETURN(const ec::G2Affine* pb2, resident_points(pk.b2));
-    PP_ASSIGN_OR_RETURN(const ec::G1Affine* pc, resident_points(pk.c));
-    PP_ASSIGN_OR_RETURN(const ec::G1Affine* ph, resident_points(pk.h));
+    PP_RETURN_IF_ERROR(key_points(pk).status());
     PP_ASSIGN_OR_RETURN(const ff::Fr* dw, upload_scalars(w));
     if (!h.empty()) {
       PP_RETURN_IF_ERROR(da_.reserve(h.size()));
       PP_RETURN_IF_ERROR(da_.upload(h.data(), h.size(), stream_.get()));
     }
-    groth16::ProofMsms out;
-    PP_ASSIGN_OR_RETURN(out.a, msm_on_device<ec::G1Cfg>(pa, dw, pk.a.size()));
-    PP_ASSIGN_OR_RETURN(out.b1, msm_on_device<ec::G1Cfg>(pb1, dw, pk.b1.size()));
-    PP_ASSIGN_OR_RETURN(out.b2, msm_on_device<ec::G2Cfg>(pb2, dw, pk.b2.size()));
-    PP_ASSIGN_OR_RETURN(out.c, msm_on_device<ec::G1Cfg>(pc, dw + pk.n_public + 1, pk.c.size()));
-    PP_ASSIGN_OR_RETURN(out.h, msm_on_device<ec::G1Cfg>(ph, da_.data(), pk.h.size()));
-    return out;
+    return five_msms(pk, dw, da_.data());
+  }
+
+  // The taken-inputs path (groth16/backend.hpp), the GPU worker's choice
+  // here: a, b, c and w are uploaded straight from the worker's slot (the
+  // ring is page-locked, so the four copies are DMA the CPU does not wait
+  // on: the worker checksums the slot meanwhile), h is computed into da_
+  // and read from there by the H MSM: nothing of the proof is downloaded
+  // before the five sums, and the worker keeps no record buffers.
+  bool prefers_taking_inputs() const override { return true; }
+
+  Status take_inputs(const groth16::ProofInputs& in) override {
+    PP_RETURN_IF_ERROR(taken_.start(in).status());
+    Status st = upload_abc(in.a, in.b, in.c);
+    if (st) st = upload_scalars(in.w).status();
+    if (!st) {
+      taken_.reset();
+      (void)stream_.sync();  // nothing may still read the caller's bytes
+    }
+    return st;
+  }
+
+  Status inputs_taken() override {
+    PP_RETURN_IF_ERROR(taken_.advance(Step::kCopying, Step::kTaken, "inputs_taken"));
+    return keep_taken(stream_.sync());
+  }
+
+  Status compute_h_taken() override {
+    PP_RETURN_IF_ERROR(taken_.advance(Step::kTaken, Step::kHDone, "compute_h_taken"));
+    const unsigned log_n = unsigned(std::countr_zero(taken_.domain_size()));
+    PP_RETURN_IF_ERROR(keep_taken(compute_h_device(da_.data(), db_.data(), dc_.data(), log_n, stream_.get())));
+    return keep_taken(stream_.sync());
+  }
+
+  Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk) override {
+    PP_RETURN_IF_ERROR(taken_.advance(Step::kHDone, Step::kNone, "proof_msms_taken"));
+    PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, taken_.n_vars(), taken_.domain_size()));
+    return five_msms(pk, scalars_.data(), da_.data());
   }
 
   // One-time work before the first proof: the NTT tables of the domain,
@@ -158,6 +180,52 @@ class CudaBackend final : public groth16::ProverBackend {
     return static_cast<const std::byte*>(r.data.data());
   }
 
+  // The device copies of the key's five MSM sections.
+  struct KeyPoints {
+    const ec::G1Affine *a, *b1, *c, *h;
+    const ec::G2Affine* b2;
+  };
+  Result<KeyPoints> key_points(const groth16::ProvingKey& pk) {
+    KeyPoints k{};
+    PP_ASSIGN_OR_RETURN(k.a, resident_points(pk.a));
+    PP_ASSIGN_OR_RETURN(k.b1, resident_points(pk.b1));
+    PP_ASSIGN_OR_RETURN(k.b2, resident_points(pk.b2));
+    PP_ASSIGN_OR_RETURN(k.c, resident_points(pk.c));
+    PP_ASSIGN_OR_RETURN(k.h, resident_points(pk.h));
+    return k;
+  }
+
+  // The five MSMs over the device witness dw (C reads its private part at
+  // an offset of n_public + 1 values: 32-byte steps, so every Fr stays
+  // aligned) and the device h.
+  Result<groth16::ProofMsms> five_msms(const groth16::ProvingKey& pk, const ff::Fr* dw, const ff::Fr* dh) {
+    PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
+    groth16::ProofMsms out;
+    PP_ASSIGN_OR_RETURN(out.a, msm_on_device<ec::G1Cfg>(k.a, dw, pk.a.size()));
+    PP_ASSIGN_OR_RETURN(out.b1, msm_on_device<ec::G1Cfg>(k.b1, dw, pk.b1.size()));
+    PP_ASSIGN_OR_RETURN(out.b2, msm_on_device<ec::G2Cfg>(k.b2, dw, pk.b2.size()));
+    PP_ASSIGN_OR_RETURN(out.c, msm_on_device<ec::G1Cfg>(k.c, dw + pk.n_public + 1, pk.c.size()));
+    PP_ASSIGN_OR_RETURN(out.h, msm_on_device<ec::G1Cfg>(k.h, dh, pk.h.size()));
+    return out;
+  }
+
+  // a, b and c (one size) into the H step's device buffers, queued on the
+  // stream: asynchronous from page-locked memory.
+  Status upload_abc(std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<const ff::Fr> c) {
+    const size_t n = a.size();
+    cudaStream_t s = stream_.get();
+    for (DeviceBuffer<ff::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(n));
+    PP_RETURN_IF_ERROR(da_.upload(a.data(), n, s));
+    PP_RETURN_IF_ERROR(db_.upload(b.data(), n, s));
+    return dc_.upload(c.data(), n, s);
+  }
+
+  // A failed step of the taken-inputs path starts it over.
+  Status keep_taken(Status st) {
+    if (!st) taken_.reset();
+    return st;
+  }
+
   // Both MSMs: the key points resident (uploaded on first use), the
   // scalars uploaded, then the device MSM.
   template <class Cfg>
@@ -197,6 +265,8 @@ class CudaBackend final : public groth16::ProverBackend {
   MsmScratch scratch_;
   std::map<std::pair<const void*, size_t>, ResidentPoints> points_;
   std::vector<void*> pinned_;
+  using Step = groth16::TakenInputs::Step;
+  groth16::TakenInputs taken_;  // a, b, c in da_/db_/dc_ (h into da_), w in scalars_
 };
 
 }  // namespace

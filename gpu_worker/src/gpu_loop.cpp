@@ -1,8 +1,22 @@
 // Proving worker loop (gpu_loop.hpp). Fault sites, in the order a partition
 // reaches them (shm-recovery.md §3): gpu.after_claim (slot held),
-// gpu.after_release (record copied out, slot free), gpu.mid_compute (H done,
-// MSMs next; also device_lost/error, the errors a backend op returns),
-// gpu.before_proof_msg (proof made, not yet sent).
+// gpu.intake (taken-inputs intake only: the upload failed with the slot
+// held; device_lost/error), gpu.after_release (record out, slot free),
+// gpu.mid_compute (H done, MSMs next; also device_lost/error, the errors a
+// backend op returns), gpu.before_proof_msg (proof made, not yet sent).
+//
+// Two ways to take a record out of its slot (PP_GPU_INTAKE=copy|take
+// overrides the backend's preference):
+//
+//   copy (CPU backend)             take (CUDA backend)
+//   slot ──copy+checksum──> a,b,c,w  slot ──DMA (ring page-locked)──> device
+//          one read, all threads         ║ checksum on the CPU meanwhile
+//   release slot                     wait for the DMA, compare, release slot
+//   H in place, MSMs from a, w       H and MSMs on the device copies
+//
+// The take intake keeps no record buffers in the worker (2 GiB of
+// page-locked memory at 2^24 in the copy intake) and writes nothing on the
+// host: the copy intake's 2 GiB write and the h download and upload go.
 #include "gpu_loop.hpp"
 
 #include <spdlog/spdlog.h>
@@ -36,20 +50,26 @@ static_assert(std::is_trivially_copyable_v<groth16::Proof>, "proofs travel as ra
 
 class GpuWorker {
  public:
-  GpuWorker(ipc::WorkerSession& session, const groth16::ProvingKey& pk, groth16::ProverBackend& backend)
-      : s_(session), pk_(pk), backend_(backend), layout_{pk.domain_size, pk.n_vars} {}
+  GpuWorker(ipc::WorkerSession& session, const groth16::ProvingKey& pk, groth16::ProverBackend& backend, bool take)
+      : s_(session), pk_(pk), backend_(backend), layout_{pk.domain_size, pk.n_vars}, take_(take) {}
 
-  // Sizes the record buffers once for the key and lets the backend page-lock
-  // them (a device backend uploads from them every proof), then lets the
-  // backend do its one-time work for the key (tables, resident points), so
-  // that it is paid before the first dispatch, not inside the first proof.
+  // Copy intake: sizes the record buffers once for the key and lets the
+  // backend page-lock them. Take intake: lets the backend page-lock the
+  // ring's payload, which it uploads from. Then the backend's one-time work
+  // for the key (tables, resident points), so that it is paid before the
+  // first dispatch, not inside the first proof.
   Status prepare() {
-    a_.resize(layout_.domain_size);
-    b_.resize(layout_.domain_size);
-    c_.resize(layout_.domain_size);
-    w_.resize(layout_.n_vars);
-    for (std::vector<ff::Fr>* v : {&a_, &b_, &c_, &w_}) {
-      PP_RETURN_IF_ERROR(backend_.pin_host_memory(v->data(), v->size() * sizeof(ff::Fr)));
+    if (take_) {
+      const std::span<std::byte> ring = s_.ring().slots().payload_segment();
+      PP_RETURN_IF_ERROR(backend_.pin_host_memory(ring.data(), ring.size()));
+    } else {
+      a_.resize(layout_.domain_size);
+      b_.resize(layout_.domain_size);
+      c_.resize(layout_.domain_size);
+      w_.resize(layout_.n_vars);
+      for (std::vector<ff::Fr>* v : {&a_, &b_, &c_, &w_}) {
+        PP_RETURN_IF_ERROR(backend_.pin_host_memory(v->data(), v->size() * sizeof(ff::Fr)));
+      }
     }
     const auto t0 = Clock::now();
     PP_RETURN_IF_ERROR(backend_.prepare(pk_));
@@ -68,14 +88,19 @@ class GpuWorker {
     PP_RETURN_IF_ERROR(s_.send(MsgType::kClaimed, h));
     fault_point("gpu.after_claim", int(d.partition));
 
-    // Take the record out of the slot (the CPU backend's "upload": the H
-    // step works in place and must never scribble on shared bytes, or a
-    // CONSUMING -> READY reclaim would hand a clobbered record to the next
-    // prover), checking its checksum on the way, then release the slot.
+    // Take the record out of the slot (into this worker's buffers, or the
+    // backend's: the H step works in place and must never scribble on
+    // shared bytes, or a CONSUMING -> READY reclaim would hand a clobbered
+    // record to the next prover), checking its checksum on the way, then
+    // release the slot.
     ipc::ProveStages stages;  // the worker's own clock, fault-point delays left out
     const auto t_claimed = Clock::now();
-    Status bad = take_record(d);
+    Status backend_failed;
+    Status bad = take_ ? take_record_into_backend(d, backend_failed) : take_record(d);
     stages.intake_s = seconds(t_claimed, Clock::now());
+    // A sticky device error with the slot still held: the worker exits, and
+    // the coordinator's CONSUMING -> READY reclaim proves the record again.
+    if (backend_failed.code() == ErrorCode::kDeviceLost) return backend_failed;
     if (!bad) {
       spdlog::error("slot {}: {}", d.slot, bad.message());
       if (!slots.quarantine(d.slot, shm::SlotWord{shm::SlotState::kConsuming, s_.seat(), epoch})) {
@@ -87,17 +112,23 @@ class GpuWorker {
     if (!slots.release(d.slot, s_.seat(), epoch)) spdlog::warn("release lost: slot {} moved", d.slot);
     h.epoch = epoch + 1;
     PP_RETURN_IF_ERROR(s_.send(MsgType::kReleased, h));
+    if (!backend_failed) return prove_failed(h, backend_failed);  // the record was fine: synthesized again
     fault_point("gpu.after_release", int(d.partition));
 
     const auto t_taken = Clock::now();
-    auto prepared = groth16::prove_start(backend_, pk_, w_, a_, b_, c_);
-    if (!prepared) return prove_failed(h, prepared.status());
+    Result<groth16::PreparedProof> prepared = groth16::PreparedProof{};
+    if (take_) {
+      if (Status st = backend_.compute_h_taken(); !st) return prove_failed(h, st);
+    } else {
+      prepared = groth16::prove_start(backend_, pk_, w_, a_, b_, c_);
+      if (!prepared) return prove_failed(h, prepared.status());
+    }
     stages.h_s = seconds(t_taken, Clock::now());
     // A fault here may also return the error a device op gives (a sticky
     // kDeviceLost, or a plain failure), so the paths below are tested on CPUs.
     if (Status st = fault_status("gpu.mid_compute", int(d.partition)); !st) return prove_failed(h, st);
     const auto t_h = Clock::now();
-    auto proof = groth16::prove_finish(backend_, pk_, *prepared);
+    auto proof = take_ ? groth16::prove_taken_finish(backend_, pk_) : groth16::prove_finish(backend_, pk_, *prepared);
     if (!proof) return prove_failed(h, proof.status());
     stages.msms_s = seconds(t_h, Clock::now());
     spdlog::debug("proved job {}/{}: intake {:.3f} s, H {:.3f} s, MSMs {:.3f} s", d.request, d.partition,
@@ -126,6 +157,37 @@ class GpuWorker {
   // The record must be the one the dispatch names, sealed under this key's
   // layout, with an intact checksum.
   Status take_record(const MsgHeader& d) {
+    PP_ASSIGN_OR_RETURN(const auto meta, check_record(d));
+    const std::span<std::byte> dst[] = {std::as_writable_bytes(std::span(a_)), std::as_writable_bytes(std::span(b_)),
+                                        std::as_writable_bytes(std::span(c_)), std::as_writable_bytes(std::span(w_))};
+    return check_sum(d, meta, shm::copy_with_record_checksum(s_.ring().slots().payload(d.slot).first(meta.payload_len), dst));
+  }
+
+  // The take intake: the backend starts copying a, b, c and w straight
+  // from the slot (DMA from the page-locked ring), the worker's threads
+  // checksum the slot meanwhile, and the copy has finished before this
+  // returns, whatever the verdict, so the slot may change hands after.
+  // Returns the record's verdict; a backend failure goes to *backend_failed.
+  Status take_record_into_backend(const MsgHeader& d, Status& backend_failed) {
+    PP_ASSIGN_OR_RETURN(const auto meta, check_record(d));
+    const std::span<const std::byte> bytes = s_.ring().slots().payload(d.slot).first(meta.payload_len);
+    const auto fr = [&](uint64_t offset, uint64_t count) {
+      return std::span(reinterpret_cast<const ff::Fr*>(bytes.data() + offset), count);
+    };
+    const uint64_t n = layout_.domain_size;
+    backend_failed = fault_status("gpu.intake", int(d.partition));
+    if (backend_failed) {
+      backend_failed = backend_.take_inputs({fr(layout_.a_offset(), n), fr(layout_.b_offset(), n),
+                                             fr(layout_.c_offset(), n), fr(layout_.witness_offset(), layout_.n_vars)});
+    }
+    if (!backend_failed) return Status::ok();  // nothing in flight; the record was not judged
+    const uint64_t sum = shm::record_checksum(bytes);
+    backend_failed = backend_.inputs_taken();
+    return check_sum(d, meta, sum);
+  }
+
+  // The dispatch's record, sealed under this key's layout.
+  Result<shm::SlotRing::Meta> check_record(const MsgHeader& d) {
     PP_ASSIGN_OR_RETURN(auto meta, s_.ring().slots().check_header(d.slot));
     if (meta.request_id != d.request || meta.partition_id != d.partition || meta.attempt != d.attempt) {
       return make_error(ErrorCode::kBadFormat, "record is job {}/{} attempt {}, dispatch said {}/{} attempt {}",
@@ -135,24 +197,32 @@ class GpuWorker {
       return make_error(ErrorCode::kBadFormat, "record is {} bytes, the key needs {}", meta.payload_len,
                         layout_.payload_len());
     }
-    const std::span<std::byte> dst[] = {std::as_writable_bytes(std::span(a_)), std::as_writable_bytes(std::span(b_)),
-                                        std::as_writable_bytes(std::span(c_)), std::as_writable_bytes(std::span(w_))};
-    const uint64_t sum =
-        shm::copy_with_record_checksum(s_.ring().slots().payload(d.slot).first(meta.payload_len), dst);
-    if (sum != meta.checksum) {
-      return make_error(ErrorCode::kBadFormat, "job {}/{} attempt {}: payload checksum {:#018x} does not match header {:#018x}",
-                        d.request, d.partition, d.attempt, sum, meta.checksum);
-    }
-    return Status::ok();
+    return meta;
+  }
+
+  static Status check_sum(const MsgHeader& d, const shm::SlotRing::Meta& meta, uint64_t sum) {
+    if (sum == meta.checksum) return Status::ok();
+    return make_error(ErrorCode::kBadFormat, "job {}/{} attempt {}: payload checksum {:#018x} does not match header {:#018x}",
+                      d.request, d.partition, d.attempt, sum, meta.checksum);
   }
 
   ipc::WorkerSession& s_;
   const groth16::ProvingKey& pk_;
   groth16::ProverBackend& backend_;
   ipc::PartitionLayout layout_;
-  // The taken record; reused across partitions (one slot's worth of memory).
+  const bool take_;  // the intake: take (into the backend) or copy (into a_ .. w_)
+  // The copied record; reused across partitions (one slot's worth of memory).
   std::vector<ff::Fr> a_, b_, c_, w_;
 };
+
+// The intake: PP_GPU_INTAKE=copy|take, else the backend's preference.
+Result<bool> take_intake(const groth16::ProverBackend& backend) {
+  const char* env = std::getenv("PP_GPU_INTAKE");
+  const std::string_view v = env != nullptr ? env : "";
+  if (v.empty()) return backend.prefers_taking_inputs();
+  if (v == "take" || v == "copy") return v == "take";
+  return make_error(ErrorCode::kInvalidArgument, "PP_GPU_INTAKE={}: expected copy or take", v);
+}
 
 }  // namespace
 
@@ -183,10 +253,15 @@ int run(const ipc::WorkerArgs& args) {
       return ipc::kWorkerExitSetup;
     }
   }
+  const auto take = take_intake(**backend);
+  if (!take) {
+    spdlog::error("set-up failed: {}", take.status().message());
+    return ipc::kWorkerExitSetup;
+  }
   const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
   ipc::WorkerSession& s = **session;
-  spdlog::info("backend {}{}", (*backend)->name(), where);
-  GpuWorker worker(s, pk, **backend);
+  spdlog::info("backend {}{}, {} intake", (*backend)->name(), where, *take ? "take" : "copy");
+  GpuWorker worker(s, pk, **backend, *take);
   if (Status st = worker.prepare(); !st) {
     spdlog::error("set-up failed{}: {}", where, st.message());
     return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;

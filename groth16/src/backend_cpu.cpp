@@ -37,6 +37,29 @@ class CpuBackend final : public ProverBackend {
     return msm::msm_g2(points, scalars);
   }
 
+  // The taken-inputs path on host copies (see backend.hpp for why the GPU
+  // worker does not choose it for this backend unless told to).
+  Status take_inputs(const ProofInputs& in) override {
+    PP_RETURN_IF_ERROR(taken_.start(in).status());
+    ta_.assign(in.a.begin(), in.a.end());
+    tb_.assign(in.b.begin(), in.b.end());
+    tc_.assign(in.c.begin(), in.c.end());
+    tw_.assign(in.w.begin(), in.w.end());
+    return Status::ok();
+  }
+  Status inputs_taken() override {
+    return taken_.advance(TakenInputs::Step::kCopying, TakenInputs::Step::kTaken, "inputs_taken");
+  }
+  Status compute_h_taken() override {
+    PP_RETURN_IF_ERROR(taken_.advance(TakenInputs::Step::kTaken, TakenInputs::Step::kHDone, "compute_h_taken"));
+    ntt::compute_h_odd_coset(ta_, tb_, tc_);
+    return Status::ok();
+  }
+  Result<ProofMsms> proof_msms_taken(const ProvingKey& pk) override {
+    PP_RETURN_IF_ERROR(taken_.advance(TakenInputs::Step::kHDone, TakenInputs::Step::kNone, "proof_msms_taken"));
+    return proof_msms(pk, tw_, ta_);
+  }
+
   // The domain's table is built on first use, which must not happen inside
   // a parallel_for (ntt.hpp): here, at set-up, it cannot.
   Status prepare(const ProvingKey& pk) override {
@@ -44,6 +67,10 @@ class CpuBackend final : public ProverBackend {
     (void)ntt::Domain::get(log_n);
     return Status::ok();
   }
+
+ private:
+  TakenInputs taken_;
+  std::vector<ff::Fr> ta_, tb_, tc_, tw_;  // the taken inputs; h ends in ta_
 };
 
 // A small key over the key's own points for the known-answer test's
@@ -94,6 +121,33 @@ Result<ProofMsms> ProverBackend::proof_msms(const ProvingKey& pk, std::span<cons
   return out;
 }
 
+Status ProverBackend::take_inputs(const ProofInputs&) {
+  return make_error(ErrorCode::kUnavailable, "the {} backend cannot take a proof's inputs", name());
+}
+Status ProverBackend::inputs_taken() { return take_inputs({}); }
+Status ProverBackend::compute_h_taken() { return take_inputs({}); }
+Result<ProofMsms> ProverBackend::proof_msms_taken(const ProvingKey&) { return take_inputs({}); }
+
+Result<unsigned> TakenInputs::start(const ProofInputs& in) {
+  step_ = Step::kNone;
+  PP_ASSIGN_OR_RETURN(const unsigned log_n, h_step_log_size(in.a.size(), in.b.size(), in.c.size()));
+  if (in.w.empty()) return make_error(ErrorCode::kInvalidArgument, "take_inputs: empty witness");
+  n_ = in.a.size();
+  n_vars_ = in.w.size();
+  step_ = Step::kCopying;
+  return log_n;
+}
+
+Status TakenInputs::advance(Step from, Step to, const char* op) {
+  if (step_ != from) {
+    step_ = Step::kNone;
+    return make_error(ErrorCode::kInternal, "{} called out of order (take_inputs, inputs_taken, compute_h_taken, "
+                      "proof_msms_taken)", op);
+  }
+  step_ = to;
+  return Status::ok();
+}
+
 Result<unsigned> h_step_log_size(size_t a, size_t b, size_t c) {
   const bool pow2 = a != 0 && (a & (a - 1)) == 0;
   if (b != a || c != a || !pow2 || a > (size_t(1) << ntt::kMaxLogSize))
@@ -142,13 +196,31 @@ Status known_answer_test(ProverBackend& backend, const ProvingKey& pk) {
   for (auto* v : {&w, &h})
     for (ff::Fr& x : *v) x = ff::Fr::random(rng);
   PP_ASSIGN_OR_RETURN(const ProofMsms got, backend.proof_msms(sub, w, h));
-  const std::span<const ff::Fr> priv = std::span<const ff::Fr>(w).subspan(sub.n_public + 1);
-  if (!(got.a == msm::msm_g1(sub.a, w))) return failed("the proof's A MSM (proof_msms)");
-  if (!(got.b1 == msm::msm_g1(sub.b1, w))) return failed("the proof's B1 MSM (proof_msms)");
-  if (!(got.b2 == msm::msm_g2(sub.b2, w))) return failed("the proof's B2 MSM (proof_msms)");
-  if (!(got.c == msm::msm_g1(sub.c, priv))) return failed("the proof's C MSM (proof_msms)");
-  if (!(got.h == msm::msm_g1(sub.h, h))) return failed("the proof's H MSM (proof_msms)");
-  return Status::ok();
+  const auto compare = [&](const ProofMsms& m, std::span<const ff::Fr> hv, const char* path) {
+    const std::span<const ff::Fr> priv = std::span<const ff::Fr>(w).subspan(sub.n_public + 1);
+    const char* wrong = !(m.a == msm::msm_g1(sub.a, w))      ? "A"
+                        : !(m.b1 == msm::msm_g1(sub.b1, w))  ? "B1"
+                        : !(m.b2 == msm::msm_g2(sub.b2, w))  ? "B2"
+                        : !(m.c == msm::msm_g1(sub.c, priv)) ? "C"
+                        : !(m.h == msm::msm_g1(sub.h, hv))   ? "H"
+                                                             : nullptr;
+    return wrong == nullptr ? Status::ok() : failed(fmt::format("the proof's {} MSM ({})", wrong, path).c_str());
+  };
+  PP_RETURN_IF_ERROR(compare(got, h, "proof_msms"));
+  if (!backend.prefers_taking_inputs()) return Status::ok();
+
+  // The path the GPU worker takes with such a backend: the inputs taken,
+  // the H step and the MSMs on the backend's copies; h never leaves it, so
+  // the MSMs are what show a wrong H step here.
+  std::vector<ff::Fr> ta(h.size()), tb(h.size()), tc(h.size());
+  for (auto* v : {&ta, &tb, &tc})
+    for (ff::Fr& x : *v) x = ff::Fr::random(rng);
+  PP_RETURN_IF_ERROR(backend.take_inputs({ta, tb, tc, w}));
+  PP_RETURN_IF_ERROR(backend.inputs_taken());
+  PP_RETURN_IF_ERROR(backend.compute_h_taken());
+  PP_ASSIGN_OR_RETURN(const ProofMsms taken, backend.proof_msms_taken(sub));
+  ntt::compute_h_odd_coset(ta, tb, tc);  // the reference h, in ta
+  return compare(taken, ta, "taken inputs");
 }
 
 Result<BackendKind> parse_backend_kind(std::string_view text) {

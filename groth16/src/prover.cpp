@@ -133,18 +133,38 @@ Result<PreparedProof> prove_start(ProverBackend& backend, const ProvingKey& pk, 
   return PreparedProof{a, witness};
 }
 
-Result<Proof> prove_finish_with(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared,
-                                const ff::Fr& r, const ff::Fr& s) {
-  if (prepared.witness.size() != pk.n_vars || prepared.h.size() != pk.domain_size)
-    return make_error(ErrorCode::kInvalidArgument, "prepared proof does not match the key ({} wires, {} h values)",
-                      prepared.witness.size(), prepared.h.size());
-  PP_ASSIGN_OR_RETURN(const ProofMsms m, backend.proof_msms(pk, prepared.witness, prepared.h));
+namespace {
+
+// The proof from its five MSMs and the blinding r, s (snarkjs's assembly).
+Proof assemble(const ProvingKey& pk, const ProofMsms& m, const ff::Fr& r, const ff::Fr& s) {
   const ec::G1 delta1 = ec::G1::from_affine(pk.delta1);
   const ec::G1 pi_a = m.a.add_affine(pk.alpha1) + ec::scalar_mul(delta1, r);
   const ec::G2 pi_b = m.b2.add_affine(pk.beta2) + ec::scalar_mul(ec::G2::from_affine(pk.delta2), s);
   const ec::G1 b1 = m.b1.add_affine(pk.beta1) + ec::scalar_mul(delta1, s);
   const ec::G1 pi_c = m.c + m.h + ec::scalar_mul(pi_a, s) + ec::scalar_mul(b1, r) - ec::scalar_mul(delta1, r * s);
   return Proof{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+}
+
+}  // namespace
+
+Result<Proof> prove_finish_with(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared,
+                                const ff::Fr& r, const ff::Fr& s) {
+  if (prepared.witness.size() != pk.n_vars || prepared.h.size() != pk.domain_size)
+    return make_error(ErrorCode::kInvalidArgument, "prepared proof does not match the key ({} wires, {} h values)",
+                      prepared.witness.size(), prepared.h.size());
+  PP_ASSIGN_OR_RETURN(const ProofMsms m, backend.proof_msms(pk, prepared.witness, prepared.h));
+  return assemble(pk, m, r, s);
+}
+
+Result<Proof> prove_taken_finish_with(ProverBackend& backend, const ProvingKey& pk, const ff::Fr& r, const ff::Fr& s) {
+  PP_ASSIGN_OR_RETURN(const ProofMsms m, backend.proof_msms_taken(pk));
+  return assemble(pk, m, r, s);
+}
+
+Result<Proof> prove_taken_finish(ProverBackend& backend, const ProvingKey& pk) {
+  PP_ASSIGN_OR_RETURN(ff::Fr r, random_fr());
+  PP_ASSIGN_OR_RETURN(ff::Fr s, random_fr());
+  return prove_taken_finish_with(backend, pk, r, s);
 }
 
 Result<Proof> prove_finish(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared) {

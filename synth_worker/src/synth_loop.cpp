@@ -56,7 +56,7 @@ class SynthWorker {
     info.attempt = g.attempt;
     info.payload_len = layout_.payload_len();
     info.checksum = shm::record_checksum(std::span<const std::byte>(base, info.payload_len));
-    fault_point("synth.before_seal", int(g.partition));
+    fault_damage("synth.before_seal", int(g.partition), std::span<std::byte>(base, info.payload_len));
     if (!slots.seal(g.slot, s_.seat(), g.epoch, info)) {
       spdlog::warn("seal lost: slot {} epoch {} was taken from us", g.slot, g.epoch);
       return Status::ok();

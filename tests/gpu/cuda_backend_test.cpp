@@ -1,13 +1,16 @@
 // The CUDA backend end to end (skips without a device): proofs of the
 // committed fixtures equal the CPU backend's for the same r and s and pass our
-// verifier; the key-point cache notices a buffer reused for other points; and
-// a whole `proofpipe run --backend cuda` gives proofs that verify (snarkjs
-// too where node is installed).
+// verifier, on the copy path and the GPU worker's taken-inputs path; the
+// key-point cache notices a buffer reused for other points; and a whole
+// `proofpipe run --backend cuda` gives proofs that verify (snarkjs too where
+// node is installed), with either intake.
 // The backend factory's fallback is checked only without a device.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "proofpipe/cuda/backend.hpp"
@@ -70,6 +73,20 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
         proofs[i] = *proof;
       }
       EXPECT_TRUE(proofs[0] == proofs[1]) << w;
+      // The GPU worker's path: the inputs taken from a record (here
+      // pageable memory), h left on the device; the record is not written.
+      std::vector<ff::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
+      ASSERT_TRUE(groth16::synthesize(pk, witness->values, a, b, c));
+      const std::vector<ff::Fr> a0 = a;
+      groth16::ProverBackend& dev = **cuda_backend;
+      ASSERT_TRUE(dev.prefers_taking_inputs());
+      ASSERT_TRUE(dev.take_inputs({a, b, c, witness->values}));
+      ASSERT_TRUE(dev.inputs_taken());
+      ASSERT_TRUE(dev.compute_h_taken());
+      auto taken = groth16::prove_taken_finish_with(dev, pk, r, s);
+      ASSERT_TRUE(taken) << taken.status().message();
+      EXPECT_TRUE(*taken == proofs[0]) << w << " (taken inputs)";
+      EXPECT_TRUE(a == a0);
       const size_t n_pub = vk.n_public;
       auto verdict = groth16::verify(vk, std::span(witness->values).subspan(1, n_pub), proofs[1]);
       ASSERT_TRUE(verdict) << verdict.status().message();
@@ -117,17 +134,25 @@ TEST(CudaBackend, PipelineRunWithCudaBackendProofsVerify) {
   // auto and --gpus must pick the device too: the proving worker's HELLO
   // names the backend it got (and the device --gpus gave it), and the
   // summary records them.
+  // The worker takes each record into the device from the page-locked
+  // ring; PP_GPU_INTAKE=copy is the copy intake through its own buffers.
   int run = 0;
-  for (const char* flags : {"--backend cuda", "--backend auto", "--gpus 0"}) {
-    SCOPED_TRACE(flags);
+  const std::pair<const char*, const char*> runs[] = {
+      {"--backend cuda", ""}, {"--backend auto", ""}, {"--gpus 0", ""}, {"--backend cuda", "PP_GPU_INTAKE=copy"}};
+  for (const auto& [flags, env] : runs) {
+    SCOPED_TRACE(std::string(flags) + " " + env);
     const fs::path out = tmp / ("out" + std::to_string(run++));
     auto r = pp_run("--zkey " + quote(dir / "circuit.zkey") + witnesses + " --out " + quote(out) +
-                    " --synth-workers 2 --slots 2 " + flags + " --run-dir " + quote(tmp / "run"));
+                        " --synth-workers 2 --slots 2 " + flags + " --run-dir " + quote(tmp / "run"),
+                    env);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("4/4 partitions proved"), std::string::npos) << r.output;
+    const bool copy = *env != '\0';
+    EXPECT_NE(r.output.find(copy ? "copy intake" : "take intake"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("transfers stay pageable"), std::string::npos) << "page-locking failed:\n" << r.output;
     const auto summary = read_json(out / "summary.json");
     EXPECT_EQ(summary["seats"].back()["backend"], "cuda") << summary["seats"].dump();
-    if (std::string(flags) == "--gpus 0") {
+    if (std::string_view(flags) == "--gpus 0") {
       EXPECT_EQ(summary["seats"].back()["devices"], "0");
     }
     const fs::path vk = dir / "verification_key.json";

@@ -108,6 +108,18 @@ TEST_F(PipelineBadInput, CudaBackendWithoutDeviceFailsFast) {
   EXPECT_FALSE(fs::exists(tmp_ / "out" / "w00.proof.json"));
 }
 
+// PP_GPU_INTAKE (a diagnostic override of the proving worker's intake)
+// with a value it does not know: the worker's set-up fails saying so, and
+// the run ends as for any set-up failure.
+TEST_F(PipelineBadInput, UnknownGpuIntakeFailsTheWorkersSetUpByName) {
+  auto r = pp_run("--zkey " + quote(multi_io() / "circuit.zkey") + " --witness " + quote(multi_io() / "w00.wtns") +
+                      " --out " + quote(tmp_ / "out") + " --backend cpu --run-dir " + quote(tmp_ / "run"),
+                  "PP_GPU_INTAKE=dma");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("PP_GPU_INTAKE=dma: expected copy or take"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no gpu worker left"), std::string::npos) << r.output;
+}
+
 // --gpus is checked like every other input: before anything is created.
 TEST_F(PipelineBadInput, GpusListIsChecked) {
   const std::string zkey = (multi_io() / "circuit.zkey").string();

@@ -1,8 +1,9 @@
 // `proofpipe run` with the real processes (issue 4): 10 partitions through 3
 // synthesis workers, 1 proving worker and 2 slots; every proof checked by
 // snarkjs and by `proofpipe verify` and compared with single `prove` calls;
-// then backpressure with one slot and a slow consumer, sampled from the
-// ring itself while the run goes on.
+// the take intake (the CUDA backend's) forced on the CPU backend; then
+// backpressure with one slot and a slow consumer, sampled from the ring
+// itself while the run goes on.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -85,6 +86,28 @@ TEST(PipelineRun, TenPartitionsThreeSynthOneGpuTwoSlotsAllVerify) {
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(out)) files += e.is_regular_file();
   EXPECT_EQ(files, 21u);
+}
+
+// The take intake (the CUDA backend's: the record goes from the slot into
+// the backend, checksummed meanwhile, and the worker keeps no copy),
+// forced on the CPU backend: every proof verifies, with stage times.
+TEST(PipelineRun, TakeIntakeProofsVerify) {
+  TempDir tmp;
+  const fs::path out = tmp / "out";
+  auto r = pp_run("--zkey " + quote(multi_io() / "circuit.zkey") + witness_args(4) + " --out " + quote(out) +
+                      " --synth-workers 2 --gpu-workers 1 --slots 2 --backend cpu",
+                  "PP_GPU_INTAKE=take");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("backend cpu, take intake"), std::string::npos) << r.output;
+  const auto summary = read_json(out / "summary.json");
+  EXPECT_EQ(summary["proved"], 4);
+  for (const auto& p : summary["per_partition"]) EXPECT_GT(p["stages"]["msms_s"].get<double>(), 0) << p.dump();
+  const fs::path vk = multi_io() / "verification_key.json";
+  for (int i = 0; i < 4; ++i) {
+    const std::string stem = fmt::format("w{:02}", i);
+    auto theirs = snarkjs_verify(vk, out / (stem + ".public.json"), out / (stem + ".proof.json"));
+    EXPECT_EQ(theirs.exit_code, 0) << stem << ": " << theirs.output;
+  }
 }
 
 // K = 1 and a proving worker slowed to 150 ms per claim: the ring never holds

@@ -3,7 +3,8 @@
 // compared with an unprepared backend's proof for the same r and s; and the
 // known-answer test that gates a device backend, against a backend spoiled
 // one operation at a time; how the prover uses a backend (views of its
-// caller's buffers, one proof_msms call) and the default proof_msms.
+// caller's buffers, one proof_msms call) and the default proof_msms; the
+// taken-inputs path (its proofs, order rule and sizes).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/backend.hpp"
 #include "proofpipe/groth16/proving_key.hpp"
+#include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 #include "support/prove_with.hpp"
@@ -38,6 +40,17 @@ void load_fixture(const char* name, std::optional<FixtureKey>* out) {
   ASSERT_TRUE(witness) << witness.status().message();
   out->emplace(FixtureKey{std::move(*zkey), {}, std::move(witness->values)});
   (*out)->pk = groth16::proving_key_of((*out)->zkey);
+}
+
+// A fixture's key and its first witness's record: a, b, c synthesized.
+struct Record {
+  std::vector<ff::Fr> a, b, c;
+};
+void load_record(const char* name, std::optional<FixtureKey>* f, Record* r) {
+  ASSERT_NO_FATAL_FAILURE(load_fixture(name, f));
+  const size_t n = (*f)->pk.domain_size;
+  r->a.resize(n), r->b.resize(n), r->c.resize(n);
+  ASSERT_TRUE(groth16::synthesize((*f)->pk, (*f)->witness, r->a, r->b, r->c));
 }
 
 TEST(BackendSizes, PowersOfTwoUpToTheMaxAreAccepted) {
@@ -86,11 +99,25 @@ TEST(CpuBackend, PreparedBackendProvesAsUnprepared) {
 }
 
 // A backend that gives one wrong answer (or one error), for the gate.
-enum class Spoil { kNone, kH, kG1, kG2, kG1Error, kProofC };
+// With `take` it prefers the taken-inputs path (as the CUDA backend does),
+// which it runs on the CPU backend's; kTakenA corrupts one taken a value
+// (an upload gone wrong).
+enum class Spoil { kNone, kH, kG1, kG2, kG1Error, kProofC, kTakenA };
 class SpoiledBackend final : public groth16::ProverBackend {
  public:
-  explicit SpoiledBackend(Spoil s) : spoil_(s), cpu_(groth16::make_cpu_backend()) {}
+  explicit SpoiledBackend(Spoil s, bool take = false) : spoil_(s), take_(take), cpu_(groth16::make_cpu_backend()) {}
   std::string_view name() const override { return "spoiled"; }
+  bool prefers_taking_inputs() const override { return take_; }
+  Status take_inputs(const groth16::ProofInputs& in) override {
+    a_.assign(in.a.begin(), in.a.end());
+    if (spoil_ == Spoil::kTakenA) a_[a_.size() / 2] += ff::Fr::one();
+    return cpu_->take_inputs({a_, in.b, in.c, in.w});
+  }
+  Status inputs_taken() override { return cpu_->inputs_taken(); }
+  Status compute_h_taken() override { return cpu_->compute_h_taken(); }
+  Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk) override {
+    return cpu_->proof_msms_taken(pk);
+  }
   Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
     PP_RETURN_IF_ERROR(cpu_->compute_h(a, b, c));
     if (spoil_ == Spoil::kH) a[a.size() / 2] += ff::Fr::one();
@@ -117,7 +144,9 @@ class SpoiledBackend final : public groth16::ProverBackend {
 
  private:
   Spoil spoil_;
+  bool take_;
   std::unique_ptr<groth16::ProverBackend> cpu_;
+  std::vector<ff::Fr> a_;
 };
 
 TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
@@ -127,15 +156,17 @@ TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
   ASSERT_FALSE(pk.a.empty());
   ASSERT_FALSE(pk.b2.empty());
   EXPECT_TRUE(groth16::known_answer_test(*groth16::make_cpu_backend(), pk));
-  SpoiledBackend honest(Spoil::kNone);
+  SpoiledBackend honest(Spoil::kNone), honest_taker(Spoil::kNone, true);
   EXPECT_TRUE(groth16::known_answer_test(honest, pk));
+  EXPECT_TRUE(groth16::known_answer_test(honest_taker, pk));
   const std::pair<Spoil, const char*> cases[] = {
       {Spoil::kH, "the H step"},
       {Spoil::kG1, "G1 MSM"},
       {Spoil::kG2, "G2 MSM"},
-      {Spoil::kProofC, "the proof's C MSM (proof_msms)"}};
+      {Spoil::kProofC, "the proof's C MSM (proof_msms)"},
+      {Spoil::kTakenA, "the proof's H MSM (taken inputs)"}};
   for (const auto& [spoil, needle] : cases) {
-    SpoiledBackend bad(spoil);
+    SpoiledBackend bad(spoil, true);
     const Status st = groth16::known_answer_test(bad, pk);
     EXPECT_EQ(st.code(), ErrorCode::kInternal) << needle;
     EXPECT_NE(st.message().find(needle), std::string::npos) << st.message();
@@ -183,10 +214,10 @@ class RecordingBackend final : public groth16::ProverBackend {
 TEST(ProverBackendUse, FinishViewsTheCallersBuffersAndAsksForTheMsmsOnce) {
   PP_SEEDED_RNG(rng);
   std::optional<FixtureKey> f;
-  ASSERT_NO_FATAL_FAILURE(load_fixture("sparse_dense", &f));
+  Record record;
+  ASSERT_NO_FATAL_FAILURE(load_record("sparse_dense", &f, &record));
   const groth16::ProvingKey& pk = f->pk;
-  std::vector<ff::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
-  ASSERT_TRUE(groth16::synthesize(pk, f->witness, a, b, c));
+  std::vector<ff::Fr>&a = record.a, &b = record.b, &c = record.c;
   RecordingBackend rec;
   auto started = groth16::prove_start(rec, pk, f->witness, a, b, c);
   ASSERT_TRUE(started) << started.status().message();
@@ -234,6 +265,72 @@ TEST(ProverBackendUse, DefaultProofMsmsAreTheFiveMsmsAndCheckSizes) {
   const Status st = cpu->proof_msms(short_c, ws, hs).status();
   EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(st.message().find("A/B1/B2/C"), std::string::npos) << st.message();
+}
+
+// The taken-inputs path (the GPU worker's with the CUDA backend) on the
+// CPU backend: the proof of the copy path for the same r and s, and the
+// record it took from left as it was (in the worker it is a shared slot
+// that a CONSUMING -> READY reclaim hands to the next prover).
+TEST(TakenInputs, GiveTheCopyPathsProofAndLeaveTheRecordAsItWas) {
+  PP_SEEDED_RNG(rng);
+  std::optional<FixtureKey> f;
+  Record record;
+  ASSERT_NO_FATAL_FAILURE(load_record("sparse_dense", &f, &record));
+  const groth16::ProvingKey& pk = f->pk;
+  std::vector<ff::Fr>&a = record.a, &b = record.b, &c = record.c;
+  const std::vector<ff::Fr> a0 = a, b0 = b, c0 = c, w0 = f->witness;
+  auto cpu = groth16::make_cpu_backend();
+  EXPECT_FALSE(cpu->prefers_taking_inputs());
+  for (int proof = 0; proof < 2; ++proof) {  // the second reuses the backend's buffers
+    const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
+    ASSERT_TRUE(cpu->take_inputs({a, b, c, f->witness}));
+    ASSERT_TRUE(cpu->inputs_taken());
+    ASSERT_TRUE(cpu->compute_h_taken());
+    auto got = groth16::prove_taken_finish_with(*cpu, pk, r, s);
+    ASSERT_TRUE(got) << got.status().message();
+    auto want = prove_with(*cpu, pk, f->witness, r, s);
+    ASSERT_TRUE(want) << want.status().message();
+    EXPECT_TRUE(*got == *want) << "proof " << proof;
+  }
+  EXPECT_TRUE(a == a0 && b == b0 && c == c0 && f->witness == w0);
+}
+
+TEST(TakenInputs, OutOfOrderCallsBadSizesAndBackendsWithoutThePathAreRefused) {
+  std::optional<FixtureKey> f;
+  Record record;
+  ASSERT_NO_FATAL_FAILURE(load_record("sparse_dense", &f, &record));
+  const groth16::ProvingKey& pk = f->pk;
+  const size_t n = pk.domain_size;
+  const std::vector<ff::Fr>&a = record.a, &b = record.b, &c = record.c;
+  const std::span<const ff::Fr> w(f->witness);
+  auto cpu = groth16::make_cpu_backend();
+  const auto out_of_order = [](const Status& st) {
+    return st.code() == ErrorCode::kInternal && st.message().find("out of order") != std::string::npos;
+  };
+  EXPECT_TRUE(out_of_order(cpu->compute_h_taken()));
+  EXPECT_TRUE(out_of_order(cpu->proof_msms_taken(pk).status()));
+  EXPECT_TRUE(out_of_order(cpu->inputs_taken()));
+
+  EXPECT_EQ(cpu->take_inputs({a, b, std::span(c).first(n / 2), w}).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(cpu->take_inputs({a, b, c, {}}).code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(out_of_order(cpu->inputs_taken())) << "a refused take leaves nothing taken";
+
+  ASSERT_TRUE(cpu->take_inputs({a, b, c, w}));
+  EXPECT_TRUE(out_of_order(cpu->compute_h_taken())) << "H before the inputs are taken";
+  EXPECT_TRUE(out_of_order(cpu->inputs_taken())) << "a misstep starts the path over";
+
+  // A record for another key: the sizes are checked where the key is known.
+  ASSERT_TRUE(cpu->take_inputs({a, b, c, w.first(w.size() - 1)}));
+  ASSERT_TRUE(cpu->inputs_taken());
+  ASSERT_TRUE(cpu->compute_h_taken());
+  EXPECT_EQ(cpu->proof_msms_taken(pk).status().code(), ErrorCode::kInvalidArgument);
+
+  RecordingBackend without;  // implements none of the path
+  const Status st = without.take_inputs({a, b, c, w});
+  EXPECT_EQ(st.code(), ErrorCode::kUnavailable);
+  EXPECT_NE(st.message().find("recording backend cannot take"), std::string::npos) << st.message();
+  EXPECT_EQ(without.compute_h_taken().code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(without.proof_msms_taken(pk).status().code(), ErrorCode::kUnavailable);
 }
 
 }  // namespace

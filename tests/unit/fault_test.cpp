@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdlib>
+#include <vector>
 
 namespace proofpipe {
 namespace {
@@ -12,10 +14,11 @@ namespace {
 TEST(Faults, EveryActionParsesAndFormatsBack) {
   const std::string text =
       "synth.mid_write:kill@2,gpu.after_claim~3:exit,a.b:hang,a.b:oom,a.b:delay=40,a.b:spike=16,"
-      "gpu.mid_compute:device_lost@2,gpu.mid_compute~1:error";
+      "gpu.mid_compute:device_lost@2,gpu.mid_compute~1:error,synth.before_seal:corrupt@2";
   auto specs = parse_faults(text);
   ASSERT_TRUE(specs) << specs.status().message();
-  ASSERT_EQ(specs->size(), 8u);
+  ASSERT_EQ(specs->size(), 9u);
+  EXPECT_EQ((*specs)[8].action, FaultAction::kCorrupt);
   EXPECT_EQ((*specs)[6].action, FaultAction::kDeviceLost);
   EXPECT_EQ((*specs)[6].nth, 2u);
   EXPECT_EQ((*specs)[7].action, FaultAction::kError);
@@ -47,6 +50,27 @@ TEST(Faults, ErrorSitesReturnTheInjectedErrorOnTheNthHit) {
   for (int i = 0; i < 2; ++i) EXPECT_EQ(fault_status("test.err").code(), ErrorCode::kInternal);  // no @n: every hit
   fault_point("test.plain");                   // logs that it cannot fire there, and returns
   EXPECT_TRUE(fault_status("unarmed.site"));
+}
+
+// corrupt flips one bit of the bytes a fault_damage site holds, on the n-th
+// hit only; where a site holds no bytes it logs that and does nothing.
+TEST(Faults, CorruptFlipsOneBitOfTheSitesBytesOnTheNthHit) {
+  ASSERT_EQ(::setenv("PROOFPIPE_FAULTS", "test.damage:corrupt@2,test.nobytes:corrupt", 1), 0);
+  ASSERT_TRUE(arm_faults_from_env());
+  ::unsetenv("PROOFPIPE_FAULTS");
+  std::vector<std::byte> bytes(101, std::byte{0xA5});
+  const std::vector<std::byte> before = bytes;
+  fault_damage("test.damage", -1, bytes);  // hit 1
+  EXPECT_EQ(bytes, before);
+  fault_damage("test.damage", -1, bytes);  // hit 2: fires
+  size_t flipped_bits = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) flipped_bits += std::popcount(unsigned(bytes[i] ^ before[i]));
+  EXPECT_EQ(flipped_bits, 1u);
+  EXPECT_NE(bytes[50], before[50]);
+  fault_damage("test.damage", -1, bytes);  // hit 3: no more
+  EXPECT_EQ(std::popcount(unsigned(bytes[50] ^ before[50])), 1);
+  fault_point("test.nobytes");  // logs that it cannot fire there, and returns
+  fault_damage("test.nobytes", -1, {});
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 // and at the sites that can return an error (fault_status), device_lost (a
 // kDeviceLost error, as a sticky CUDA error gives: the GPU worker must exit
 // with kWorkerExitDevice and be restarted) and error (a kInternal error, as
-// a failed operation gives: the partition is requeued, no restart). Without @n
+// a failed operation gives: the partition is requeued, no restart), and at
+// the sites that hold bytes (fault_damage), corrupt (flip one bit of them:
+// a stray write or a memory error after the record's checksum). Without @n
 // the action fires every time the site is reached; with @n only on the n-th
 // time (1-based, counted per process). ~partition restricts the entry to
 // the site being reached while working on that partition (its index in the
@@ -22,6 +24,8 @@
 // worker, the others only its first, so a run with a kill fault recovers.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,7 +38,7 @@ namespace proofpipe {
 // real worker exit code (ipc/worker.hpp), so the coordinator's log names it.
 inline constexpr int kFaultExitCode = 77;
 
-enum class FaultAction { kKill, kExit, kHang, kOom, kDelay, kSpike, kDeviceLost, kError };
+enum class FaultAction { kKill, kExit, kHang, kOom, kDelay, kSpike, kDeviceLost, kError, kCorrupt };
 
 struct FaultSpec {
   std::string site;
@@ -55,8 +59,9 @@ bool fault_hung();
 
 namespace detail {
 extern bool g_faults_armed;
-// can_return: the site returns the error of a device_lost/error entry.
-Status fault_reached(const char* site, int partition, bool can_return);
+// can_return: the site returns the error of a device_lost/error entry;
+// damageable: the bytes a corrupt entry may flip a bit of (empty: none).
+Status fault_reached(const char* site, int partition, bool can_return, std::span<std::byte> damageable = {});
 }  // namespace detail
 
 // Reads PROOFPIPE_FAULTS once (call at process start). A malformed value is
@@ -74,6 +79,12 @@ inline void fault_point(const char* site, int partition = -1) {
 // plain fault_point those two only log that they cannot fire there).
 [[nodiscard]] inline Status fault_status(const char* site, int partition = -1) {
   return detail::g_faults_armed ? detail::fault_reached(site, partition, true) : Status::ok();
+}
+
+// A fault site that holds bytes: as fault_point, and a corrupt entry that
+// fires flips the lowest bit of the middle byte of `bytes`.
+inline void fault_damage(const char* site, int partition, std::span<std::byte> bytes) {
+  if (detail::g_faults_armed) (void)detail::fault_reached(site, partition, false, bytes);
 }
 
 }  // namespace proofpipe

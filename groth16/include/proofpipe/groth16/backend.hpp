@@ -26,6 +26,12 @@ struct ProofMsms {
   ec::G1 c, h;
 };
 
+// One proof's inputs where a record holds them (read-only): a, b and c on
+// the domain (synthesize's output), w the witness; all Montgomery.
+struct ProofInputs {
+  std::span<const ff::Fr> a, b, c, w;
+};
+
 Result<BackendKind> parse_backend_kind(std::string_view text);  // "auto" | "cpu" | "cuda"
 
 class ProverBackend {
@@ -50,6 +56,25 @@ class ProverBackend {
   // 3 x 512 MiB saved per 2^24 proof). kInvalidArgument when the sizes do
   // not match the key (check_proof_msm_inputs).
   virtual Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const ff::Fr> w, std::span<const ff::Fr> h);
+
+  // The taken-inputs path, for a backend with memory of its own (a device):
+  // the proof's inputs go into the backend's memory straight from where the
+  // record lies (the GPU worker's shared-memory slot), so the worker keeps
+  // no copy of its own and frees the slot as soon as the bytes are across.
+  //   take_inputs(in)      starts copying; may return with the copy in flight
+  //   inputs_taken()       returns once in's bytes are no longer read
+  //   compute_h_taken()    the H step on the taken a, b, c (h stays here)
+  //   proof_msms_taken(pk) the five MSMs over the taken w and that h
+  // In that order, once each per proof (kInternal otherwise). A failed
+  // take_inputs has nothing left in flight. The defaults are kUnavailable;
+  // the CPU backend implements the path with host copies (tests, and
+  // PP_GPU_INTAKE=take) but prefers the worker's own copy, which computes
+  // the record's checksum on the same read.
+  virtual bool prefers_taking_inputs() const { return false; }
+  virtual Status take_inputs(const ProofInputs& in);
+  virtual Status inputs_taken();
+  virtual Status compute_h_taken();
+  virtual Result<ProofMsms> proof_msms_taken(const ProvingKey& pk);
 
   // Optional: [p, p + bytes) will be the source of many transfers (the GPU
   // worker's record buffers); a device backend page-locks it once so its
@@ -86,6 +111,26 @@ Result<unsigned> h_step_log_size(size_t a, size_t b, size_t c);
 // h.size() == pk.h.size(), the A, B1 and B2 sections n_vars points, C
 // n_vars - n_public - 1.
 Status check_proof_msm_inputs(const ProvingKey& pk, size_t w_size, size_t h_size);
+
+// The order rule of the taken-inputs path and the sizes it took, kept by
+// each backend that implements the path.
+class TakenInputs {
+ public:
+  enum class Step { kNone, kCopying, kTaken, kHDone };
+  // take_inputs: the sizes rule of compute_h for a, b, c; w not empty.
+  // Returns log2 of the domain size. Any step may start a new proof.
+  Result<unsigned> start(const ProofInputs& in);
+  // Moves from `from` to `to`, or kInternal naming `op` when the path's
+  // calls came out of order; on failure the path starts over.
+  Status advance(Step from, Step to, const char* op);
+  void reset() { step_ = Step::kNone; }
+  size_t domain_size() const { return n_; }
+  size_t n_vars() const { return n_vars_; }
+
+ private:
+  Step step_ = Step::kNone;
+  size_t n_ = 0, n_vars_ = 0;
+};
 
 // This library has no CUDA: kAuto and kCpu give the CPU backend, kCuda is
 // kUnavailable. The GPU worker, linked with cuda/, uses cuda::make_backend.

@@ -50,6 +50,11 @@ Result<Proof> prove_finish(ProverBackend& backend, const ProvingKey& pk, const P
 Result<Proof> prove_finish_with(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared,
                                 const ff::Fr& r, const ff::Fr& s);
 
+// prove_finish for inputs the backend took itself (ProverBackend::
+// take_inputs, then compute_h_taken): its proof_msms_taken and the assembly.
+Result<Proof> prove_taken_finish(ProverBackend& backend, const ProvingKey& pk);
+Result<Proof> prove_taken_finish_with(ProverBackend& backend, const ProvingKey& pk, const ff::Fr& r, const ff::Fr& s);
+
 // synthesize + start + finish with private buffers.
 Result<Proof> prove(ProverBackend& backend, const ProvingKey& pk, std::span<const ff::Fr> witness);
 

@@ -200,6 +200,9 @@ class SlotRing {
   Result<Meta> verify(uint32_t slot) const;
   // All slot_size() bytes of the slot. Write only while owning it in WRITING.
   std::span<std::byte> payload(uint32_t slot) const;
+  // Every slot's payload: one span, slot i at offset i * slot_size() (for a
+  // consumer that registers the whole ring once, e.g. page-locks it for DMA).
+  std::span<std::byte> payload_segment() const { return {payload_, slot_count_ * slot_size_}; }
 
  private:
   bool cas(uint32_t slot, SlotWord from, SlotWord to);
