@@ -1,7 +1,8 @@
 // CudaBackend: the prover's heavy operations on the GPU (see backend.hpp).
 //
-// One stream per backend; every operation ends with a stream sync, so the
-// interface stays synchronous like the CPU backend's. Key points are
+// One stream per backend; every operation ends with a stream sync (but
+// take_inputs, whose sync is inputs_taken), so the interface stays
+// synchronous like the CPU backend's. Key points are
 // uploaded once and cached by host span:
 //
 //   host (mmap of the zkey)            device (resident for the lifetime)
@@ -10,9 +11,13 @@
 //   | section 6: B1 ...  | ----------> | B1 points         |  + first/last point
 //   +--------------------+             +------------------+    (stale check)
 //
-// The per-proof inputs are uploaded per call from host memory the worker has
-// page-locked (pin_host_memory): a, b, c for H (3 x 512 MiB at 2^24, ~30 ms
-// at ~50 GB/s); for the five MSMs (proof_msms) the witness once and h once.
+// The per-proof inputs come from host memory the worker has page-locked
+// (pin_host_memory), 2 GiB at 2^24 (~40 ms at ~50 GB/s):
+//
+//   take intake (the worker's choice here)   copy intake (PP_GPU_INTAKE=copy)
+//   ring slot --a,b,c,w--> da_ db_ dc_ w     worker buffers --a,b,c--> da_ db_ dc_
+//   H in da_ (stays)                         H in da_ --h--> worker's a
+//   five MSMs over w and da_                 --w--> scalars_, --h--> da_, five MSMs
 #include "proofpipe/cuda/backend.hpp"
 
 #include <spdlog/spdlog.h>
