@@ -112,7 +112,9 @@ class GpuWorker {
     if (!slots.release(d.slot, s_.seat(), epoch)) spdlog::warn("release lost: slot {} moved", d.slot);
     h.epoch = epoch + 1;
     PP_RETURN_IF_ERROR(s_.send(MsgType::kReleased, h));
-    if (!backend_failed) return prove_failed(h, backend_failed);  // the record was fine: synthesized again
+    // A failed copy into the backend (not sticky): the slot is free again
+    // and the partition goes back to be synthesized again.
+    if (!backend_failed) return prove_failed(h, backend_failed);
     fault_point("gpu.after_release", int(d.partition));
 
     const auto t_taken = Clock::now();
