@@ -65,8 +65,9 @@ class ProverBackend {
   //   inputs_taken()       returns once in's bytes are no longer read
   //   compute_h_taken()    the H step on the taken a, b, c (h stays here)
   //   proof_msms_taken(pk) the five MSMs over the taken w and that h
-  // In that order, once each per proof (kInternal otherwise). A failed
-  // take_inputs has nothing left in flight. The defaults are kUnavailable;
+  // In that order, once each per proof (kInternal otherwise), with no other
+  // operation of the backend in between (the CUDA backend's reuse the same
+  // device buffers). A failed take_inputs has nothing left in flight. The defaults are kUnavailable;
   // the CPU backend implements the path with host copies (tests, and
   // PP_GPU_INTAKE=take) but prefers the worker's own copy, which computes
   // the record's checksum on the same read.
@@ -77,7 +78,7 @@ class ProverBackend {
   virtual Result<ProofMsms> proof_msms_taken(const ProvingKey& pk);
 
   // Optional: [p, p + bytes) will be the source of many transfers (the GPU
-  // worker's record buffers); a device backend page-locks it once so its
+  // worker's ring, or its record buffers); a device backend page-locks it once so its
   // uploads run at full PCIe speed. Idempotent per range; the memory must
   // outlive the backend. The CPU backend has nothing to do.
   virtual Status pin_host_memory(void* /*p*/, size_t /*bytes*/) { return Status::ok(); }
