@@ -246,6 +246,11 @@ on_device() {
         for run in cuda cuda_copy cpu; do
             sed -n "s/^proving stages, /  $run: /p" "$WORK/run_$run.log" 2>/dev/null
         done
+        # The proving worker's peak memory (RSS, cgroup): the take intake
+        # should hold one record less than the copy intake.
+        for run in cuda cuda_copy cpu; do
+            grep -E '^gpu\.[0-9]+ \(' "$WORK/run_$run.log" 2>/dev/null | tr -s ' ' | sed "s/^/  $run memory: /"
+        done
         grep -h "transfers stay pageable" "$WORK"/run_cuda*.log 2>/dev/null | head -2
     } >>"$out/summary.txt"
     pack "$out"
