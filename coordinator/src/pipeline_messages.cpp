@@ -3,7 +3,6 @@
 // slot word it talks about; a stale or unexpected one is dropped and counted.
 // A proof is verified before it is committed, and committed once.
 #include <cstdio>
-#include <cstring>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -148,12 +147,10 @@ void Pipeline::on_proof(WorkerSlot& w, const ipc::Message& m) {
   if (p.state != PartState::kProving || p.seat != w.seat) return void(++report_.duplicate_proofs);
   groth16::Proof proof{};
   ipc::ProveStages stages;
-  if (m.body.size() != sizeof proof + sizeof stages) {
+  if (!ipc::decode_proof(m.body, &proof, &stages)) {
     ledger_.requeue(p.index, fmt::format("malformed proof message ({} bytes)", m.body.size()));
     return;
   }
-  std::memcpy(&proof, m.body.data(), sizeof proof);
-  std::memcpy(&stages, m.body.data() + sizeof proof, sizeof stages);
   // Every proof is checked before it is committed (DESIGN.md §5).
   auto verdict = groth16::verify(vk_, p.public_signals, proof);
   if (!verdict || !verdict->valid) {

@@ -25,7 +25,6 @@
 #include <cstdlib>
 #include <string>
 #include <algorithm>
-#include <cstring>
 #include <vector>
 #include <type_traits>
 
@@ -45,8 +44,6 @@ using ipc::MsgType;
 using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); }
-
-static_assert(std::is_trivially_copyable_v<groth16::Proof>, "proofs travel as raw bytes");
 
 class GpuWorker {
  public:
@@ -136,10 +133,7 @@ class GpuWorker {
     spdlog::debug("proved job {}/{}: intake {:.3f} s, H {:.3f} s, MSMs {:.3f} s", d.request, d.partition,
                   stages.intake_s, stages.h_s, stages.msms_s);
     fault_point("gpu.before_proof_msg", int(d.partition));
-    std::string body(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0');
-    std::memcpy(body.data(), &*proof, sizeof(groth16::Proof));
-    std::memcpy(body.data() + sizeof(groth16::Proof), &stages, sizeof stages);
-    return s_.send(MsgType::kProof, h, std::move(body));
+    return s_.send(MsgType::kProof, h, ipc::encode_proof(*proof, stages));
   }
 
  private:

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,6 +109,27 @@ struct ProveStages {
   double msms_s = 0;
 };
 static_assert(std::is_trivially_copyable_v<ProveStages> && sizeof(ProveStages) == 24);
+
+// The PROOF body: the proof's bytes, then ProveStages. A template so that
+// ipc/ need not know the proof type (formats::Proof), only that it travels
+// as raw bytes; both ends are one build (kWireVersion).
+template <class ProofT>
+std::string encode_proof(const ProofT& proof, const ProveStages& stages) {
+  static_assert(std::is_trivially_copyable_v<ProofT>, "proofs travel as raw bytes");
+  std::string body(sizeof proof + sizeof stages, '\0');
+  std::memcpy(body.data(), &proof, sizeof proof);
+  std::memcpy(body.data() + sizeof proof, &stages, sizeof stages);
+  return body;
+}
+// False (outputs untouched) unless the body is exactly one proof and its stages.
+template <class ProofT>
+bool decode_proof(std::string_view body, ProofT* proof, ProveStages* stages) {
+  static_assert(std::is_trivially_copyable_v<ProofT>, "proofs travel as raw bytes");
+  if (body.size() != sizeof *proof + sizeof *stages) return false;
+  std::memcpy(proof, body.data(), sizeof *proof);
+  std::memcpy(stages, body.data() + sizeof *proof, sizeof *stages);
+  return true;
+}
 
 // "GRANT seat 2 inc 5 slot 1 epoch 7 job 0/3 attempt 1": for logs.
 std::string describe(const MsgHeader& h);
