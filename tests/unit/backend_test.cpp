@@ -276,14 +276,14 @@ TEST(TakenInputs, GiveTheCopyPathsProofAndLeaveTheRecordAsItWas) {
   std::optional<FixtureKey> f;
   Record record;
   ASSERT_NO_FATAL_FAILURE(load_record("sparse_dense", &f, &record));
+  const Record before = record;
+  const std::vector<ff::Fr> w0 = f->witness;
   const groth16::ProvingKey& pk = f->pk;
-  std::vector<ff::Fr>&a = record.a, &b = record.b, &c = record.c;
-  const std::vector<ff::Fr> a0 = a, b0 = b, c0 = c, w0 = f->witness;
   auto cpu = groth16::make_cpu_backend();
   EXPECT_FALSE(cpu->prefers_taking_inputs());
   for (int proof = 0; proof < 2; ++proof) {  // the second reuses the backend's buffers
     const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
-    ASSERT_TRUE(cpu->take_inputs({a, b, c, f->witness}));
+    ASSERT_TRUE(cpu->take_inputs({record.a, record.b, record.c, f->witness}));
     ASSERT_TRUE(cpu->inputs_taken());
     ASSERT_TRUE(cpu->compute_h_taken());
     auto got = groth16::prove_taken_finish_with(*cpu, pk, r, s);
@@ -292,7 +292,7 @@ TEST(TakenInputs, GiveTheCopyPathsProofAndLeaveTheRecordAsItWas) {
     ASSERT_TRUE(want) << want.status().message();
     EXPECT_TRUE(*got == *want) << "proof " << proof;
   }
-  EXPECT_TRUE(a == a0 && b == b0 && c == c0 && f->witness == w0);
+  EXPECT_TRUE(record.a == before.a && record.b == before.b && record.c == before.c && f->witness == w0);
 }
 
 TEST(TakenInputs, OutOfOrderCallsBadSizesAndBackendsWithoutThePathAreRefused) {
