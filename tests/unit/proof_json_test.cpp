@@ -1,0 +1,165 @@
+// formats/proof_json.hpp and decimal.hpp: the snarkjs JSON files (proof,
+// public signals, verification key) round trip byte for byte on the
+// committed fixtures, write and read back (the point at infinity too),
+// accept snarkjs's Jacobian form, and refuse malformed input with one-line
+// errors; decimal field elements round trip and refuse junk.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "proofpipe/formats/decimal.hpp"
+#include "proofpipe/formats/proof_json.hpp"
+#include "proofpipe/formats/zkey.hpp"
+#include "support/format_files.hpp"
+#include "support/test_seed.hpp"
+
+namespace proofpipe::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace proofpipe::formats;
+
+TEST(Json, SnarkjsFilesRoundTripByteForByte) {
+  for (const auto& cs : kCircuits) {
+    SCOPED_TRACE(cs.name);
+    auto proof_path = fixture(cs.name, "snarkjs_proof.json");
+    REQUIRE_FIXTURE(proof_path);
+    auto proof = read_proof_json(proof_path);
+    ASSERT_TRUE(proof.is_ok()) << proof.status().to_string();
+    EXPECT_EQ(proof_to_json(*proof), read_text(proof_path));
+
+    auto pub_path = fixture(cs.name, "snarkjs_public.json");
+    auto pub = read_public_json(pub_path);
+    ASSERT_TRUE(pub.is_ok()) << pub.status().to_string();
+    EXPECT_EQ(public_to_json(*pub), read_text(pub_path));
+
+    auto vk_path = fixture(cs.name, "verification_key.json");
+    auto vk = read_verification_key_json(vk_path);
+    ASSERT_TRUE(vk.is_ok()) << vk.status().to_string();
+    ASSERT_TRUE(vk->alphabeta_12.has_value());
+    EXPECT_EQ(verification_key_to_json(*vk), read_text(vk_path));
+
+    // The key exported from the zkey, with e(alpha, beta) passed through the hook.
+    auto z = load_zkey(fixture(cs.name, "circuit.zkey"));
+    ASSERT_TRUE(z.is_ok());
+    EXPECT_TRUE(verification_key_from_zkey(*z, vk->alphabeta_12) == *vk);
+    VerificationKey no_ab = verification_key_from_zkey(*z);
+    EXPECT_EQ(verification_key_to_json(no_ab).find("vk_alphabeta_12"), std::string::npos);
+    auto back = verification_key_from_json(verification_key_to_json(no_ab));
+    ASSERT_TRUE(back.is_ok());
+    EXPECT_TRUE(*back == no_ab);
+  }
+}
+
+TEST(Json, WritesAndReadsFilesIncludingInfinity) {
+  TempDir dir;
+  Proof proof{ec::g1_generator(), ec::g2_generator(), ec::G1Affine::identity()};
+  ASSERT_TRUE(write_proof_json(dir / "proof.json", proof).is_ok());
+  auto back = read_proof_json(dir / "proof.json");
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_TRUE(*back == proof);
+  EXPECT_NE(proof_to_json(proof).find("\"pi_c\": [\n  \"0\",\n  \"1\",\n  \"0\"\n ]"), std::string::npos);
+  Proof inf_b{ec::g1_generator(), ec::G2Affine::identity(), ec::g1_generator()};
+  EXPECT_TRUE(proof_from_json(proof_to_json(inf_b)).value() == inf_b);
+
+  std::vector<ff::Fr> pub = {ff::Fr::from_u64(7), ff::Fr::zero(), -ff::Fr::one()};
+  ASSERT_TRUE(write_public_json(dir / "public.json", pub).is_ok());
+  auto pub_back = read_public_json(dir / "public.json");
+  ASSERT_TRUE(pub_back.is_ok());
+  EXPECT_EQ(*pub_back, pub);
+  EXPECT_EQ(public_to_json({}), "[]");
+
+  expect_error(write_proof_json(dir / "no_dir" / "p.json", proof), ErrorCode::kIo, dir / "no_dir" / "p.json",
+               "cannot write proof");
+  expect_error(read_proof_json(dir / "absent.json").status(), ErrorCode::kNotFound, dir / "absent.json",
+               "no such file");
+}
+
+TEST(Json, ReadsJacobianZLikeSnarkjs) {
+  // (x*z^2, y*z^3, z) with z = 2 is the generator.
+  ec::G1Affine g = ec::g1_generator();
+  ff::Fq z = ff::Fq::from_u64(2);
+  std::string x = to_decimal(g.x * z.sqr()), y = to_decimal(g.y * z.sqr() * z);
+  std::string gx = to_decimal(g.x), gy = to_decimal(g.y);
+  Proof ref{g, ec::g2_generator(), g};
+  std::string text = proof_to_json(ref);
+  std::string jac = text;
+  jac.replace(jac.find(gx), gx.size(), x);
+  jac.replace(jac.find(gy), gy.size(), y);
+  jac.replace(jac.find("\"1\""), 3, "\"2\"");
+  auto p = proof_from_json(jac);
+  ASSERT_TRUE(p.is_ok()) << p.status().to_string();
+  EXPECT_TRUE(*p == ref);
+}
+
+TEST(Json, RejectsMalformedInputWithOneLineErrors) {
+  const std::string good = proof_to_json({ec::g1_generator(), ec::g2_generator(), ec::g1_generator()});
+  const std::string gx = to_decimal(ec::g1_generator().x);
+  auto bad_proof = [&](const std::string& text, const std::string& needle) {
+    SCOPED_TRACE(needle);
+    auto r = proof_from_json(text, "proof 'p.json'");
+    expect_error(r.status(), ErrorCode::kBadFormat, "proof 'p.json'", needle);
+  };
+  auto replaced = [&](std::string s, const std::string& from, const std::string& to) {
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  bad_proof("{", "malformed JSON");
+  bad_proof(good.substr(0, good.size() / 2), "malformed JSON");
+  bad_proof("[]", "expected a JSON object");
+  bad_proof(replaced(good, "pi_a", "pi_x"), "missing \"pi_a\"");
+  bad_proof(replaced(good, "\"groth16\"", "\"plonk\""), "unsupported protocol \"plonk\"");
+  bad_proof(replaced(good, "\"bls12381\"", "\"bn128\""), "unsupported curve \"bn128\"");
+  bad_proof(replaced(good, gx, "12a"), "pi_a[0]: '12a' is not a decimal number");
+  bad_proof(replaced(good, gx, "-1"), "'-1' is not a decimal number");
+  bad_proof(replaced(good, "\"" + gx + "\"", "12"), "pi_a[0]: expected a decimal string");
+  bad_proof(replaced(good, gx, gx + "0"), "is not below the base field modulus q");
+  bad_proof(replaced(good, gx, "5"), "pi_a: point is not on the curve");
+  bad_proof(replaced(good, "\"" + gx + "\",", ""), "pi_a: expected an array of 3");
+  bad_proof(replaced(good, "[\n   \"1\",\n   \"0\"\n  ]", "[\"1\"]"), "pi_b[2]: expected an array of 2");
+  bad_proof(replaced(good, gx, "0\",\"0"), "pi_a: expected an array of 3");
+
+  auto bad_public = [&](const std::string& text, const std::string& needle) {
+    SCOPED_TRACE(needle);
+    expect_error(public_from_json(text, "public 'x.json'").status(), ErrorCode::kBadFormat, "public 'x.json'",
+                 needle);
+  };
+  bad_public("{\"a\": 1}", "expected a JSON array");
+  bad_public("[\"1\", 2]", "[1]: expected a decimal string");
+  bad_public("[\"52435875175126190479447740508185965837690552500527637822603658699938581184513\"]",
+             "[0]: '524358751751261904794477...' (77 chars) is not below the scalar field modulus r");
+  bad_public("[\"1\"\n\"2\"]", "malformed JSON");
+
+  auto vk_path = fixture("multi_io", "verification_key.json");
+  if (fs::exists(vk_path)) {
+    const std::string vk = read_text(vk_path);
+    auto bad_vk = [&](const std::string& text, const std::string& needle) {
+      SCOPED_TRACE(needle);
+      expect_error(verification_key_from_json(text, "vk 'v.json'").status(), ErrorCode::kBadFormat, "vk 'v.json'",
+                   needle);
+    };
+    bad_vk(replaced(vk, "\"nPublic\": 5", "\"nPublic\": 4"), "IC: expected an array of nPublic + 1 = 5 points");
+    bad_vk(replaced(vk, "\"nPublic\": 5", "\"nPublic\": -5"), "nPublic: expected a non-negative integer");
+    bad_vk(replaced(vk, "\"nPublic\": 5", "\"nPublic\": \"5\""), "nPublic: expected a non-negative integer");
+    bad_vk(replaced(vk, "vk_gamma_2", "vk_gama_2"), "missing \"vk_gamma_2\"");
+    bad_vk(replaced(vk, "\"vk_alphabeta_12\": [", "\"vk_alphabeta_12\": [[],"),
+           "vk_alphabeta_12: expected an array of 2");
+  }
+}
+
+TEST(Decimal, RoundTripsAndRejectsJunk) {
+  EXPECT_EQ(to_decimal(ff::Fr::zero()), "0");
+  EXPECT_EQ(to_decimal(-ff::Fr::one()),
+            "52435875175126190479447740508185965837690552500527637822603658699938581184512");
+  EXPECT_TRUE(fr_from_decimal("0007").value() == ff::Fr::from_u64(7));
+  EXPECT_TRUE(fr_from_decimal("000").value().is_zero());
+  for (const char* bad : {"", " 1", "1 ", "+1", "0x10", "1e3"}) EXPECT_FALSE(fr_from_decimal(bad).is_ok()) << bad;
+  EXPECT_FALSE(fq_from_decimal(std::string(200, '9')).is_ok());
+  std::string nl = fr_from_decimal("1\n2").status().message();
+  EXPECT_EQ(nl.find('\n'), std::string::npos) << nl;
+}
+
+}  // namespace
+}  // namespace proofpipe::test
