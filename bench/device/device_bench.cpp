@@ -3,7 +3,8 @@
 // (DESIGN.md §9: ratios, never absolute times from another day).
 //   field   device Fr/Fq multiplications per second (PTX and portable paths)
 //   ntt     forward NTT 2^20..2^24 and the H step (6 NTTs + product) 2^20..2^24
-//   msm     G1 2^20..2^24, G2 2^20
+//   msm     G1 2^20..2^24, G2 2^20; the phases of G1 at the largest size and
+//           of G2 at 2^20 (digits, sort, runs, accumulate, reduce, combine)
 //   cpu     the CPU backend's H step and G1 MSM at 2^20 (all host threads)
 // Device times are kernel time with the data resident (cudaEvents, median of
 // --reps); the CPU times are wall time, median of --reps.
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../bench_data.hpp"
@@ -106,6 +108,29 @@ int main(int argc, char** argv) {
   for (unsigned k = 20; k <= max_log; k += 2) device_row("h_step", k, cuda::time_compute_h_ms(k, reps));
   for (unsigned k = 20; k <= max_log; k += 2) device_row("msm_g1", k, cuda::time_msm_g1_ms(k, reps));
   device_row("msm_g2", 20, cuda::time_msm_g2_ms(20, reps));
+  // Where the MSM's time goes (one run after a warm-up): the largest G1 and
+  // the G2 size, each phase also a JSON line ("msm_g1_phase_sort", ...).
+  std::vector<std::string> phase_lines;
+  const std::pair<const char*, unsigned> profiled[] = {{"msm_g1", max_log}, {"msm_g2", 20}};
+  for (const auto& [what, k] : profiled) {
+    auto ph = std::string(what) == "msm_g1" ? cuda::msm_phases_g1(k) : cuda::msm_phases_g2(k);
+    if (!ph) {
+      std::fprintf(stderr, "%s 2^%u phases: %s\n", what, k, ph.status().message().c_str());
+      ++failures;
+      continue;
+    }
+    const std::pair<const char*, double> parts[] = {{"digits", ph->digits}, {"sort", ph->sort},
+                                                    {"runs", ph->runs},     {"accumulate", ph->accumulate},
+                                                    {"reduce", ph->reduce}, {"combine", ph->combine}};
+    std::string line = fmt::format("{} 2^{} phases (ms; c = {}, {} groups, {} levels):", what, k, ph->window_bits,
+                                   ph->groups, ph->levels);
+    for (const auto& [name, ms] : parts) {
+      std::fprintf(json, "{\"what\":\"%s_phase_%s\",\"log_n\":%u,\"value\":%.4f,\"unit\":\"ms\",\"device\":\"%s\"}\n",
+                   what, name, k, ms, info->name.c_str());
+      line += fmt::format(" {} {:.2f}", name, ms);
+    }
+    phase_lines.push_back(std::move(line));
+  }
 
   // CPU references at 2^20, same run, same inputs' sizes.
   {
@@ -137,6 +162,7 @@ int main(int argc, char** argv) {
     std::printf("%-16s %6s %12.3f %8s  %s%s\n", r.what.c_str(), size.c_str(), r.value, r.unit.c_str(),
                 ratio.c_str(), r.note.c_str());
   }
+  for (const std::string& line : phase_lines) std::printf("%s\n", line.c_str());
   std::printf("anchors: G1 MSM 2^24 ZPrize'23 109 ms, H200 floor ~83 ms, first-version aim < 150 ms\n");
   return failures == 0 ? 0 : 1;
 }

@@ -9,7 +9,9 @@
 //   every bucket is written to the dense [window][bucket] array.
 // Then: segment running sums, a fan-16 tree per window, Horner on the host.
 // The host reads back 4 bytes per level (the task count, to size the grid)
-// and once per group (the run count): a handful of syncs per MSM.
+// and once per group (the run count): a handful of syncs per MSM. With
+// MsmScratch::phases set, events at the phase boundaries time each phase
+// (the benchmark's breakdown; proofs leave it null and record nothing).
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
@@ -17,7 +19,9 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "check.hpp"
@@ -114,6 +118,44 @@ T* as(DeviceBuffer<std::byte>& b) {
   return reinterpret_cast<T*>(b.data());
 }
 
+// The benchmark's phase clock (MsmScratch::phases): an event on the stream
+// where each phase starts; after the MSM's last sync, the time between
+// consecutive events goes to the phase the earlier one started. A no-op
+// (no events) when `out` is null, as it is in every proof.
+class PhaseClock {
+ public:
+  using Phase = double MsmPhases::*;
+  explicit PhaseClock(MsmPhases* out) : out_(out) {}
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+  ~PhaseClock() {
+    for (auto& m : marks_) (void)cudaEventDestroy(m.second);
+  }
+  // `phase` starts here (nullptr: the last phase ends here).
+  Status mark(Phase phase, cudaStream_t stream) {
+    if (out_ == nullptr) return Status::ok();
+    cudaEvent_t e = nullptr;
+    PP_CUDA_TRY(cudaEventCreate(&e));
+    marks_.emplace_back(phase, e);
+    PP_CUDA_TRY(cudaEventRecord(e, stream));
+    return Status::ok();
+  }
+  // After the stream has been synchronised.
+  Status collect() {
+    for (size_t i = 1; i < marks_.size(); ++i) {
+      float ms = 0;
+      PP_CUDA_TRY(cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second));
+      if (marks_[i - 1].first != nullptr) out_->*marks_[i - 1].first += ms;
+    }
+    return Status::ok();
+  }
+  MsmPhases* out() const { return out_; }
+
+ private:
+  MsmPhases* out_;
+  std::vector<std::pair<Phase, cudaEvent_t>> marks_;
+};
+
 template <class Cfg>
 Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n,
                                      MsmScratch& s, cudaStream_t stream, const MsmTuning& tuning) {
@@ -163,7 +205,9 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
     PP_RETURN_IF_ERROR(s.cub_temp.reserve(temp_bytes));
   }
 
+  PhaseClock clock(s.phases);
   // Zero bytes are the XYZZ identity (ZZ = 0): buckets nobody writes stay empty.
+  PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::digits, stream));
   PP_CUDA_TRY(cudaMemsetAsync(s.buckets.data(), 0, bucket_bytes, stream));
   X* buckets = as<X>(s.buckets);
 
@@ -171,16 +215,19 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
     const unsigned jn = std::min(p.group_windows, p.windows - j0);
     const size_t items = n * jn;
     const int key_bits = int(p.c + bit_length(jn - 1));
+    if (j0 != 0) PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::digits, stream));
     digits_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(scalars, n, p.c, j0, jn, s.keys[0].data(),
                                                              s.vals[0].data());
     PP_CUDA_LAUNCHED("msm digits_kernel");
 
     cub::DoubleBuffer<uint32_t> dk(s.keys[0].data(), s.keys[1].data()), dv(s.vals[0].data(), s.vals[1].data());
     size_t bytes = temp_bytes;
+    PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::sort, stream));
     PP_CUDA_TRY(cub::DeviceRadixSort::SortPairs(s.cub_temp.data(), bytes, dk, dv, int(items), 0, key_bits, stream));
     const uint32_t* sorted_keys = dk.Current();
     const uint32_t* sorted_vals = dv.Current();
 
+    PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::runs, stream));
     bytes = temp_bytes;
     PP_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(s.cub_temp.data(), bytes, sorted_keys, s.run_key.data(),
                                                    s.run_cnt.data(), s.num_runs.data(), int(items), stream));
@@ -196,6 +243,7 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
     // correct device finishes within log_L(items) + 2 levels; a device that
     // returns wrong counts must fail here, not spin until a timeout.
     const unsigned max_levels = 2 + bit_length(items) / (bit_length(p.task_len) - 1);
+    PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::accumulate, stream));
     for (unsigned level = 0;; ++level) {
       if (level > max_levels) {
         return Status(ErrorCode::kInternal, "cuda msm: bucket levels did not converge after " +
@@ -208,6 +256,7 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
                                                 int(num + 1), stream));
       PP_ASSIGN_OR_RETURN(const uint32_t tasks, read_count(s.run_toff.data() + num, stream));
       if (tasks == 0) break;
+      if (clock.out() != nullptr) ++clock.out()->levels;
       // Level k writes partial[k % 2] and reads partial[(k - 1) % 2]; the
       // stream is idle here (read_count synced), so growing is safe.
       DeviceBuffer<std::byte>& out = s.partial[level & 1];
@@ -227,6 +276,7 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   }
 
   // sum_b b * B_b per window: segments, then the tree.
+  PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::reduce, stream));
   reduce_segment_kernel<Cfg><<<grid_for(segments, B), B, 0, stream>>>(uint32_t(segments), buckets, m, p.segment,
                                                                         as<X>(s.reduce[0]));
   PP_CUDA_LAUNCHED("msm reduce_segment_kernel");
@@ -244,7 +294,17 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   std::vector<X> window_sums(p.windows);
   PP_CUDA_TRY(cudaMemcpyAsync(window_sums.data(), s.reduce[cur].data(), p.windows * sizeof(X),
                               cudaMemcpyDeviceToHost, stream));
+  PP_RETURN_IF_ERROR(clock.mark(nullptr, stream));
   PP_CUDA_TRY(cudaStreamSynchronize(stream));
+  if (MsmPhases* out = clock.out(); out != nullptr) {
+    PP_RETURN_IF_ERROR(clock.collect());
+    out->groups += (p.windows + p.group_windows - 1) / p.group_windows;
+    out->window_bits = p.c;
+    const auto t0 = std::chrono::steady_clock::now();
+    const ec::Jacobian<Cfg> sum = combine_windows<Cfg>(window_sums.data(), p.windows, p.c);
+    out->combine += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return sum;
+  }
   return combine_windows<Cfg>(window_sums.data(), p.windows, p.c);
 }
 

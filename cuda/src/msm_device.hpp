@@ -33,6 +33,7 @@ class MsmScratch {
   DeviceBuffer<std::byte> partial[2];       // per-level partial bucket sums (XYZZ)
   DeviceBuffer<std::byte> buckets;          // dense [window][bucket] XYZZ sums
   DeviceBuffer<std::byte> reduce[2];        // segment sums and the tree above them
+  MsmPhases* phases = nullptr;              // when set, each MSM adds its phase times here
 };
 
 // sum scalars[i] * points[i]; points and scalars are device arrays of n

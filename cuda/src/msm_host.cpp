@@ -1,6 +1,6 @@
 // Host-memory entry points of the CUDA MSM (proofpipe/cuda/msm.hpp): upload,
-// run msm_*_device (msm.cuh), free. And the benchmark timing with resident
-// random inputs. Host compiler only (fmt for messages, the CPU curve code
+// run msm_*_device (msm.cuh), free. And the benchmark timing (whole MSMs,
+// and one MSM's phases) with resident random inputs. Host compiler only (fmt for messages, the CPU curve code
 // for the benchmark's points).
 #include "proofpipe/cuda/msm.hpp"
 
@@ -38,44 +38,67 @@ Result<ec::Jacobian<Cfg>> msm_from_host(std::span<const ec::Affine<Cfg>> points,
   return device_msm<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), tuning);
 }
 
-// 2^min(log_n, 18) distinct points (consecutive multiples of a random
-// point, one inversion), expanded on the device to n = 2^log_n by repeating
-// and negating: the sorted gather still spans 24 MB (G1) of distinct points.
+// Resident benchmark inputs: 2^min(log_n, 18) distinct points (consecutive
+// multiples of a random point, one inversion), expanded on the device to
+// n = 2^log_n by repeating and negating (the sorted gather still spans
+// 24 MB (G1) of distinct points), and n random scalars.
+template <class Cfg>
+struct BenchInputs {
+  Stream stream;
+  DeviceBuffer<ec::Affine<Cfg>> points;
+  DeviceBuffer<ff::Fr> scalars;
+  size_t n = 0;
+
+  Status make(unsigned log_n) {
+    if (log_n > 28) return make_error(ErrorCode::kInvalidArgument, "msm bench: log_n {} (<= 28)", log_n);
+    if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "msm bench: no CUDA device");
+    n = size_t(1) << log_n;
+    const size_t nb = size_t(1) << std::min(log_n, 18u);
+    std::mt19937_64 rng(0x5eed'0000 + log_n);
+    const auto g = ec::generator<Cfg>();
+    std::vector<ec::Jacobian<Cfg>> jac(nb);
+    ec::Jacobian<Cfg> acc = ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), ff::Fr::random(rng));
+    for (auto& j : jac) j = acc = acc.add_affine(g);
+    std::vector<ec::Affine<Cfg>> base(nb);
+    ec::batch_to_affine<Cfg>(jac, base);
+
+    PP_RETURN_IF_ERROR(stream.create());
+    DeviceBuffer<ec::Affine<Cfg>> dbase;
+    PP_RETURN_IF_ERROR(dbase.allocate(nb));
+    PP_RETURN_IF_ERROR(points.allocate(n));
+    PP_RETURN_IF_ERROR(scalars.allocate(n));
+    PP_RETURN_IF_ERROR(dbase.upload(base.data(), nb, stream.get()));
+    if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
+      PP_RETURN_IF_ERROR(expand_points_g1(dbase.data(), nb, points.data(), n, stream.get()));
+    else
+      PP_RETURN_IF_ERROR(expand_points_g2(dbase.data(), nb, points.data(), n, stream.get()));
+    PP_RETURN_IF_ERROR(random_scalars(scalars.data(), n, rng(), stream.get()));
+    return stream.sync();
+  }
+  Status run(MsmScratch& scratch) {
+    return device_msm<Cfg>(points.data(), scalars.data(), n, scratch, stream.get(), MsmTuning{}).status();
+  }
+};
+
 template <class Cfg>
 Result<double> time_msm(unsigned log_n, int reps) {
-  if (log_n > 28 || reps < 1)
-    return make_error(ErrorCode::kInvalidArgument, "time_msm: log_n {} (<= 28), reps {} (>= 1)", log_n, reps);
-  if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "time_msm: no CUDA device");
-  const size_t n = size_t(1) << log_n, nb = size_t(1) << std::min(log_n, 18u);
-  std::mt19937_64 rng(0x5eed'0000 + log_n);
-  const auto g = ec::generator<Cfg>();
-  std::vector<ec::Jacobian<Cfg>> jac(nb);
-  ec::Jacobian<Cfg> acc = ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), ff::Fr::random(rng));
-  for (auto& j : jac) j = acc = acc.add_affine(g);
-  std::vector<ec::Affine<Cfg>> base(nb);
-  ec::batch_to_affine<Cfg>(jac, base);
-
-  Stream stream;
-  PP_RETURN_IF_ERROR(stream.create());
-  DeviceBuffer<ec::Affine<Cfg>> dbase, dp;
-  DeviceBuffer<ff::Fr> ds;
-  PP_RETURN_IF_ERROR(dbase.allocate(nb));
-  PP_RETURN_IF_ERROR(dp.allocate(n));
-  PP_RETURN_IF_ERROR(ds.allocate(n));
-  PP_RETURN_IF_ERROR(dbase.upload(base.data(), nb, stream.get()));
-  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
-    PP_RETURN_IF_ERROR(expand_points_g1(dbase.data(), nb, dp.data(), n, stream.get()));
-  else
-    PP_RETURN_IF_ERROR(expand_points_g2(dbase.data(), nb, dp.data(), n, stream.get()));
-  PP_RETURN_IF_ERROR(random_scalars(ds.data(), n, rng(), stream.get()));
-  PP_RETURN_IF_ERROR(stream.sync());
-
+  if (reps < 1) return make_error(ErrorCode::kInvalidArgument, "time_msm: reps {} (>= 1)", reps);
+  BenchInputs<Cfg> in;
+  PP_RETURN_IF_ERROR(in.make(log_n));
   MsmScratch scratch;  // allocated by median_ms's warm-up run
-  return median_ms(reps, [&] {
-    return wall_time_ms([&] {
-      return device_msm<Cfg>(dp.data(), ds.data(), n, scratch, stream.get(), MsmTuning{}).status();
-    });
-  });
+  return median_ms(reps, [&] { return wall_time_ms([&] { return in.run(scratch); }); });
+}
+
+template <class Cfg>
+Result<MsmPhases> msm_phases(unsigned log_n) {
+  BenchInputs<Cfg> in;
+  PP_RETURN_IF_ERROR(in.make(log_n));
+  MsmScratch scratch;
+  PP_RETURN_IF_ERROR(in.run(scratch));  // warm-up: allocations, module load
+  MsmPhases phases;
+  scratch.phases = &phases;
+  PP_RETURN_IF_ERROR(in.run(scratch));
+  return phases;
 }
 
 }  // namespace
@@ -97,5 +120,7 @@ Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::
 
 Result<double> time_msm_g1_ms(unsigned log_n, int reps) { return time_msm<ec::G1Cfg>(log_n, reps); }
 Result<double> time_msm_g2_ms(unsigned log_n, int reps) { return time_msm<ec::G2Cfg>(log_n, reps); }
+Result<MsmPhases> msm_phases_g1(unsigned log_n) { return msm_phases<ec::G1Cfg>(log_n); }
+Result<MsmPhases> msm_phases_g2(unsigned log_n) { return msm_phases<ec::G2Cfg>(log_n); }
 
 }  // namespace proofpipe::cuda

@@ -22,6 +22,23 @@ struct MsmTuning {
   unsigned segment = 0;
 };
 
+// Where one device MSM's time goes, in milliseconds of the device's
+// timeline (cudaEvents at the phase boundaries, so the host's read-backs
+// inside a phase count in it), summed over the sort groups; `combine` is
+// the host's Horner step over the window sums. For the benchmark's
+// breakdown: which phase to work on next.
+struct MsmPhases {
+  double digits = 0;      // signed digits into (bucket key, point) pairs
+  double sort = 0;        // CUB radix sort of the pairs by key
+  double runs = 0;        // run-length encoding into buckets, their offsets
+  double accumulate = 0;  // the bucket sums, all levels (incl. their read-backs)
+  double reduce = 0;      // per-window running sums and trees, read back
+  double combine = 0;     // host: Horner over the window sums
+  unsigned groups = 0;    // sort groups (windows sorted together)
+  unsigned levels = 0;    // accumulation levels, summed over the groups
+  unsigned window_bits = 0;
+};
+
 // sum scalars[i] * points[i] computed on the device; same contract as
 // msm::msm_g1/msm_g2 (core/include/proofpipe/msm/msm.hpp): scalars
 // Montgomery Fr; points affine, the identity (0,0) allowed; sizes equal
@@ -38,5 +55,9 @@ Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::
 // few read-backs and the host's final window combination, as a proof sees it.
 Result<double> time_msm_g1_ms(unsigned log_n, int reps);
 Result<double> time_msm_g2_ms(unsigned log_n, int reps);
+
+// The phases of one such MSM, after the same warm-up call.
+Result<MsmPhases> msm_phases_g1(unsigned log_n);
+Result<MsmPhases> msm_phases_g2(unsigned log_n);
 
 }  // namespace proofpipe::cuda
