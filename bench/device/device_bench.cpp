@@ -114,9 +114,8 @@ int main(int argc, char** argv) {
   const std::pair<const char*, unsigned> profiled[] = {{"msm_g1", max_log}, {"msm_g2", 20}};
   for (const auto& [what, k] : profiled) {
     auto ph = std::string(what) == "msm_g1" ? cuda::msm_phases_g1(k) : cuda::msm_phases_g2(k);
-    if (!ph) {
-      std::fprintf(stderr, "%s 2^%u phases: %s\n", what, k, ph.status().message().c_str());
-      ++failures;
+    if (!ph) {  // a diagnostic: said, but it does not fail the figures above
+      phase_lines.push_back(fmt::format("{} 2^{} phases: not measured ({})", what, k, ph.status().message()));
       continue;
     }
     const std::pair<const char*, double> parts[] = {{"digits", ph->digits}, {"sort", ph->sort},
