@@ -3,6 +3,7 @@
 // of them proving workers mid-proof, i.e. holding a CONSUMING slot). Then
 // SIGKILL of the coordinator itself: its workers must be gone within 2 s,
 // and the next run must clean its stale ring and cgroups and succeed.
+// The worker-kill run goes once per proving-worker intake (copy, take).
 // Replay a chaos run with the PP_TEST_SEED it prints.
 #include <signal.h>
 #include <spawn.h>
@@ -35,7 +36,11 @@ bool process_gone(long pid) {
   return !stat || state == "Z" || state == "X";
 }
 
-TEST(FaultChaos, TwentyPartitionsSurviveRandomWorkerKills) {
+// Once per intake of the proving worker: the CPU backend's copy, and the
+// CUDA backend's take (into the backend straight from the slot), forced.
+class FaultChaosIntake : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FaultChaosIntake, TwentyPartitionsSurviveRandomWorkerKills) {
   PP_SEEDED_RNG(rng);
   TempDir tmp;
   const int count = 20;
@@ -89,7 +94,8 @@ TEST(FaultChaos, TwentyPartitionsSurviveRandomWorkerKills) {
   // claimed slot and again while it computes, so that kills land mid-proof
   // in both phases, and the run outlasts the killer.
   auto r = pp_run(run_flags(wdir, out, run_dir) + fmt::format(" --synth-workers {} --gpu-workers {} --slots 3 --max-attempts 13", synth, gpu),
-                  "PROOFPIPE_FAULTS=gpu.after_claim:delay=150,gpu.mid_compute:delay=100,synth.mid_write:delay=30");
+                  fmt::format("PP_GPU_INTAKE={} ", GetParam()) +
+                      "PROOFPIPE_FAULTS=gpu.after_claim:delay=150,gpu.mid_compute:delay=100,synth.mid_write:delay=30");
   done = true;
   killer.join();
   std::printf("kills: %u (proving workers mid-proof: %u)\n", kills.load(), gpu_mid_proof.load());
@@ -110,6 +116,9 @@ TEST(FaultChaos, TwentyPartitionsSurviveRandomWorkerKills) {
   EXPECT_TRUE(cgroup_dirs_of(watched->coordinator_pid).empty());
   EXPECT_FALSE(fs::exists(run_dir));
 }
+
+INSTANTIATE_TEST_SUITE_P(FaultChaos, FaultChaosIntake, ::testing::Values("copy", "take"),
+                         [](const ::testing::TestParamInfo<const char*>& p) { return std::string(p.param); });
 
 TEST(FaultChaos, CoordinatorSigkillTakesWorkersAndNextRunCleansUp) {
   TempDir tmp;
