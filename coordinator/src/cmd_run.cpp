@@ -26,14 +26,17 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The backends the proving workers said HELLO with: "cuda", "cpu", or both
-// (an auto seat restarted where the device was lost); "none" if none did.
+// The backends and intakes the proving workers said HELLO with: "cuda, take
+// intake", "cpu, copy intake", or several ("; "-separated: an auto seat
+// restarted where the device was lost); "none" if none did.
 std::string seat_backends(const coord::RunReport& r) {
   std::vector<std::string> names;
   for (const auto& s : r.seats) {
-    if (!s.backend.empty() && std::find(names.begin(), names.end(), s.backend) == names.end()) names.push_back(s.backend);
+    if (s.backend.empty()) continue;
+    std::string name = s.intake.empty() ? s.backend : fmt::format("{}, {} intake", s.backend, s.intake);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
   }
-  return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
+  return names.empty() ? "none" : fmt::format("{}", fmt::join(names, "; "));
 }
 
 // The end-of-run table on stdout (the same figures are in summary.json).
@@ -58,7 +61,7 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
   std::printf("%-16s %12s %12s %6s\n", "coordinator", format_size(r.coordinator_peak_rss_bytes).c_str(), "-", "-");
   for (const auto& s : r.seats) {
     std::string name = fmt::format("{}.{}", ipc::role_name(s.role), s.seat);
-    if (!s.backend.empty()) name += " (" + ipc::describe(ipc::GpuHello{s.backend, s.devices}) + ")";
+    if (!s.backend.empty()) name += " (" + ipc::describe(ipc::GpuHello{s.backend, s.devices, s.intake}) + ")";
     std::printf("%-16s %12s %12s %6lu\n", name.c_str(),
                 format_size(s.peak_rss_bytes).c_str(), s.cgroup_peak_bytes ? format_size(s.cgroup_peak_bytes).c_str() : "-",
                 static_cast<unsigned long>(s.oom_kills));

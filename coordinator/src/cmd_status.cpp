@@ -48,7 +48,7 @@ void print_table(const json& s) {
   for (const auto& w : s["workers"]) {
     const int part = w["partition"];
     const std::string backend =
-        w.contains("backend") ? ipc::describe(ipc::GpuHello{w["backend"], w.value("devices", std::string())}) : "-";
+        w.contains("backend") ? ipc::describe(ipc::GpuHello{w["backend"], w.value("devices", std::string()), {}}) : "-";
     std::printf("%-10s %8d %-11s %9s %10s %10s %8d %4d  %s\n", w["worker"].get<std::string>().c_str(), w["pid"].get<int>(),
                 w["state"].get<std::string>().c_str(), part >= 0 ? std::to_string(part).c_str() : "-",
                 size_or_dash(w, "rss").c_str(), size_or_dash(w, "peak").c_str(), w["restarts"].get<int>(),

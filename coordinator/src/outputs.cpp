@@ -79,6 +79,7 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
     if (s.role == ipc::Role::kGpu) {
       seats.back()["backend"] = s.backend;
       seats.back()["devices"] = s.devices;
+      seats.back()["intake"] = s.intake;
     }
     peak_sum += s.peak_rss_bytes;
   }

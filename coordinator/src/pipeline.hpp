@@ -57,6 +57,7 @@ struct SeatReport {
   std::vector<std::string> deaths;  // one line per unexpected death
   std::string backend;  // gpu: what its last incarnation proves with ("cuda", "cpu"), from its HELLO; empty before
   std::string devices;  // gpu, cuda backend: the CUDA_VISIBLE_DEVICES it saw (--gpus), from its HELLO
+  std::string intake;   // gpu: how it takes a record from its slot ("copy", "take"), from its HELLO
 };
 
 struct RunReport {

@@ -41,6 +41,7 @@ void Pipeline::on_message(const ipc::Envelope& env) {
       ipc::GpuHello hello = ipc::decode_gpu_hello(env.message.body);
       w->report.backend = std::move(hello.backend);
       w->report.devices = std::move(hello.devices);
+      w->report.intake = std::move(hello.intake);
     }
     return;
   }

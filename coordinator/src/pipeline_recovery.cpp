@@ -84,6 +84,7 @@ Status Pipeline::spawn(WorkerSlot& w) {
   w.report.incarnations += 1;
   w.report.backend.clear();  // this incarnation's, once it says HELLO
   w.report.devices.clear();
+  w.report.intake.clear();
   return Status::ok();
 }
 

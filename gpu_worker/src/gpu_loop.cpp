@@ -263,7 +263,8 @@ int run(const ipc::WorkerArgs& args) {
     return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;
   }
   const std::string name((*backend)->name());
-  if (!s.ready(ipc::encode_gpu_hello({name, name == "cuda" ? devices : ""}))) return ipc::kWorkerExitProtocol;
+  if (!s.ready(ipc::encode_gpu_hello({name, name == "cuda" ? devices : "", *take ? "take" : "copy"})))
+    return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });
 }
 

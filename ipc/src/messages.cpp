@@ -35,13 +35,23 @@ const char* msg_type_name(MsgType type) {
   return "?";
 }
 
-std::string encode_gpu_hello(const GpuHello& hello) { return hello.backend + "\n" + hello.devices; }
+std::string encode_gpu_hello(const GpuHello& hello) {
+  return hello.backend + "\n" + hello.devices + "\n" + hello.intake;
+}
 
 GpuHello decode_gpu_hello(std::string_view body) {
-  const size_t nl = body.find('\n');
-  const std::string_view backend = body.substr(0, nl);
-  const std::string_view devices = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
-  return GpuHello{std::string(backend.substr(0, 256)), std::string(devices.substr(0, 256))};
+  // Line by line; a missing line is empty, the last field keeps the rest.
+  const auto next = [&body](bool last) {
+    const size_t nl = last ? std::string_view::npos : body.find('\n');
+    const std::string_view field = body.substr(0, nl);
+    body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
+    return std::string(field.substr(0, 256));
+  };
+  GpuHello h;
+  h.backend = next(false);
+  h.devices = next(false);
+  h.intake = next(true);
+  return h;
 }
 
 std::string describe(const GpuHello& hello) {

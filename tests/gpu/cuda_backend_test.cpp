@@ -152,6 +152,7 @@ TEST(CudaBackend, PipelineRunWithCudaBackendProofsVerify) {
     EXPECT_EQ(r.output.find("transfers stay pageable"), std::string::npos) << "page-locking failed:\n" << r.output;
     const auto summary = read_json(out / "summary.json");
     EXPECT_EQ(summary["seats"].back()["backend"], "cuda") << summary["seats"].dump();
+    EXPECT_EQ(summary["seats"].back()["intake"], copy ? "copy" : "take") << summary["seats"].dump();
     if (std::string_view(flags) == "--gpus 0") {
       EXPECT_EQ(summary["seats"].back()["devices"], "0");
     }

@@ -52,7 +52,9 @@ TEST(PipelineRun, TenPartitionsThreeSynthOneGpuTwoSlotsAllVerify) {
   EXPECT_EQ(summary["seats"].back()["worker"], "gpu.3");
   EXPECT_EQ(summary["seats"].back()["backend"], "cpu");
   EXPECT_NE(r.output.find("gpu.3 (cpu)"), std::string::npos) << r.output;  // no devices on the cpu backend
-  EXPECT_NE(r.output.find("proving stages, median of 10 proofs (cpu): intake "), std::string::npos) << r.output;
+  EXPECT_EQ(summary["seats"].back()["intake"], "copy");  // the CPU backend's intake
+  EXPECT_NE(r.output.find("proving stages, median of 10 proofs (cpu, copy intake): intake "), std::string::npos)
+      << r.output;
   for (const auto& p : summary["per_partition"]) {
     SCOPED_TRACE(p.dump());
     const auto& st = p["stages"];
@@ -99,7 +101,9 @@ TEST(PipelineRun, TakeIntakeProofsVerify) {
                   "PP_GPU_INTAKE=take");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("backend cpu, take intake"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(cpu, take intake): intake "), std::string::npos) << r.output;
   const auto summary = read_json(out / "summary.json");
+  EXPECT_EQ(summary["seats"].back()["intake"], "take");
   EXPECT_EQ(summary["proved"], 4);
   for (const auto& p : summary["per_partition"]) EXPECT_GT(p["stages"]["msms_s"].get<double>(), 0) << p.dump();
   const fs::path vk = multi_io() / "verification_key.json";

@@ -32,7 +32,7 @@ check "every test group ran" test "$(grep -c '^-- gtest_filter=' "$out/gpu_tests
 check "the bench says it found no device" grep -q '^device bench: exit 2' <<<"$summary"
 check "the record bench ran" grep -q 'intake_tree/22' <<<"$summary"
 check "the cpu pipeline proved (the cuda runs could not)" grep -Eq 'cuda -, cuda copy intake -, cpu [0-9.]+ s' <<<"$summary"
-check "its proving stages are in the summary" grep -Eq '^  cpu: median of 4 proofs \(cpu\): intake [0-9.]+ s, H step' <<<"$summary"
+check "its proving stages are in the summary" grep -Eq '^  cpu: median of 4 proofs \(cpu, copy intake\): intake [0-9.]+ s, H step' <<<"$summary"
 check "the proving worker's peak memory is in the summary" grep -Eq '^  cpu memory: gpu\.[0-9]+ \(cpu\) [0-9.]+ [KMG]iB' <<<"$summary"
 check "the logs are packed" bash -c "tar -tzf '$out/logs.tar.gz' | grep -q gpu_tests_4.xml"
 if [[ $fail != 0 ]]; then

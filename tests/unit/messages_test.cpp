@@ -1,5 +1,5 @@
-// ipc/messages.hpp's message bodies: the proving worker's HELLO (backend and
-// devices, two lines) survives a round trip, including the edge cases a
+// ipc/messages.hpp's message bodies: the proving worker's HELLO (backend,
+// devices and intake, three lines) survives a round trip, including the edge cases a
 // worker or a truncated frame can produce; PROOF's stage-time tail is the
 // fixed 24 bytes the coordinator checks the body length against, and the
 // PROOF body's codec.
@@ -14,23 +14,28 @@
 namespace proofpipe::test {
 namespace {
 
-TEST(GpuHello, RoundTripsBackendAndDevices) {
-  for (const ipc::GpuHello& h : {ipc::GpuHello{"cuda", "0"}, ipc::GpuHello{"cuda", "GPU-8e3c,MIG-1/2/3"},
-                                 ipc::GpuHello{"cpu", ""}, ipc::GpuHello{"", ""}}) {
+TEST(GpuHello, RoundTripsBackendDevicesAndIntake) {
+  for (const ipc::GpuHello& h : {ipc::GpuHello{"cuda", "0", "take"}, ipc::GpuHello{"cuda", "GPU-8e3c,MIG-1/2/3", "copy"},
+                                 ipc::GpuHello{"cpu", "", "copy"}, ipc::GpuHello{"", "", ""}}) {
     const ipc::GpuHello back = ipc::decode_gpu_hello(ipc::encode_gpu_hello(h));
     EXPECT_EQ(back.backend, h.backend);
     EXPECT_EQ(back.devices, h.devices);
+    EXPECT_EQ(back.intake, h.intake);
   }
 }
 
 TEST(GpuHello, ToleratesBodiesOtherWorkersMightSend) {
   EXPECT_EQ(ipc::decode_gpu_hello("cpu").backend, "cpu");  // no newline: no devices
   EXPECT_EQ(ipc::decode_gpu_hello("cpu").devices, "");
+  EXPECT_EQ(ipc::decode_gpu_hello("cpu\n").intake, "");  // a missing line is empty
   EXPECT_EQ(ipc::decode_gpu_hello("").backend, "");
   const ipc::GpuHello long_one = ipc::decode_gpu_hello(std::string(1000, 'x') + "\n" + std::string(1000, '1'));
   EXPECT_EQ(long_one.backend.size(), 256u);  // cut, never unbounded
   EXPECT_EQ(long_one.devices.size(), 256u);
-  EXPECT_EQ(ipc::decode_gpu_hello("cuda\n0\n1").devices, "0\n1");
+  const ipc::GpuHello extra = ipc::decode_gpu_hello(std::string(1000, 'x') + "\n0\n" + std::string(1000, 't'));
+  EXPECT_EQ(extra.intake.size(), 256u);
+  EXPECT_EQ(ipc::decode_gpu_hello("cuda\n0\ntake\nmore").devices, "0");
+  EXPECT_EQ(ipc::decode_gpu_hello("cuda\n0\ntake\nmore").intake, "take\nmore");  // the last field keeps the rest
 }
 
 // The PROOF body round trip, and the bodies the coordinator must refuse.
@@ -58,7 +63,7 @@ TEST(ProofBody, RoundTripsAndRefusesOtherLengths) {
 
 TEST(ProveStages, IsThreeDoublesOnTheWire) {
   EXPECT_EQ(sizeof(ipc::ProveStages), 3 * sizeof(double));
-  EXPECT_GE(ipc::kWireVersion, 2u);  // the PROOF body grew in version 2
+  EXPECT_GE(ipc::kWireVersion, 3u);  // the PROOF body grew in version 2, HELLO's intake in 3
 }
 
 }  // namespace

@@ -36,7 +36,7 @@
 
 namespace proofpipe::ipc {
 
-inline constexpr uint32_t kWireVersion = 2;  // 2: HELLO and PROOF bodies (backend, ProveStages)
+inline constexpr uint32_t kWireVersion = 3;  // 2: HELLO and PROOF bodies (backend, ProveStages); 3: HELLO intake
 
 enum class Role : uint8_t { kSynth = 1, kGpu = 2, kClient = 3 };  // kClient: `proofpipe status`
 const char* role_name(Role role);
@@ -87,17 +87,19 @@ struct Message {
   std::string body;
 };
 
-// A proving worker's HELLO body: the backend it proves with ("cuda", "cpu")
-// and, for the CUDA backend, the devices it was given (its
-// CUDA_VISIBLE_DEVICES; empty if unset or on the CPU backend),
-// as two lines, so the run's summary says what really proved each partition.
+// A proving worker's HELLO body: the backend it proves with ("cuda", "cpu"),
+// for the CUDA backend the devices it was given (its CUDA_VISIBLE_DEVICES;
+// empty if unset or on the CPU backend), and how it takes a record out of
+// its slot ("copy" or "take", gpu_loop.cpp), as three lines, so the run's
+// summary says what really proved each partition, and how.
 struct GpuHello {
   std::string backend;
   std::string devices;
+  std::string intake;
 };
 std::string encode_gpu_hello(const GpuHello& hello);
 GpuHello decode_gpu_hello(std::string_view body);  // fields cut to 256 bytes
-std::string describe(const GpuHello& hello);       // "cuda 0", "cpu": for tables
+std::string describe(const GpuHello& hello);       // "cuda 0", "cpu": for tables (no intake)
 
 // The tail of a PROOF body: where the proving worker's time went for this
 // proof (steady-clock seconds), for the run's summary and an operator asking
