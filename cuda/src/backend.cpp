@@ -81,13 +81,13 @@ class CudaBackend final : public groth16::ProverBackend {
   Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
                                         std::span<const ff::Fr> h) override {
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, w.size(), h.size()));
-    PP_RETURN_IF_ERROR(key_points(pk).status());
+    PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
     PP_ASSIGN_OR_RETURN(const ff::Fr* dw, upload_scalars(w));
     if (!h.empty()) {
       PP_RETURN_IF_ERROR(da_.reserve(h.size()));
       PP_RETURN_IF_ERROR(da_.upload(h.data(), h.size(), stream_.get()));
     }
-    return five_msms(pk, dw, da_.data());
+    return five_msms(pk, k, dw, da_.data());
   }
 
   // The taken-inputs path (groth16/backend.hpp), the GPU worker's choice
@@ -124,7 +124,8 @@ class CudaBackend final : public groth16::ProverBackend {
   Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk) override {
     PP_RETURN_IF_ERROR(taken_.advance(Step::kHDone, Step::kNone, "proof_msms_taken"));
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, taken_.n_vars(), taken_.domain_size()));
-    return five_msms(pk, scalars_.data(), da_.data());
+    PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
+    return five_msms(pk, k, scalars_.data(), da_.data());
   }
 
   // One-time work before the first proof: the NTT tables of the domain,
@@ -200,11 +201,11 @@ class CudaBackend final : public groth16::ProverBackend {
     return k;
   }
 
-  // The five MSMs over the device witness dw (C reads its private part at
-  // an offset of n_public + 1 values: 32-byte steps, so every Fr stays
-  // aligned) and the device h.
-  Result<groth16::ProofMsms> five_msms(const groth16::ProvingKey& pk, const ff::Fr* dw, const ff::Fr* dh) {
-    PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
+  // The five MSMs over the key's device points k, the device witness dw (C
+  // reads its private part at an offset of n_public + 1 values: 32-byte
+  // steps, so every Fr stays aligned) and the device h.
+  Result<groth16::ProofMsms> five_msms(const groth16::ProvingKey& pk, const KeyPoints& k, const ff::Fr* dw,
+                                       const ff::Fr* dh) {
     groth16::ProofMsms out;
     PP_ASSIGN_OR_RETURN(out.a, msm_on_device<ec::G1Cfg>(k.a, dw, pk.a.size()));
     PP_ASSIGN_OR_RETURN(out.b1, msm_on_device<ec::G1Cfg>(k.b1, dw, pk.b1.size()));

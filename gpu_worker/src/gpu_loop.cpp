@@ -24,9 +24,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
-#include <algorithm>
 #include <vector>
-#include <type_traits>
 
 #include "proofpipe/common/fault.hpp"
 #include "proofpipe/formats/zkey.hpp"
@@ -92,12 +90,12 @@ class GpuWorker {
     // release the slot.
     ipc::ProveStages stages;  // the worker's own clock, fault-point delays left out
     const auto t_claimed = Clock::now();
-    Status backend_failed;
-    Status bad = take_ ? take_record_into_backend(d, backend_failed) : take_record(d);
+    Status backend_st;  // take intake: the copy into the backend
+    Status bad = take_ ? take_record_into_backend(d, backend_st) : take_record(d);
     stages.intake_s = seconds(t_claimed, Clock::now());
     // A sticky device error with the slot still held: the worker exits, and
     // the coordinator's CONSUMING -> READY reclaim proves the record again.
-    if (backend_failed.code() == ErrorCode::kDeviceLost) return backend_failed;
+    if (backend_st.code() == ErrorCode::kDeviceLost) return backend_st;
     if (!bad) {
       spdlog::error("slot {}: {}", d.slot, bad.message());
       if (!slots.quarantine(d.slot, shm::SlotWord{shm::SlotState::kConsuming, s_.seat(), epoch})) {
@@ -111,7 +109,7 @@ class GpuWorker {
     PP_RETURN_IF_ERROR(s_.send(MsgType::kReleased, h));
     // A failed copy into the backend (not sticky): the slot is free again
     // and the partition goes back to be synthesized again.
-    if (!backend_failed) return prove_failed(h, backend_failed);
+    if (!backend_st) return prove_failed(h, backend_st);
     fault_point("gpu.after_release", int(d.partition));
 
     const auto t_taken = Clock::now();
@@ -163,22 +161,22 @@ class GpuWorker {
   // from the slot (DMA from the page-locked ring), the worker's threads
   // checksum the slot meanwhile, and the copy has finished before this
   // returns, whatever the verdict, so the slot may change hands after.
-  // Returns the record's verdict; a backend failure goes to *backend_failed.
-  Status take_record_into_backend(const MsgHeader& d, Status& backend_failed) {
+  // Returns the record's verdict; the backend's own goes to backend_st.
+  Status take_record_into_backend(const MsgHeader& d, Status& backend_st) {
     PP_ASSIGN_OR_RETURN(const auto meta, check_record(d));
     const std::span<const std::byte> bytes = s_.ring().slots().payload(d.slot).first(meta.payload_len);
     const auto fr = [&](uint64_t offset, uint64_t count) {
       return std::span(reinterpret_cast<const ff::Fr*>(bytes.data() + offset), count);
     };
     const uint64_t n = layout_.domain_size;
-    backend_failed = fault_status("gpu.intake", int(d.partition));
-    if (backend_failed) {
-      backend_failed = backend_.take_inputs({fr(layout_.a_offset(), n), fr(layout_.b_offset(), n),
-                                             fr(layout_.c_offset(), n), fr(layout_.witness_offset(), layout_.n_vars)});
+    backend_st = fault_status("gpu.intake", int(d.partition));
+    if (backend_st) {
+      backend_st = backend_.take_inputs({fr(layout_.a_offset(), n), fr(layout_.b_offset(), n),
+                                         fr(layout_.c_offset(), n), fr(layout_.witness_offset(), layout_.n_vars)});
     }
-    if (!backend_failed) return Status::ok();  // nothing in flight; the record was not judged
+    if (!backend_st) return Status::ok();  // nothing in flight; the record was not judged
     const uint64_t sum = shm::record_checksum(bytes);
-    backend_failed = backend_.inputs_taken();
+    backend_st = backend_.inputs_taken();
     return check_sum(d, meta, sum);
   }
 
@@ -251,7 +249,7 @@ int run(const ipc::WorkerArgs& args) {
   }
   const auto take = take_intake(**backend);
   if (!take) {
-    spdlog::error("set-up failed: {}", take.status().message());
+    spdlog::error("set-up failed{}: {}", where, take.status().message());
     return ipc::kWorkerExitSetup;
   }
   const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
