@@ -200,7 +200,7 @@ on_device() {
     rc_bench=${PIPESTATUS[0]}
     {
         echo "device bench: exit $rc_bench ($(( $(date +%s) - t0 )) s)"
-        sed -n '/^$/,$p' "$WORK/device_bench.log" | tail -24
+        sed -n '/^$/,$p' "$WORK/device_bench.log" | tail -30
     } >>"$out/summary.txt"
     # The record checksum's seal and intake passes on the device machine's
     # 16 cores (docs/performance.md has the 2-core figures): seconds.

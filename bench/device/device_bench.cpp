@@ -3,8 +3,10 @@
 // (DESIGN.md §9: ratios, never absolute times from another day).
 //   field   device Fr/Fq multiplications per second (PTX and portable paths)
 //   ntt     forward NTT 2^20..2^24 and the H step (6 NTTs + product) 2^20..2^24
-//   msm     G1 2^20..2^24, G2 2^20; the phases of G1 at the largest size and
-//           of G2 at 2^20 (digits, sort, runs, accumulate, reduce, combine)
+//   msm     G1 2^20..2^24, G2 2^20, random scalars; G1 at the largest size
+//           with witness-like scalars (kBits: 50% 0, 40% +-1, 10% random);
+//           the phases of G1 at the largest size (both mixes) and of G2 at
+//           2^20 (split, digits, sort, runs, accumulate, reduce, combine)
 //   cpu     the CPU backend's H step and G1 MSM at 2^20 (all host threads)
 // Device times are kernel time with the data resident (cudaEvents, median of
 // --reps); the CPU times are wall time, median of --reps.
@@ -107,22 +109,34 @@ int main(int argc, char** argv) {
   for (unsigned k = 20; k <= max_log; k += 2) device_row("ntt_forward", k, cuda::time_ntt_ms(k, cuda::NttOp::kForward, reps));
   for (unsigned k = 20; k <= max_log; k += 2) device_row("h_step", k, cuda::time_compute_h_ms(k, reps));
   for (unsigned k = 20; k <= max_log; k += 2) device_row("msm_g1", k, cuda::time_msm_g1_ms(k, reps));
+  // A witness is mostly bits and flags; the MSM's split drops the zeros and
+  // sorts one pair per +-1 (cuda/include/proofpipe/cuda/msm_kernels.hpp).
+  // The share in real PoRep witnesses is unpublished (anchors.md §1.5).
+  const cuda::ScalarMix kBits{50, 40};
+  device_row("msm_g1_bits", max_log, cuda::time_msm_g1_ms(max_log, reps, kBits));
   device_row("msm_g2", 20, cuda::time_msm_g2_ms(20, reps));
-  // Where the MSM's time goes (one run after a warm-up): the largest G1 and
-  // the G2 size, each phase also a JSON line ("msm_g1_phase_sort", ...).
+  // Where the MSM's time goes (one run after a warm-up): the largest G1 with
+  // both mixes and the G2 size, each phase also a JSON line
+  // ("msm_g1_phase_sort", ...).
   std::vector<std::string> phase_lines;
-  const std::pair<const char*, unsigned> profiled[] = {{"msm_g1", max_log}, {"msm_g2", 20}};
-  for (const auto& [what, k] : profiled) {
-    auto ph = std::string(what) == "msm_g1" ? cuda::msm_phases_g1(k) : cuda::msm_phases_g2(k);
+  struct Profiled {
+    const char* what;
+    unsigned k;
+    cuda::ScalarMix mix;
+  };
+  const Profiled profiled[] = {{"msm_g1", max_log, {}}, {"msm_g1_bits", max_log, kBits}, {"msm_g2", 20, {}}};
+  for (const auto& [what, k, mix] : profiled) {
+    auto ph = std::string(what) == "msm_g2" ? cuda::msm_phases_g2(k, mix) : cuda::msm_phases_g1(k, mix);
     if (!ph) {  // a diagnostic: said, but it does not fail the figures above
       phase_lines.push_back(fmt::format("{} 2^{} phases: not measured ({})", what, k, ph.status().message()));
       continue;
     }
-    const std::pair<const char*, double> parts[] = {{"digits", ph->digits}, {"sort", ph->sort},
-                                                    {"runs", ph->runs},     {"accumulate", ph->accumulate},
-                                                    {"reduce", ph->reduce}, {"combine", ph->combine}};
-    std::string line = fmt::format("{} 2^{} phases (ms; c = {}, {} groups, {} levels):", what, k, ph->window_bits,
-                                   ph->groups, ph->levels);
+    const std::pair<const char*, double> parts[] = {{"split", ph->split},   {"digits", ph->digits},
+                                                    {"sort", ph->sort},     {"runs", ph->runs},
+                                                    {"accumulate", ph->accumulate}, {"reduce", ph->reduce},
+                                                    {"combine", ph->combine}};
+    std::string line = fmt::format("{} 2^{} phases (ms; {} windowed, {} +-1; c = {}, {} groups, {} levels):", what,
+                                   k, ph->others, ph->ones, ph->window_bits, ph->groups, ph->levels);
     for (const auto& [name, ms] : parts) {
       std::fprintf(json, "{\"what\":\"%s_phase_%s\",\"log_n\":%u,\"value\":%.4f,\"unit\":\"ms\",\"device\":\"%s\"}\n",
                    what, name, k, ms, info->name.c_str());

@@ -3,13 +3,16 @@
 // thin wrappers around the PP_HD bodies of proofpipe/cuda/msm_kernels.hpp,
 // which tests/cuda_host runs on the CPU in the same order as here.
 //
+// Once: classify_kernel -> two cub Select::If (indices of the other scalars,
+// of the +-1 ones; zeros drop out) -> read back the two counts -> the plan.
 // Per window group (<= 2^27 pairs):
-//   digits_kernel -> cub SortPairs (key bits only) -> cub RLE Encode ->
+//   digits_kernel (+ ones_pairs_kernel in group 0) -> cub SortPairs (key bits only) -> cub RLE Encode ->
 //   scan of counts -> levels of { plan, scan, accumulate, advance } until
 //   every bucket is written to the dense [window][bucket] array.
 // Then: segment running sums, a fan-16 tree per window, Horner on the host.
 // The host reads back 4 bytes per level (the task count, to size the grid)
-// and once per group (the run count): a handful of syncs per MSM. With
+// once per group (the run count) and once for the split's counts: a handful of
+// syncs per MSM. With
 // MsmScratch::phases set, events at the phase boundaries time each phase
 // (the benchmark's breakdown; proofs leave it null and record nothing).
 #pragma once
@@ -17,6 +20,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,11 +47,34 @@ inline constexpr unsigned kCurveBlock = 128;
 // Kernels are templates (on Cfg) so that msm_g1.cu and msm_g2.cu can both
 // include this header without duplicate symbols.
 template <class Cfg>
-__global__ void digits_kernel(const ff::Fr* scalars, size_t n, unsigned c, unsigned j0, unsigned jn, uint32_t* keys,
-                              uint32_t* vals) {
+__global__ void classify_kernel(const ff::Fr* scalars, size_t n, uint8_t* classes) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < n) digits_body(i, scalars, n, c, j0, jn, keys, vals);
+  if (i < n) classify_body(i, scalars, classes);
 }
+
+template <class Cfg>
+__global__ void digits_kernel(const ff::Fr* scalars, const uint32_t* others, size_t count, unsigned c, unsigned j0,
+                              unsigned jn, uint32_t* keys, uint32_t* vals) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t < count) digits_body(t, scalars, others, count, c, j0, jn, keys, vals);
+}
+
+template <class Cfg>
+__global__ void ones_pairs_kernel(const uint32_t* ones, size_t count, const uint8_t* classes, uint32_t* keys,
+                                  uint32_t* vals) {
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (t < count) ones_pairs_body(t, ones, classes, keys, vals);
+}
+
+// The split's predicate: scalar index i has a class in [lo, hi].
+struct ClassIn {
+  const uint8_t* classes;
+  uint8_t lo, hi;
+  __device__ bool operator()(uint32_t i) const {
+    const uint8_t c = classes[i];
+    return c >= lo && c <= hi;
+  }
+};
 
 template <class Cfg>
 __global__ void runs_init_kernel(Runs runs, unsigned c) {
@@ -105,11 +133,15 @@ inline constexpr unsigned kReduceFan = 16;
 
 inline Status bad_argument(const std::string& what) { return Status(ErrorCode::kInvalidArgument, what); }
 
-// One 4-byte read-back (a count that sizes the next launch); syncs `stream`.
+// k 4-byte counts read back (they size the next launches); syncs `stream`.
+inline Status read_counts(const uint32_t* d, uint32_t* out, size_t k, cudaStream_t stream) {
+  PP_CUDA_TRY(cudaMemcpyAsync(out, d, k * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+  PP_CUDA_TRY(cudaStreamSynchronize(stream));
+  return Status::ok();
+}
 inline Result<uint32_t> read_count(const uint32_t* d, cudaStream_t stream) {
   uint32_t v = 0;
-  PP_CUDA_TRY(cudaMemcpyAsync(&v, d, sizeof v, cudaMemcpyDeviceToHost, stream));
-  PP_CUDA_TRY(cudaStreamSynchronize(stream));
+  PP_RETURN_IF_ERROR(read_counts(d, &v, 1, stream));
   return v;
 }
 
@@ -169,9 +201,44 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   if ((tuning.segment & (tuning.segment - 1)) != 0)
     return bad_argument("cuda msm: segment " + std::to_string(tuning.segment) + " (need a power of two)");
 
-  const Plan p = make_plan(n, tuning.window_bits, tuning.task_len, tuning.segment);
+  PhaseClock clock(s.phases);
+  // The split: zeros drop out, +-1 scalars become one pair each.
+  PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::split, stream));
+  PP_RETURN_IF_ERROR(s.classes.reserve(n));
+  PP_RETURN_IF_ERROR(s.others.reserve(n));
+  PP_RETURN_IF_ERROR(s.ones.reserve(n));
+  PP_RETURN_IF_ERROR(s.split_counts.reserve(2));
+  classify_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(scalars, n, s.classes.data());
+  PP_CUDA_LAUNCHED("msm classify_kernel");
+  const thrust::counting_iterator<uint32_t> index(0);
+  const ClassIn is_other{s.classes.data(), kOtherScalar, kOtherScalar};
+  const ClassIn is_one{s.classes.data(), kPlusOne, kMinusOne};
+  size_t select_bytes = 0;
+  PP_CUDA_TRY(cub::DeviceSelect::If(nullptr, select_bytes, index, s.others.data(), s.split_counts.data(),
+                                    int64_t(n), is_other, stream));
+  PP_RETURN_IF_ERROR(s.cub_temp.reserve(std::max(select_bytes, size_t(1))));
+  size_t bytes = select_bytes;
+  PP_CUDA_TRY(cub::DeviceSelect::If(s.cub_temp.data(), bytes, index, s.others.data(), s.split_counts.data(),
+                                    int64_t(n), is_other, stream));
+  bytes = select_bytes;
+  PP_CUDA_TRY(cub::DeviceSelect::If(s.cub_temp.data(), bytes, index, s.ones.data(), s.split_counts.data() + 1,
+                                    int64_t(n), is_one, stream));
+  uint32_t split[2] = {0, 0};
+  PP_RETURN_IF_ERROR(read_counts(s.split_counts.data(), split, 2, stream));
+  if (split[0] > n || split[1] > n - split[0]) {
+    return Status(ErrorCode::kInternal, "cuda msm: the split counted " + std::to_string(split[0]) + " + " +
+                                            std::to_string(split[1]) + " of " + std::to_string(n) +
+                                            " scalars (device counts wrong)");
+  }
+  if (clock.out() != nullptr) {
+    clock.out()->others += split[0];
+    clock.out()->ones += split[1];
+  }
+  if (split[0] == 0 && split[1] == 0) return ec::Jacobian<Cfg>::identity();  // all scalars zero
+
+  const Plan p = make_plan(split[0], split[1], PlanRequest{tuning.window_bits, tuning.task_len, tuning.segment});
   const size_t m = p.buckets;
-  const size_t max_items = n * p.group_windows;
+  const size_t max_items = p.group_pairs(0, p.group_windows);  // group 0: the most windows and the ones
   const size_t max_runs = std::min(max_items, size_t(p.group_windows) * (m + 1));
 
   for (auto& b : s.keys) PP_RETURN_IF_ERROR(b.reserve(max_items));
@@ -201,11 +268,10 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
                                                    s.run_cnt.data(), s.num_runs.data(), int(max_items), stream));
     PP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, s.run_cnt.data(), s.run_off.data(),
                                               int(max_runs + 1), stream));
-    temp_bytes = std::max({sort_bytes, rle_bytes, scan_bytes, size_t(1)});
+    temp_bytes = std::max({sort_bytes, rle_bytes, scan_bytes, select_bytes, size_t(1)});
     PP_RETURN_IF_ERROR(s.cub_temp.reserve(temp_bytes));
   }
 
-  PhaseClock clock(s.phases);
   // Zero bytes are the XYZZ identity (ZZ = 0): buckets nobody writes stay empty.
   PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::digits, stream));
   PP_CUDA_TRY(cudaMemsetAsync(s.buckets.data(), 0, bucket_bytes, stream));
@@ -213,15 +279,24 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
 
   for (unsigned j0 = 0; j0 < p.windows; j0 += p.group_windows) {
     const unsigned jn = std::min(p.group_windows, p.windows - j0);
-    const size_t items = n * jn;
+    const size_t items = p.group_pairs(j0, jn);
+    if (items == 0) continue;  // no windowed scalars: only group 0 (the ones) has pairs
     const int key_bits = int(p.c + bit_length(jn - 1));
     if (j0 != 0) PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::digits, stream));
-    digits_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(scalars, n, p.c, j0, jn, s.keys[0].data(),
-                                                             s.vals[0].data());
-    PP_CUDA_LAUNCHED("msm digits_kernel");
+    if (p.others != 0) {
+      digits_kernel<Cfg><<<grid_for(p.others), kBlock, 0, stream>>>(scalars, s.others.data(), p.others, p.c, j0, jn,
+                                                                      s.keys[0].data(), s.vals[0].data());
+      PP_CUDA_LAUNCHED("msm digits_kernel");
+    }
+    if (j0 == 0 && p.ones != 0) {
+      const size_t at = p.others * jn;  // after the group's windowed pairs
+      ones_pairs_kernel<Cfg><<<grid_for(p.ones), kBlock, 0, stream>>>(s.ones.data(), p.ones, s.classes.data(),
+                                                                        s.keys[0].data() + at, s.vals[0].data() + at);
+      PP_CUDA_LAUNCHED("msm ones_pairs_kernel");
+    }
 
     cub::DoubleBuffer<uint32_t> dk(s.keys[0].data(), s.keys[1].data()), dv(s.vals[0].data(), s.vals[1].data());
-    size_t bytes = temp_bytes;
+    bytes = temp_bytes;
     PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::sort, stream));
     PP_CUDA_TRY(cub::DeviceRadixSort::SortPairs(s.cub_temp.data(), bytes, dk, dv, int(items), 0, key_bits, stream));
     const uint32_t* sorted_keys = dk.Current();

@@ -21,11 +21,15 @@ namespace proofpipe::cuda {
 
 // Device buffers one MSM needs, kept across calls and grown with reserve():
 // once warm (same or smaller n), an MSM allocates nothing. For G1 at 2^24
-// (c = 18, two sort groups of 2^27 pairs) about 2.1 GiB of pairs, 377 MB of
-// buckets (755 MB for G2) and ~0.5 GiB of partial sums at L = 64.
+// with no 0/+-1 scalars (c = 18, two sort groups of 2^27 pairs) about 2.1 GiB
+// of pairs, 377 MB of buckets (755 MB for G2), ~0.5 GiB of partial sums at
+// L = 64 and 144 MB for the split (a class byte, two 4-byte indices a scalar).
 // @not_thread_safe one MSM at a time per scratch.
 class MsmScratch {
  public:
+  DeviceBuffer<uint8_t> classes;            // the split: class of each scalar,
+  DeviceBuffer<uint32_t> others, ones;      // indices of the other and the +-1 scalars,
+  DeviceBuffer<uint32_t> split_counts;      // and their two counts
   DeviceBuffer<uint32_t> keys[2], vals[2];  // sort pairs, double-buffered
   DeviceBuffer<std::byte> cub_temp;         // radix sort / RLE / scan temp storage
   DeviceBuffer<uint32_t> run_key, run_off, run_cnt, run_ntasks, run_toff;
@@ -70,5 +74,7 @@ Result<ec::Jacobian<Cfg>> device_msm(const ec::Affine<Cfg>* points, const ff::Fr
 Status expand_points_g1(const ec::G1Affine* base, size_t nb, ec::G1Affine* out, size_t n, cudaStream_t stream);
 Status expand_points_g2(const ec::G2Affine* base, size_t nb, ec::G2Affine* out, size_t n, cudaStream_t stream);
 Status random_scalars(ff::Fr* out, size_t n, uint64_t seed, cudaStream_t stream);
+// Then zero_pct % of them 0 and one_pct % +-1, chosen by a hash of (seed, i).
+Status mix_scalars(ff::Fr* out, size_t n, uint64_t seed, unsigned zero_pct, unsigned one_pct, cudaStream_t stream);
 
 }  // namespace proofpipe::cuda

@@ -1,5 +1,5 @@
 // G1 instantiation of the CUDA MSM driver (msm.cuh), and the benchmark's
-// random scalars. G2 lives in msm_g2.cu so the two compile in parallel.
+// random and witness-like scalars. G2 lives in msm_g2.cu so the two compile in parallel.
 #include "msm.cuh"
 
 namespace proofpipe::cuda {
@@ -24,6 +24,19 @@ __global__ void random_scalars_kernel(ff::Fr* out, size_t n, uint64_t seed) {
   out[i] = f;
 }
 
+// Scalar i becomes 0 when its hash lands in [0, zero_pct), +-1 in
+// [zero_pct, zero_pct + one_pct) (the hash's parity picks the sign).
+__global__ void mix_scalars_kernel(ff::Fr* out, size_t n, uint64_t seed, unsigned zero_pct, unsigned one_pct) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const uint64_t h = mix64(seed ^ mix64(i));
+  const unsigned pct = unsigned(h % 100);
+  if (pct < zero_pct)
+    out[i] = ff::Fr::zero();
+  else if (pct < zero_pct + one_pct)
+    out[i] = ((h >> 32) & 1) != 0 ? -ff::Fr::one() : ff::Fr::one();
+}
+
 }  // namespace
 
 Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
@@ -44,6 +57,15 @@ Status random_scalars(ff::Fr* out, size_t n, uint64_t seed, cudaStream_t stream)
   if (n == 0) return Status::ok();
   random_scalars_kernel<<<grid_for(n), kBlock, 0, stream>>>(out, n, seed);
   PP_CUDA_LAUNCHED("random_scalars_kernel");
+  return Status::ok();
+}
+
+Status mix_scalars(ff::Fr* out, size_t n, uint64_t seed, unsigned zero_pct, unsigned one_pct, cudaStream_t stream) {
+  if (zero_pct + one_pct > 100)
+    return Status(ErrorCode::kInvalidArgument, "mix_scalars: zero_pct + one_pct over 100");
+  if (n == 0 || zero_pct + one_pct == 0) return Status::ok();
+  mix_scalars_kernel<<<grid_for(n), kBlock, 0, stream>>>(out, n, seed, zero_pct, one_pct);
+  PP_CUDA_LAUNCHED("mix_scalars_kernel");
   return Status::ok();
 }
 

@@ -49,7 +49,7 @@ struct BenchInputs {
   DeviceBuffer<ff::Fr> scalars;
   size_t n = 0;
 
-  Status make(unsigned log_n) {
+  Status make(unsigned log_n, const ScalarMix& mix) {
     if (log_n > 28) return make_error(ErrorCode::kInvalidArgument, "msm bench: log_n {} (<= 28)", log_n);
     if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "msm bench: no CUDA device");
     n = size_t(1) << log_n;
@@ -73,6 +73,7 @@ struct BenchInputs {
     else
       PP_RETURN_IF_ERROR(expand_points_g2(dbase.data(), nb, points.data(), n, stream.get()));
     PP_RETURN_IF_ERROR(random_scalars(scalars.data(), n, rng(), stream.get()));
+    PP_RETURN_IF_ERROR(mix_scalars(scalars.data(), n, rng(), mix.zero_pct, mix.one_pct, stream.get()));
     return stream.sync();
   }
   Status run(MsmScratch& scratch) {
@@ -81,18 +82,18 @@ struct BenchInputs {
 };
 
 template <class Cfg>
-Result<double> time_msm(unsigned log_n, int reps) {
+Result<double> time_msm(unsigned log_n, int reps, const ScalarMix& mix) {
   if (reps < 1) return make_error(ErrorCode::kInvalidArgument, "time_msm: reps {} (>= 1)", reps);
   BenchInputs<Cfg> in;
-  PP_RETURN_IF_ERROR(in.make(log_n));
+  PP_RETURN_IF_ERROR(in.make(log_n, mix));
   MsmScratch scratch;  // allocated by median_ms's warm-up run
   return median_ms(reps, [&] { return wall_time_ms([&] { return in.run(scratch); }); });
 }
 
 template <class Cfg>
-Result<MsmPhases> msm_phases(unsigned log_n) {
+Result<MsmPhases> msm_phases(unsigned log_n, const ScalarMix& mix) {
   BenchInputs<Cfg> in;
-  PP_RETURN_IF_ERROR(in.make(log_n));
+  PP_RETURN_IF_ERROR(in.make(log_n, mix));
   MsmScratch scratch;
   PP_RETURN_IF_ERROR(in.run(scratch));  // warm-up: allocations, module load
   MsmPhases phases;
@@ -118,9 +119,13 @@ Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::
   return msm_from_host<ec::G2Cfg>(points, scalars, tuning);
 }
 
-Result<double> time_msm_g1_ms(unsigned log_n, int reps) { return time_msm<ec::G1Cfg>(log_n, reps); }
-Result<double> time_msm_g2_ms(unsigned log_n, int reps) { return time_msm<ec::G2Cfg>(log_n, reps); }
-Result<MsmPhases> msm_phases_g1(unsigned log_n) { return msm_phases<ec::G1Cfg>(log_n); }
-Result<MsmPhases> msm_phases_g2(unsigned log_n) { return msm_phases<ec::G2Cfg>(log_n); }
+Result<double> time_msm_g1_ms(unsigned log_n, int reps, const ScalarMix& mix) {
+  return time_msm<ec::G1Cfg>(log_n, reps, mix);
+}
+Result<double> time_msm_g2_ms(unsigned log_n, int reps, const ScalarMix& mix) {
+  return time_msm<ec::G2Cfg>(log_n, reps, mix);
+}
+Result<MsmPhases> msm_phases_g1(unsigned log_n, const ScalarMix& mix) { return msm_phases<ec::G1Cfg>(log_n, mix); }
+Result<MsmPhases> msm_phases_g2(unsigned log_n, const ScalarMix& mix) { return msm_phases<ec::G2Cfg>(log_n, mix); }
 
 }  // namespace proofpipe::cuda

@@ -1,7 +1,7 @@
 // Host emulation of the CUDA MSM driver (cuda/src/msm.cuh): the same PP_HD
 // bodies (proofpipe/cuda/msm_kernels.hpp) in the same order, with loops for
-// launches and std::stable_sort / plain loops standing in for CUB's radix
-// sort, run-length encoding and exclusive scans. Keep it step for step in
+// launches and std::stable_sort / plain loops standing in for CUB's select,
+// radix sort, run-length encoding and exclusive scans. Keep it step for step in
 // line with msm_device() in msm.cuh.
 #pragma once
 
@@ -19,6 +19,10 @@ namespace proofpipe::test {
 
 // What the emulation went through, for tests that must reach a path.
 struct MsmEmuStats {
+  size_t others = 0;        // the split: windowed scalars,
+  size_t ones = 0;          // +-1 scalars
+  size_t pairs = 0;         // pairs sorted, all groups
+  unsigned c = 0;           // the plan's window bits
   unsigned groups = 0;      // window groups sorted separately
   unsigned max_levels = 0;  // accumulation levels of the deepest group
   size_t max_tasks = 0;     // most tasks of one level
@@ -35,20 +39,49 @@ inline void exclusive_scan_u32(const uint32_t* in, uint32_t* out, size_t n) {
 
 template <class Cfg>
 ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
-                              const cuda::msm_detail::Plan& p, MsmEmuStats* stats = nullptr) {
+                              const cuda::msm_detail::PlanRequest& req = {}, MsmEmuStats* stats = nullptr) {
   namespace md = cuda::msm_detail;
   using X = ec::Xyzz<Cfg>;
   const size_t n = points.size();
   MsmEmuStats st;
+  if (stats != nullptr) *stats = st;
   if (n == 0) return ec::Jacobian<Cfg>::identity();
+
+  // classify_kernel, then the two cub::DeviceSelect::If (stable).
+  std::vector<uint8_t> classes(n);
+  for (size_t i = 0; i < n; ++i) md::classify_body(i, scalars.data(), classes.data());
+  std::vector<uint32_t> others, ones;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (classes[i] == md::kOtherScalar) others.push_back(i);
+    if (classes[i] == md::kPlusOne || classes[i] == md::kMinusOne) ones.push_back(i);
+  }
+  st.others = others.size();
+  st.ones = ones.size();
+  if (others.empty() && ones.empty()) {
+    if (stats != nullptr) *stats = st;
+    return ec::Jacobian<Cfg>::identity();
+  }
+  const md::Plan p = md::make_plan(others.size(), ones.size(), req);
+  st.c = p.c;
+
   const size_t m = p.buckets;
   std::vector<X> buckets(size_t(p.windows) * m);  // value-initialised: zero bytes = identity
   for (unsigned j0 = 0; j0 < p.windows; j0 += p.group_windows) {
-    ++st.groups;
     const unsigned jn = std::min(p.group_windows, p.windows - j0);
-    const size_t items = n * jn;
+    const size_t items = p.group_pairs(j0, jn);
+    if (items == 0) continue;
+    ++st.groups;
+    st.pairs += items;
+    EXPECT_TRUE(jn == p.group_windows || j0 + jn == p.windows);
+    EXPECT_LE(items, std::max(req.max_group_pairs, p.others + p.ones));
     std::vector<uint32_t> keys(items), vals(items);
-    for (size_t i = 0; i < n; ++i) md::digits_body(i, scalars.data(), n, p.c, j0, jn, keys.data(), vals.data());
+    for (size_t t = 0; t < p.others; ++t)
+      md::digits_body(t, scalars.data(), others.data(), p.others, p.c, j0, jn, keys.data(), vals.data());
+    if (j0 == 0) {
+      const size_t at = p.others * jn;
+      for (size_t t = 0; t < p.ones; ++t)
+        md::ones_pairs_body(t, ones.data(), classes.data(), keys.data() + at, vals.data() + at);
+    }
 
     // cub::DeviceRadixSort::SortPairs on bits [0, key_bits): stable.
     const unsigned key_bits = p.c + md::bit_length(jn - 1);

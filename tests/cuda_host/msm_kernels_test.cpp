@@ -3,13 +3,15 @@
 // MSM of core/ (msm::msm_g1 / msm_g2): random and skewed scalars (0, 1,
 // r-1, duplicates), identity and opposite points, window sizes from 2 to
 // 16 bits, window groups, and tasks of L = 2 so a bucket of 1000 entries
-// goes through 10 levels of split sums. Booth digits are checked with GMP.
+// goes through 10 levels of split sums. Booth digits are checked with GMP,
+// the split's classes (0, +1, -1, other) against the CPU MSM's own fold.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <vector>
 
 #include "msm_emulation.hpp"
+#include "proofpipe/msm/digits.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/msm_inputs.hpp"
@@ -22,12 +24,12 @@ namespace md = cuda::msm_detail;
 using ff::Fr;
 
 template <class Cfg>
-void expect_matches(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s, const md::Plan& plan,
+void expect_matches(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s, const md::PlanRequest& req = {},
                     MsmEmuStats* stats = nullptr) {
   const auto want = cpu_msm<Cfg>(p, s);
-  const auto got = emulate_msm<Cfg>(p, s, plan, stats);
-  EXPECT_TRUE(got == want) << "n=" << p.size() << " c=" << plan.c << " L=" << plan.task_len
-                           << " S=" << plan.segment << " groups of " << plan.group_windows;
+  const auto got = emulate_msm<Cfg>(p, s, req, stats);
+  EXPECT_TRUE(got == want) << "n=" << p.size() << " c=" << req.window_bits << " L=" << req.task_len
+                           << " S=" << req.segment << " group pairs " << req.max_group_pairs;
 }
 
 // ----- digits ---------------------------------------------------------------
@@ -70,14 +72,22 @@ TEST(CudaMsmDigits, PairsEncodeWindowBucketIndexAndSign) {
   std::vector<Fr> s = random_scalars(n, rng);
   s[0] = Fr::zero();
   s[1] = -Fr::one();
-  std::vector<uint32_t> keys(n * jn), vals(n * jn);
-  for (size_t i = 0; i < n; ++i) md::digits_body(i, s.data(), n, c, j0, jn, keys.data(), vals.data());
-  for (size_t i = 0; i < n; ++i) {
+  // The windowed scalars are a subset, by index: here all but every third
+  // after the first two (thread t reads scalar others[t]).
+  std::vector<uint32_t> others;
+  for (uint32_t i = 0; i < n; ++i)
+    if (i < 2 || i % 3 != 0) others.push_back(i);
+  const size_t count = others.size();
+  std::vector<uint32_t> keys(count * jn), vals(count * jn);
+  for (size_t t = 0; t < count; ++t)
+    md::digits_body(t, s.data(), others.data(), count, c, j0, jn, keys.data(), vals.data());
+  for (size_t t = 0; t < count; ++t) {
+    const uint32_t i = others[t];
     ff::Limbs<4> k = s[i].to_canonical();
     const uint32_t neg = md::fold_scalar_hd(k);
     for (unsigned w = 0; w < jn; ++w) {
       const int32_t d = md::booth_digit_hd(k, j0 + w, c);
-      const uint32_t key = keys[w * n + i], val = vals[w * n + i];
+      const uint32_t key = keys[w * count + t], val = vals[w * count + t];
       EXPECT_EQ(key >> c, w);
       EXPECT_EQ(int32_t(key & 31), std::abs(d));
       EXPECT_EQ(val & ~md::kSignBit, i);
@@ -86,7 +96,121 @@ TEST(CudaMsmDigits, PairsEncodeWindowBucketIndexAndSign) {
       }
     }
   }
-  for (unsigned w = 0; w < jn; ++w) EXPECT_EQ(keys[w * n + 0] & 31, 0u);  // scalar 0: no bucket
+  for (unsigned w = 0; w < jn; ++w) EXPECT_EQ(keys[w * count + 0] & 31, 0u);  // scalar 0: no bucket
+}
+
+// ----- the split: 0, +-1 and the rest -----------------------------------------
+
+// The device's classes against the CPU MSM's own fold (core/src/msm_plan.cpp,
+// written separately): edge values and random ones.
+TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
+  PP_SEEDED_RNG(rng);
+  const Fr half = Fr::from_canonical(half_r());
+  std::vector<Fr> s = {Fr::zero(), Fr::one(), -Fr::one(), Fr::from_u64(2), -Fr::from_u64(2), half, half + Fr::one(),
+                       -half, Fr::from_u64(1ull << 32)};
+  for (int i = 0; i < 500; ++i) s.push_back(Fr::random(rng));
+  const auto skw = skewed_scalars(500, rng);
+  s.insert(s.end(), skw.begin(), skw.end());
+  std::vector<uint8_t> cls(s.size());
+  for (size_t i = 0; i < s.size(); ++i) md::classify_body(i, s.data(), cls.data());
+  EXPECT_EQ(cls[0], md::kZeroScalar);
+  EXPECT_EQ(cls[1], md::kPlusOne);
+  EXPECT_EQ(cls[2], md::kMinusOne);
+  for (size_t i = 3; i < 9; ++i) EXPECT_EQ(cls[i], md::kOtherScalar) << "edge value " << i;
+  size_t seen[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < s.size(); ++i) {
+    ff::Limbs<4> k = s[i].to_canonical();
+    uint32_t neg = 0;
+    const auto want = msm::detail::fold_scalar(k, &neg);
+    const uint8_t expect = want == msm::detail::ScalarClass::kZero  ? md::kZeroScalar
+                           : want == msm::detail::ScalarClass::kOne ? (neg != 0 ? md::kMinusOne : md::kPlusOne)
+                                                                     : md::kOtherScalar;
+    ASSERT_EQ(cls[i], expect) << "scalar " << i;
+    ++seen[cls[i]];
+  }
+  for (unsigned c = 0; c < 4; ++c) EXPECT_GT(seen[c], 0u) << "class " << c << " never drawn";
+}
+
+TEST(CudaMsmSplit, OnesBecomeOnePairInWindowZerosBucketOne) {
+  const std::vector<Fr> s = {Fr::one(), Fr::zero(), -Fr::one(), Fr::from_u64(7), Fr::one()};
+  std::vector<uint8_t> cls(s.size());
+  for (size_t i = 0; i < s.size(); ++i) md::classify_body(i, s.data(), cls.data());
+  const std::vector<uint32_t> ones = {0, 2, 4};
+  std::vector<uint32_t> keys(3), vals(3);
+  for (size_t t = 0; t < ones.size(); ++t) md::ones_pairs_body(t, ones.data(), cls.data(), keys.data(), vals.data());
+  for (size_t t = 0; t < ones.size(); ++t) {
+    EXPECT_EQ(keys[t], 1u);  // window 0 << c | |d| = 1
+    EXPECT_EQ(vals[t] & ~md::kSignBit, ones[t]);
+  }
+  EXPECT_EQ(vals[0] & md::kSignBit, 0u);
+  EXPECT_EQ(vals[1] & md::kSignBit, md::kSignBit);  // -1
+  EXPECT_EQ(vals[2] & md::kSignBit, 0u);
+}
+
+// A witness-like mix (mostly 0 and +-1) sorts W pairs per other scalar and
+// one per +-1, none per zero; the sum is still the CPU's.
+TEST(CudaMsmSplit, ZerosAndOnesLeaveTheSortAndTheSumIsUnchanged) {
+  PP_SEEDED_RNG(rng);
+  const size_t n = 3000;
+  auto pts = msm_test_points<ec::G1Cfg>(n, rng);
+  spoil_points(pts, rng);
+  std::vector<Fr> s(n);
+  for (auto& x : s) {
+    const unsigned k = unsigned(rng() % 10);
+    x = k < 5 ? Fr::zero() : k < 8 ? Fr::one() : k == 8 ? -Fr::one() : Fr::random(rng);
+  }
+  MsmEmuStats st;
+  expect_matches<ec::G1Cfg>(pts, s, {}, &st);
+  size_t zeros = 0, ones = 0;
+  for (const Fr& x : s) {
+    zeros += x.is_zero();
+    ones += x == Fr::one() || x == -Fr::one();
+  }
+  EXPECT_EQ(st.ones, ones);
+  EXPECT_EQ(st.others, n - zeros - ones);
+  const unsigned windows = (255 + st.c - 1) / st.c;
+  EXPECT_EQ(st.pairs, st.others * windows + st.ones);  // n * windows before the split
+  EXPECT_LT(st.pairs * 5, n * windows);
+  // Small groups: the ones ride in group 0 only.
+  expect_matches<ec::G1Cfg>(pts, s, md::PlanRequest{8, 4, 0, 2 * (n - zeros)}, &st);
+  EXPECT_GT(st.groups, 1u);
+}
+
+TEST(CudaMsmSplit, OnlyOnesOrOnlyZeros) {
+  PP_SEEDED_RNG(rng);
+  const size_t n = 777;
+  const auto pts = msm_test_points<ec::G2Cfg>(n, rng);
+  std::vector<Fr> s(n);
+  for (auto& x : s) x = rng() % 2 ? Fr::one() : -Fr::one();
+  MsmEmuStats st;
+  expect_matches<ec::G2Cfg>(pts, s, {}, &st);
+  EXPECT_EQ(st.others, 0u);
+  EXPECT_EQ(st.ones, n);
+  EXPECT_EQ(st.groups, 1u);
+  EXPECT_EQ(st.pairs, n);
+  expect_matches<ec::G2Cfg>(pts, s, md::PlanRequest{3, 2, 2, 1}, &st);  // tiny groups asked: still one
+  EXPECT_EQ(st.groups, 1u);
+  std::fill(s.begin(), s.end(), Fr::zero());
+  EXPECT_TRUE(emulate_msm<ec::G2Cfg>(pts, s, {}, &st).is_identity());
+  EXPECT_EQ(st.groups, 0u);
+  EXPECT_EQ(st.pairs, 0u);
+}
+
+TEST(CudaMsmPlan, OnesShareGroupZerosRoom) {
+  // 2^24 others and 2^20 ones: 7 windows fit beside the ones in 2^27 pairs.
+  const md::Plan p = md::make_plan(size_t(1) << 24, size_t(1) << 20);
+  EXPECT_EQ(p.c, 18u);
+  EXPECT_EQ(p.group_windows, 7u);
+  EXPECT_EQ(p.group_pairs(0, 7), (size_t(7) << 24) + (size_t(1) << 20));
+  EXPECT_EQ(p.group_pairs(7, 7), size_t(7) << 24);
+  EXPECT_LE(p.group_pairs(0, 7), md::kMaxGroupPairs);
+  // More ones than the group holds: one window a group, group 0 over the cap
+  // by its ones only.
+  const md::Plan q = md::make_plan(1000, size_t(1) << 28);
+  EXPECT_EQ(q.group_windows, 1u);
+  // No others: every window in one group (only window 0 has pairs).
+  const md::Plan r = md::make_plan(0, 5);
+  EXPECT_EQ(r.group_windows, r.windows);
 }
 
 // ----- plan and helpers -----------------------------------------------------
@@ -96,17 +220,17 @@ TEST(CudaMsmPlan, WindowsGroupsAndKeyBits) {
   EXPECT_EQ(md::choose_window_bits(size_t(1) << 20), 14u);
   EXPECT_EQ(md::choose_window_bits(size_t(1) << 24), 18u);
   EXPECT_EQ(md::choose_window_bits(size_t(1) << 27), 18u);
-  const md::Plan p24 = md::make_plan(size_t(1) << 24);
+  const md::Plan p24 = md::make_plan(size_t(1) << 24, 0);
   EXPECT_EQ(p24.windows, 15u);
   EXPECT_EQ(p24.group_windows, 8u);  // 2^27 pairs a group
   EXPECT_EQ(p24.key_bits, 18u + 3u);
   EXPECT_EQ(p24.task_len, 64u);
   EXPECT_EQ(p24.segment, 64u);
-  const md::Plan p28 = md::make_plan(size_t(1) << 28);
+  const md::Plan p28 = md::make_plan(size_t(1) << 28, 0);
   EXPECT_EQ(p28.group_windows, 1u);
   EXPECT_EQ(p28.key_bits, 18u);
   for (unsigned c = 2; c <= 20; ++c) {
-    const md::Plan p = md::make_plan(1000, c);
+    const md::Plan p = md::make_plan(1000, 0, md::PlanRequest{c});
     EXPECT_GE(p.windows * c, 255u);
     EXPECT_LE(p.key_bits, 32u);
     EXPECT_LE(p.segment, p.buckets);
@@ -140,7 +264,7 @@ TEST(CudaMsmEmulation, G1RandomScalarsAcrossSizes) {
   for (size_t n : {0, 1, 2, 3, 255, 256, 257, 1023, 1025, 4096}) {
     std::span<const ec::G1Affine> p(all.data(), n);
     std::span<const Fr> s(scal.data(), n);
-    expect_matches<ec::G1Cfg>(p, s, md::make_plan(n));
+    expect_matches<ec::G1Cfg>(p, s, md::PlanRequest{});
   }
 }
 
@@ -152,8 +276,8 @@ TEST(CudaMsmEmulation, G1SkewedScalarsAndSpoiltPoints) {
   for (size_t n : {1, 2, 3, 255, 256, 257, 1023, 1025, 4096}) {
     std::span<const ec::G1Affine> p(all.data(), n);
     std::span<const Fr> s(scal.data(), n);
-    expect_matches<ec::G1Cfg>(p, s, md::make_plan(n));
-    expect_matches<ec::G1Cfg>(p, s, md::make_plan(n, 0, 2));  // L = 2: deep split levels
+    expect_matches<ec::G1Cfg>(p, s, md::PlanRequest{});
+    expect_matches<ec::G1Cfg>(p, s, md::PlanRequest{0, 2});  // L = 2: deep split levels
   }
 }
 
@@ -164,8 +288,8 @@ TEST(CudaMsmEmulation, G1WindowSizesFromTwoToSixteenBits) {
   auto scal = random_scalars(257, rng);
   for (size_t i = 0; i < scal.size(); i += 5) scal[i] = skewed_scalars(1, rng)[0];
   for (unsigned c : {2u, 3u, 4u, 7u, 8u, 9u, 12u, 13u, 15u, 16u}) {
-    expect_matches<ec::G1Cfg>(pts, scal, md::make_plan(pts.size(), c));
-    if (c <= 13) expect_matches<ec::G1Cfg>(pts, scal, md::make_plan(pts.size(), c, 3, 2));  // S = 2: many segments
+    expect_matches<ec::G1Cfg>(pts, scal, md::PlanRequest{c});
+    if (c <= 13) expect_matches<ec::G1Cfg>(pts, scal, md::PlanRequest{c, 3, 2});  // S = 2: many segments
   }
 }
 
@@ -174,20 +298,20 @@ TEST(CudaMsmEmulation, G1OneBucketOfAThousandEntriesSplitsInLevels) {
   const auto pts = msm_test_points<ec::G1Cfg>(1000, rng);
   std::vector<Fr> ones(1000, Fr::one());
   MsmEmuStats st;
-  expect_matches<ec::G1Cfg>(pts, ones, md::make_plan(1000, 0, 2), &st);
+  expect_matches<ec::G1Cfg>(pts, ones, md::PlanRequest{0, 2}, &st);
   EXPECT_EQ(st.max_levels, 10u);  // ceil(log2 1000)
   EXPECT_EQ(st.max_tasks, 500u);
   // Every term in one bucket with both signs and equal points: P + P and P - P.
   std::vector<ec::G1Affine> same(1000, pts[0]);
   std::vector<Fr> signs(1000);
   for (size_t i = 0; i < signs.size(); ++i) signs[i] = i % 3 == 0 ? -Fr::one() : Fr::one();
-  expect_matches<ec::G1Cfg>(same, signs, md::make_plan(1000, 0, 2));
-  expect_matches<ec::G1Cfg>(same, signs, md::make_plan(1000, 0, 7));
+  expect_matches<ec::G1Cfg>(same, signs, md::PlanRequest{0, 2});
+  expect_matches<ec::G1Cfg>(same, signs, md::PlanRequest{0, 7});
   // All scalars zero, or all points the identity: nothing to add.
   std::vector<Fr> zeros(1000, Fr::zero());
-  EXPECT_TRUE(emulate_msm<ec::G1Cfg>(pts, zeros, md::make_plan(1000)).is_identity());
+  EXPECT_TRUE(emulate_msm<ec::G1Cfg>(pts, zeros, md::PlanRequest{}).is_identity());
   std::vector<ec::G1Affine> none(1000, ec::G1Affine::identity());
-  EXPECT_TRUE(emulate_msm<ec::G1Cfg>(none, ones, md::make_plan(1000)).is_identity());
+  EXPECT_TRUE(emulate_msm<ec::G1Cfg>(none, ones, md::PlanRequest{}).is_identity());
 }
 
 TEST(CudaMsmEmulation, G1WindowGroups) {
@@ -197,9 +321,9 @@ TEST(CudaMsmEmulation, G1WindowGroups) {
   const auto scal = random_scalars(n, rng);
   MsmEmuStats st;
   // 3 windows a group (W = 32 at c = 8 -> 11 groups, the last of 2).
-  expect_matches<ec::G1Cfg>(pts, scal, md::make_plan(n, 0, 0, 0, 3 * n), &st);
+  expect_matches<ec::G1Cfg>(pts, scal, md::PlanRequest{0, 0, 0, 3 * n}, &st);
   EXPECT_EQ(st.groups, 11u);
-  expect_matches<ec::G1Cfg>(pts, scal, md::make_plan(n, 11, 4, 0, n), &st);  // one window a group
+  expect_matches<ec::G1Cfg>(pts, scal, md::PlanRequest{11, 4, 0, n}, &st);  // one window a group
   EXPECT_EQ(st.groups, 24u);
 }
 
@@ -211,16 +335,16 @@ TEST(CudaMsmEmulation, G2RandomAndSkewed) {
   const auto rnd = random_scalars(300, rng);
   for (size_t n : {0, 1, 2, 3, 255, 257}) {
     std::span<const ec::G2Affine> p(all.data(), n);
-    expect_matches<ec::G2Cfg>(p, std::span<const Fr>(rnd.data(), n), md::make_plan(n));
+    expect_matches<ec::G2Cfg>(p, std::span<const Fr>(rnd.data(), n), md::PlanRequest{});
   }
   spoil_points(all, rng);
   const auto skw = skewed_scalars(300, rng);
   for (size_t n : {3, 257, 300}) {
     std::span<const ec::G2Affine> p(all.data(), n);
     std::span<const Fr> s(skw.data(), n);
-    expect_matches<ec::G2Cfg>(p, s, md::make_plan(n, 0, 2));
-    expect_matches<ec::G2Cfg>(p, s, md::make_plan(n, 3, 3, 2, 2 * n));
-    expect_matches<ec::G2Cfg>(p, s, md::make_plan(n, 12));
+    expect_matches<ec::G2Cfg>(p, s, md::PlanRequest{0, 2});
+    expect_matches<ec::G2Cfg>(p, s, md::PlanRequest{3, 3, 2, 2 * n});
+    expect_matches<ec::G2Cfg>(p, s, md::PlanRequest{12});
   }
 }
 

@@ -1,6 +1,7 @@
 // The CUDA MSM (proofpipe/cuda/msm.hpp) against the CPU MSM of core/ for G1
 // and G2: sizes around powers of two up to 2^16, random and skewed scalars
-// (mostly 0 and 1, r-1, repeats), identity and opposite points, and plans
+// (mostly 0 and 1, r-1, repeats; only 0 and +-1), identity and opposite
+// points, the split's counts on the device, and plans
 // that force small and large windows, tiny tasks (deep bucket-split levels)
 // and tiny segments. Skips without a device.
 #include <gtest/gtest.h>
@@ -68,6 +69,11 @@ TEST(CudaMsm, G1PlansAtTheExtremes) {
   // One bucket of 3000 entries, split 2 by 2: 12 levels.
   std::vector<Fr> ones(3000, Fr::one());
   expect_same<ec::G1Cfg>(pts, ones, cuda::MsmTuning{0, 2, 0});
+  // Only 0 and +-1: no windowed scalar at all, only the ones' bucket.
+  std::vector<Fr> bits(3000);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = i % 3 == 0 ? Fr::zero() : i % 3 == 1 ? Fr::one() : -Fr::one();
+  expect_same<ec::G1Cfg>(pts, bits);
+  expect_same<ec::G1Cfg>(pts, bits, cuda::MsmTuning{0, 2, 0});
   std::vector<Fr> zeros(3000, Fr::zero());
   auto z = cuda::msm_g1(pts, zeros);
   ASSERT_TRUE(z.is_ok()) << z.status().to_string();
@@ -100,6 +106,23 @@ TEST(CudaMsm, EmptyAndMismatchedInputs) {
   PP_REQUIRE_DEVICE();
   const std::vector<Fr> sc4(4, Fr::one());
   EXPECT_EQ(cuda::msm_g1(pts, sc4, cuda::MsmTuning{1, 0, 0}).status().code(), ErrorCode::kInvalidArgument);
+}
+
+// The split on the device: a witness-like mix leaves about 10% of the
+// scalars windowed and 40% as +-1 pairs; random scalars are all windowed.
+TEST(CudaMsm, SplitCountsOnTheDevice) {
+  PP_REQUIRE_DEVICE();
+  const size_t n = size_t(1) << 16;
+  auto mixed = cuda::msm_phases_g1(16, cuda::ScalarMix{50, 40});
+  ASSERT_TRUE(mixed.is_ok()) << mixed.status().to_string();
+  EXPECT_GT(mixed->others, n * 7 / 100);
+  EXPECT_LT(mixed->others, n * 13 / 100);
+  EXPECT_GT(mixed->ones, n * 35 / 100);
+  EXPECT_LT(mixed->ones, n * 45 / 100);
+  auto random = cuda::msm_phases_g2(12);
+  ASSERT_TRUE(random.is_ok()) << random.status().to_string();
+  EXPECT_EQ(random->others, size_t(1) << 12);
+  EXPECT_EQ(random->ones, 0u);
 }
 
 // Prints the 2^20 timings (informative; the 2^24 target is checked by the

@@ -28,6 +28,7 @@ struct MsmTuning {
 // the host's Horner step over the window sums. For the benchmark's
 // breakdown: which phase to work on next.
 struct MsmPhases {
+  double split = 0;       // classify the scalars; indices of the others and the +-1s
   double digits = 0;      // signed digits into (bucket key, point) pairs
   double sort = 0;        // CUB radix sort of the pairs by key
   double runs = 0;        // run-length encoding into buckets, their offsets
@@ -37,6 +38,8 @@ struct MsmPhases {
   unsigned groups = 0;    // sort groups (windows sorted together)
   unsigned levels = 0;    // accumulation levels, summed over the groups
   unsigned window_bits = 0;
+  size_t others = 0;      // scalars with a digit in every window
+  size_t ones = 0;        // +-1 scalars (one pair each); the rest were zero
 };
 
 // sum scalars[i] * points[i] computed on the device; same contract as
@@ -49,15 +52,24 @@ Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::
 Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning);
 Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning);
 
-// Device time of one 2^log_n MSM with points and scalars resident (random
-// scalars; 2^min(log_n, 18) distinct random points, repeated and negated
-// to fill n), median of `reps` after one warm-up call, in ms. Includes the
-// few read-backs and the host's final window combination, as a proof sees it.
-Result<double> time_msm_g1_ms(unsigned log_n, int reps);
-Result<double> time_msm_g2_ms(unsigned log_n, int reps);
+// The benchmark's scalars: zero_pct % zeros and one_pct % +-1 (either sign
+// at even odds), the rest random; {} is all random. A witness is mostly
+// bits and flags, so the split (msm_kernels.hpp) is timed on such a mix too.
+struct ScalarMix {
+  unsigned zero_pct = 0;
+  unsigned one_pct = 0;
+};
+
+// Device time of one 2^log_n MSM with points and scalars resident (scalars
+// as `mix` says; 2^min(log_n, 18) distinct random points, repeated and
+// negated to fill n), median of `reps` after one warm-up call, in ms.
+// Includes the few read-backs and the host's final window combination, as a
+// proof sees it.
+Result<double> time_msm_g1_ms(unsigned log_n, int reps, const ScalarMix& mix = {});
+Result<double> time_msm_g2_ms(unsigned log_n, int reps, const ScalarMix& mix = {});
 
 // The phases of one such MSM, after the same warm-up call.
-Result<MsmPhases> msm_phases_g1(unsigned log_n);
-Result<MsmPhases> msm_phases_g2(unsigned log_n);
+Result<MsmPhases> msm_phases_g1(unsigned log_n, const ScalarMix& mix = {});
+Result<MsmPhases> msm_phases_g2(unsigned log_n, const ScalarMix& mix = {});
 
 }  // namespace proofpipe::cuda

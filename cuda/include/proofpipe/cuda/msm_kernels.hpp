@@ -2,8 +2,12 @@
 // device and for the host emulation in tests/cuda_host: no CUDA headers here.
 //
 // Shape (Pippenger, signed digits, sort by bucket, XYZZ buckets):
-//   digits      one thread per scalar: canonical, folded to k <= (r-1)/2,
-//               Booth digit per window -> (key = bucket id, value = index|sign)
+//   classify    one thread per scalar: 0, +1, -1 or other (canonical, folded)
+//   split       indices of the others and of the +-1s, in order (CUB select);
+//               zeros drop out here
+//   digits      one thread per other scalar: folded to k <= (r-1)/2, Booth
+//               digit per window -> (key = bucket id, value = index|sign);
+//               one pair per +-1 scalar, in window 0's bucket 1
 //   sort        by key (CUB radix sort on the device)
 //   runs        run-length encode the keys: one run per non-empty bucket
 //   accumulate  every run cut into tasks of <= L entries, one thread each;
@@ -13,6 +17,11 @@
 //               walking n points
 //   reduce      sum_b b * B_b per window in segments of S buckets, then a
 //               tree over the segments; Horner over the windows on the host
+// Why the split: witnesses are mostly bits and flags (supraseal and cuzk cut
+// PoRep's 0/1 scalars off into a batch add, anchors.md §1.3, where the tail
+// MSM is 83 ms against 650 ms of batch add). Without it every scalar costs
+// W pairs in the sort (15 at 2^24), whatever its value; with it a zero
+// costs none and a +-1 one.
 // Templated on the curve configuration (ec::G1Cfg / ec::G2Cfg).
 #pragma once
 
@@ -33,7 +42,18 @@ namespace proofpipe::cuda::msm_detail {
 inline constexpr size_t kMaxGroupPairs = size_t(1) << 27;
 inline constexpr uint32_t kSignBit = 0x80000000u;
 
+// What the split found, and the plan's inputs the caller may override
+// (0 = the default; MsmTuning in proofpipe/cuda/msm.hpp).
+struct PlanRequest {
+  unsigned window_bits = 0;  // c in [2, 20] (key bits <= 27)
+  unsigned task_len = 0;     // L >= 2
+  unsigned segment = 0;      // S, a power of two (clamped to m)
+  size_t max_group_pairs = kMaxGroupPairs;
+};
+
 struct Plan {
+  size_t others = 0;           // scalars with a digit in every window
+  size_t ones = 0;             // +-1 scalars: one pair each, in group 0
   unsigned c = 0;              // window bits
   unsigned windows = 0;        // W = ceil(255 / c)
   unsigned group_windows = 0;  // windows sorted together
@@ -41,6 +61,8 @@ struct Plan {
   unsigned task_len = 0;       // L: entries one accumulation thread sums
   unsigned segment = 0;        // S: buckets one reduction thread walks
   size_t buckets = 0;          // m = 2^(c-1) dense slots per window (|d| = 1..m)
+  // Pairs of the group starting at window j0 with jn windows.
+  size_t group_pairs(unsigned j0, unsigned jn) const { return others * jn + (j0 == 0 ? ones : 0); }
 };
 
 PP_HD inline unsigned bit_length(uint64_t v) {
@@ -65,25 +87,31 @@ inline unsigned choose_window_bits(size_t n) {
   return unsigned(c < 8 ? 8 : c > 18 ? 18 : c);
 }
 
-// A plan for n points; 0 for c, L or S picks the default. c must be in
-// [2, 20] (key bits <= 27), L >= 2, S a power of two (clamped to m).
-inline Plan make_plan(size_t n, unsigned c = 0, unsigned task_len = 0, unsigned segment = 0,
-                      size_t max_group_pairs = kMaxGroupPairs) {
+// A plan for `others` windowed scalars and `ones` +-1 scalars. The window
+// follows the others (the ones add one pair each, whatever c is); group 0
+// also holds the ones' pairs, so a group's pairs stay within
+// max_group_pairs unless one window of others plus the ones exceed it.
+inline Plan make_plan(size_t others, size_t ones, const PlanRequest& req = {}) {
   Plan p;
-  p.c = c != 0 ? c : choose_window_bits(n);
+  p.others = others;
+  p.ones = ones;
+  p.c = req.window_bits != 0 ? req.window_bits : choose_window_bits(others);
   p.windows = (255 + p.c - 1) / p.c;
-  const size_t per_group = n == 0 ? p.windows : max_group_pairs / n;
+  const size_t room = req.max_group_pairs > ones ? req.max_group_pairs - ones : 0;
+  const size_t per_group = others == 0 ? p.windows : room / others;
   p.group_windows = unsigned(per_group < 1 ? 1 : per_group > p.windows ? p.windows : per_group);
   p.key_bits = p.c + bit_length(p.group_windows - 1);
   p.buckets = size_t(1) << (p.c - 1);
+  unsigned task_len = req.task_len;
   if (task_len == 0) {
     // L: enough threads at small sizes (8 entries each below 2^19 pairs),
     // few partial sums at large ones (64: one extra full add per 64 madds).
-    const size_t pairs = n * p.group_windows;
+    const size_t pairs = p.group_pairs(0, p.group_windows);
     task_len = pairs >= (size_t(1) << 22) ? 64 : pairs >= (size_t(1) << 19) ? 16 : 8;
   }
   p.task_len = task_len;
-  if (segment == 0) segment = 64;  // 128 full adds + a <= 17-bit double-and-add per thread
+  // 128 full adds + a <= 17-bit double-and-add per thread.
+  const unsigned segment = req.segment != 0 ? req.segment : 64;
   p.segment = unsigned(segment > p.buckets ? p.buckets : segment);
   return p;
 }
@@ -121,22 +149,46 @@ PP_HD inline int32_t booth_digit_hd(const ff::Limbs<4>& k, unsigned j, unsigned 
   return int32_t((w + 1) >> 1) - int32_t((w >> c) << c);
 }
 
-// Thread i of the digit kernel for windows [j0, j0 + jn): writes the pair of
-// window j0 + w at w * n + i (window-major, so writes coalesce).
+// Scalar classes of the split (one byte per scalar on the device).
+enum ScalarClass : uint8_t { kZeroScalar = 0, kPlusOne = 1, kMinusOne = 2, kOtherScalar = 3 };
+
+// Thread i of the classify kernel: the class of scalars[i] (after the fold,
+// +-1 is k = 1 with the fold's sign).
+PP_HD inline void classify_body(size_t i, const ff::Fr* scalars, uint8_t* classes) {
+  ff::Limbs<4> k = scalars[i].to_canonical();
+  const uint32_t neg = fold_scalar_hd(k);
+  uint8_t cls = kOtherScalar;
+  if ((k[1] | k[2] | k[3]) == 0 && k[0] <= 1) cls = k[0] == 0 ? kZeroScalar : neg != 0 ? kMinusOne : kPlusOne;
+  classes[i] = cls;
+}
+
+// Thread t of the digit kernel for windows [j0, j0 + jn) of the windowed
+// scalars (`others[t]` is the index of the t-th of `count`): writes the pair
+// of window j0 + w at w * count + t (window-major, so writes coalesce).
 //   key   = (w << c) | |d|   (|d| = 0: no bucket, skipped by the runs)
 //   value = i | sign << 31,  sign = folded XOR (d < 0)
 // Identity points need no test here: adding (0,0) is a no-op in Xyzz.
-PP_HD inline void digits_body(size_t i, const ff::Fr* scalars, size_t n, unsigned c, unsigned j0, unsigned jn,
-                              uint32_t* keys, uint32_t* vals) {
+PP_HD inline void digits_body(size_t t, const ff::Fr* scalars, const uint32_t* others, size_t count, unsigned c,
+                              unsigned j0, unsigned jn, uint32_t* keys, uint32_t* vals) {
+  const uint32_t i = others[t];
   ff::Limbs<4> k = scalars[i].to_canonical();
   const uint32_t neg = fold_scalar_hd(k);
   for (unsigned w = 0; w < jn; ++w) {
     const int32_t d = booth_digit_hd(k, j0 + w, c);
     const uint32_t mag = uint32_t(d < 0 ? -d : d);
     const uint32_t sign = neg ^ uint32_t(d < 0);
-    keys[w * n + i] = (uint32_t(w) << c) | mag;
-    vals[w * n + i] = uint32_t(i) | (mag == 0 ? 0u : sign << 31);
+    keys[w * count + t] = (uint32_t(w) << c) | mag;
+    vals[w * count + t] = i | (mag == 0 ? 0u : sign << 31);
   }
+}
+
+// Thread t of the +-1 pairs (group 0 only, after its windowed pairs):
+// window 0, |d| = 1, so key 1; the sign is the class's.
+PP_HD inline void ones_pairs_body(size_t t, const uint32_t* ones, const uint8_t* classes, uint32_t* keys,
+                                  uint32_t* vals) {
+  const uint32_t i = ones[t];
+  keys[t] = 1;
+  vals[t] = i | (classes[i] == kMinusOne ? kSignBit : 0u);
 }
 
 // ----- runs and the balanced accumulation ---------------------------------
