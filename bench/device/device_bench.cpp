@@ -6,7 +6,8 @@
 //   msm     G1 2^20..2^24, G2 2^20, random scalars; G1 at the largest size
 //           with witness-like scalars (kBits: 50% 0, 40% +-1, 10% random);
 //           the phases of G1 at the largest size (both mixes) and of G2 at
-//           2^20 (split, digits, sort, runs, accumulate, reduce, combine)
+//           2^20 (split, digits, sort, runs, accumulate, reduce, combine);
+//           a sweep of the plan (c, L) for G1 at the largest size
 //   cpu     the CPU backend's H step and G1 MSM at 2^20 (all host threads)
 // Device times are kernel time with the data resident (cudaEvents, median of
 // --reps); the CPU times are wall time, median of --reps.
@@ -156,7 +157,6 @@ int main(int argc, char** argv) {
     record({"cpu_msm_g1", 20, median_ms(reps, [&] { (void)msm::msm_g1(pts, a); }), "ms",
             fmt::format("{} threads", worker_count())});
   }
-  if (json != stdout) std::fclose(json);
 
   auto find = [&](const std::string& what, unsigned k) -> const Row* {
     for (const Row& r : rows)
@@ -177,5 +177,39 @@ int main(int argc, char** argv) {
   }
   for (const std::string& line : phase_lines) std::printf("%s\n", line.c_str());
   std::printf("anchors: G1 MSM 2^24 ZPrize'23 109 ms, H200 floor ~83 ms, first-version aim < 150 ms\n");
+  std::fflush(stdout);
+
+  // The plan's defaults (c = 18, L = 64 at 2^24) are a cost model's, not a
+  // device's: one sweep of c and L at the largest size, so the first lent
+  // device's figures can set them (JSON "msm_g1_plan_c18_L64", ...). Last,
+  // after the table: a slow sweep cut by the caller's timeout loses only itself.
+  {
+    std::vector<cuda::MsmTuning> plans;
+    for (unsigned c : {16u, 18u, 20u})
+      for (unsigned l : {32u, 64u, 128u}) plans.push_back({c, l, 0});
+    plans.push_back({17, 64, 0});
+    plans.push_back({19, 64, 0});
+    std::string line = fmt::format("msm_g1 2^{} plan sweep (ms, random scalars):", max_log);
+    auto swept = cuda::sweep_msm_g1_ms(max_log, 3, plans);
+    if (!swept) {
+      line += fmt::format(" not measured ({})", swept.status().message());
+    } else {
+      for (size_t i = 0; i < plans.size(); ++i) {
+        const Result<double>& ms = (*swept)[i];
+        const std::string name = fmt::format("c{}_L{}", plans[i].window_bits, plans[i].task_len);
+        if (!ms) {
+          line += fmt::format(" {} failed ({});", name, ms.status().message());
+          continue;
+        }
+        std::fprintf(json, "{\"what\":\"msm_g1_plan_%s\",\"log_n\":%u,\"value\":%.4f,\"unit\":\"ms\",\"device\":\"%s\"}\n",
+                     name.c_str(), max_log, *ms, info->name.c_str());
+        std::fflush(json);
+        line += fmt::format(" {} {:.1f}", name, *ms);
+      }
+    }
+    std::printf("%s\n", line.c_str());
+  }
+
+  if (json != stdout) std::fclose(json);
   return failures == 0 ? 0 : 1;
 }

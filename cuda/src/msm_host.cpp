@@ -76,18 +76,24 @@ struct BenchInputs {
     PP_RETURN_IF_ERROR(mix_scalars(scalars.data(), n, rng(), mix.zero_pct, mix.one_pct, stream.get()));
     return stream.sync();
   }
-  Status run(MsmScratch& scratch) {
-    return device_msm<Cfg>(points.data(), scalars.data(), n, scratch, stream.get(), MsmTuning{}).status();
+  Status run(MsmScratch& scratch, const MsmTuning& tuning = {}) {
+    return device_msm<Cfg>(points.data(), scalars.data(), n, scratch, stream.get(), tuning).status();
   }
 };
 
 template <class Cfg>
-Result<double> time_msm(unsigned log_n, int reps, const ScalarMix& mix) {
+Result<double> time_on(BenchInputs<Cfg>& in, MsmScratch& scratch, int reps, const MsmTuning& tuning) {
   if (reps < 1) return make_error(ErrorCode::kInvalidArgument, "time_msm: reps {} (>= 1)", reps);
+  // median_ms's warm-up run allocates what the plan needs.
+  return median_ms(reps, [&] { return wall_time_ms([&] { return in.run(scratch, tuning); }); });
+}
+
+template <class Cfg>
+Result<double> time_msm(unsigned log_n, int reps, const ScalarMix& mix) {
   BenchInputs<Cfg> in;
   PP_RETURN_IF_ERROR(in.make(log_n, mix));
-  MsmScratch scratch;  // allocated by median_ms's warm-up run
-  return median_ms(reps, [&] { return wall_time_ms([&] { return in.run(scratch); }); });
+  MsmScratch scratch;
+  return time_on(in, scratch, reps, MsmTuning{});
 }
 
 template <class Cfg>
@@ -124,6 +130,17 @@ Result<double> time_msm_g1_ms(unsigned log_n, int reps, const ScalarMix& mix) {
 }
 Result<double> time_msm_g2_ms(unsigned log_n, int reps, const ScalarMix& mix) {
   return time_msm<ec::G2Cfg>(log_n, reps, mix);
+}
+
+Result<std::vector<Result<double>>> sweep_msm_g1_ms(unsigned log_n, int reps, std::span<const MsmTuning> plans) {
+  BenchInputs<ec::G1Cfg> in;
+  PP_RETURN_IF_ERROR(in.make(log_n, ScalarMix{}));
+  std::vector<Result<double>> out;
+  for (const MsmTuning& t : plans) {
+    MsmScratch scratch;  // each plan's own buffers, freed before the next
+    out.push_back(time_on(in, scratch, reps, t));
+  }
+  return out;
 }
 Result<MsmPhases> msm_phases_g1(unsigned log_n, const ScalarMix& mix) { return msm_phases<ec::G1Cfg>(log_n, mix); }
 Result<MsmPhases> msm_phases_g2(unsigned log_n, const ScalarMix& mix) { return msm_phases<ec::G2Cfg>(log_n, mix); }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "proofpipe/common/status.hpp"
 #include "proofpipe/ec/bls12_381.hpp"
@@ -67,6 +68,12 @@ struct ScalarMix {
 // proof sees it.
 Result<double> time_msm_g1_ms(unsigned log_n, int reps, const ScalarMix& mix = {});
 Result<double> time_msm_g2_ms(unsigned log_n, int reps, const ScalarMix& mix = {});
+
+// The same G1 MSM (random scalars, one set of inputs) timed under each plan
+// of `plans`: the sweep that sets the defaults of make_plan from a device's
+// figures. A plan that fails (too much memory, say) gives its own error and
+// the others still run.
+Result<std::vector<Result<double>>> sweep_msm_g1_ms(unsigned log_n, int reps, std::span<const MsmTuning> plans);
 
 // The phases of one such MSM, after the same warm-up call.
 Result<MsmPhases> msm_phases_g1(unsigned log_n, const ScalarMix& mix = {});
