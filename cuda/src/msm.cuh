@@ -4,7 +4,7 @@
 // which tests/cuda_host runs on the CPU in the same order as here.
 //
 // Once: classify_kernel -> two cub Select::If (indices of the other scalars,
-// of the +-1 ones; zeros drop out) -> read back the two counts -> the plan.
+// of the +-1 ones; zero terms drop out) -> read back the two counts -> the plan.
 // Per window group (<= 2^27 pairs):
 //   digits_kernel (+ ones_pairs_kernel in group 0) -> cub SortPairs (key bits only) -> cub RLE Encode ->
 //   scan of counts -> levels of { plan, scan, accumulate, advance } until
@@ -47,9 +47,9 @@ inline constexpr unsigned kCurveBlock = 128;
 // Kernels are templates (on Cfg) so that msm_g1.cu and msm_g2.cu can both
 // include this header without duplicate symbols.
 template <class Cfg>
-__global__ void classify_kernel(const ff::Fr* scalars, size_t n, uint8_t* classes) {
+__global__ void classify_kernel(const ff::Fr* scalars, const ec::Affine<Cfg>* points, size_t n, uint8_t* classes) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < n) classify_body(i, scalars, classes);
+  if (i < n) classify_body<Cfg>(i, scalars, points, classes);
 }
 
 template <class Cfg>
@@ -202,13 +202,14 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
     return bad_argument("cuda msm: segment " + std::to_string(tuning.segment) + " (need a power of two)");
 
   PhaseClock clock(s.phases);
-  // The split: zeros drop out, +-1 scalars become one pair each.
+  // The split: zero terms (scalar 0, identity point) drop out, +-1 scalars
+  // become one pair each.
   PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::split, stream));
   PP_RETURN_IF_ERROR(s.classes.reserve(n));
   PP_RETURN_IF_ERROR(s.others.reserve(n));
   PP_RETURN_IF_ERROR(s.ones.reserve(n));
   PP_RETURN_IF_ERROR(s.split_counts.reserve(2));
-  classify_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(scalars, n, s.classes.data());
+  classify_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(scalars, points, n, s.classes.data());
   PP_CUDA_LAUNCHED("msm classify_kernel");
   const thrust::counting_iterator<uint32_t> index(0);
   const ClassIn is_other{s.classes.data(), kOtherScalar, kOtherScalar};
@@ -234,7 +235,7 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
     clock.out()->others += split[0];
     clock.out()->ones += split[1];
   }
-  if (split[0] == 0 && split[1] == 0) return ec::Jacobian<Cfg>::identity();  // all scalars zero
+  if (split[0] == 0 && split[1] == 0) return ec::Jacobian<Cfg>::identity();  // every term zero
 
   const Plan p = make_plan(split[0], split[1], PlanRequest{tuning.window_bits, tuning.task_len, tuning.segment});
   const size_t m = p.buckets;

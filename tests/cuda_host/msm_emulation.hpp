@@ -49,7 +49,7 @@ ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span
 
   // classify_kernel, then the two cub::DeviceSelect::If (stable).
   std::vector<uint8_t> classes(n);
-  for (size_t i = 0; i < n; ++i) md::classify_body(i, scalars.data(), classes.data());
+  for (size_t i = 0; i < n; ++i) md::classify_body<Cfg>(i, scalars.data(), points.data(), classes.data());
   std::vector<uint32_t> others, ones;
   for (uint32_t i = 0; i < n; ++i) {
     if (classes[i] == md::kOtherScalar) others.push_back(i);

@@ -99,10 +99,11 @@ TEST(CudaMsmDigits, PairsEncodeWindowBucketIndexAndSign) {
   for (unsigned w = 0; w < jn; ++w) EXPECT_EQ(keys[w * count + 0] & 31, 0u);  // scalar 0: no bucket
 }
 
-// ----- the split: 0, +-1 and the rest -----------------------------------------
+// ----- the split: zero terms, +-1 and the rest --------------------------------
 
 // The device's classes against the CPU MSM's own fold (core/src/msm_plan.cpp,
-// written separately): edge values and random ones.
+// written separately): edge values and random ones; an identity point makes
+// any term zero.
 TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
   PP_SEEDED_RNG(rng);
   const Fr half = Fr::from_canonical(half_r());
@@ -111,9 +112,10 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
   for (int i = 0; i < 500; ++i) s.push_back(Fr::random(rng));
   const auto skw = skewed_scalars(500, rng);
   s.insert(s.end(), skw.begin(), skw.end());
+  const auto pts = msm_test_points<ec::G1Cfg>(s.size(), rng);  // none the identity
   std::vector<uint8_t> cls(s.size());
-  for (size_t i = 0; i < s.size(); ++i) md::classify_body(i, s.data(), cls.data());
-  EXPECT_EQ(cls[0], md::kZeroScalar);
+  for (size_t i = 0; i < s.size(); ++i) md::classify_body<ec::G1Cfg>(i, s.data(), pts.data(), cls.data());
+  EXPECT_EQ(cls[0], md::kZeroTerm);
   EXPECT_EQ(cls[1], md::kPlusOne);
   EXPECT_EQ(cls[2], md::kMinusOne);
   for (size_t i = 3; i < 9; ++i) EXPECT_EQ(cls[i], md::kOtherScalar) << "edge value " << i;
@@ -122,19 +124,30 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
     ff::Limbs<4> k = s[i].to_canonical();
     uint32_t neg = 0;
     const auto want = msm::detail::fold_scalar(k, &neg);
-    const uint8_t expect = want == msm::detail::ScalarClass::kZero  ? md::kZeroScalar
+    const uint8_t expect = want == msm::detail::ScalarClass::kZero  ? md::kZeroTerm
                            : want == msm::detail::ScalarClass::kOne ? (neg != 0 ? md::kMinusOne : md::kPlusOne)
                                                                      : md::kOtherScalar;
     ASSERT_EQ(cls[i], expect) << "scalar " << i;
     ++seen[cls[i]];
   }
   for (unsigned c = 0; c < 4; ++c) EXPECT_GT(seen[c], 0u) << "class " << c << " never drawn";
+  // The same scalars on identity points: every term zero, in G1 and in G2.
+  const std::vector<ec::G1Affine> none1(s.size(), ec::G1Affine::identity());
+  const std::vector<ec::G2Affine> none2(s.size(), ec::G2Affine::identity());
+  for (size_t i = 0; i < s.size(); ++i) {
+    md::classify_body<ec::G1Cfg>(i, s.data(), none1.data(), cls.data());
+    ASSERT_EQ(cls[i], md::kZeroTerm) << "G1, scalar " << i;
+    md::classify_body<ec::G2Cfg>(i, s.data(), none2.data(), cls.data());
+    ASSERT_EQ(cls[i], md::kZeroTerm) << "G2, scalar " << i;
+  }
 }
 
 TEST(CudaMsmSplit, OnesBecomeOnePairInWindowZerosBucketOne) {
+  PP_SEEDED_RNG(rng);
   const std::vector<Fr> s = {Fr::one(), Fr::zero(), -Fr::one(), Fr::from_u64(7), Fr::one()};
+  const auto pts = msm_test_points<ec::G1Cfg>(s.size(), rng);
   std::vector<uint8_t> cls(s.size());
-  for (size_t i = 0; i < s.size(); ++i) md::classify_body(i, s.data(), cls.data());
+  for (size_t i = 0; i < s.size(); ++i) md::classify_body<ec::G1Cfg>(i, s.data(), pts.data(), cls.data());
   const std::vector<uint32_t> ones = {0, 2, 4};
   std::vector<uint32_t> keys(3), vals(3);
   for (size_t t = 0; t < ones.size(); ++t) md::ones_pairs_body(t, ones.data(), cls.data(), keys.data(), vals.data());
@@ -147,8 +160,9 @@ TEST(CudaMsmSplit, OnesBecomeOnePairInWindowZerosBucketOne) {
   EXPECT_EQ(vals[2] & md::kSignBit, 0u);
 }
 
-// A witness-like mix (mostly 0 and +-1) sorts W pairs per other scalar and
-// one per +-1, none per zero; the sum is still the CPU's.
+// A witness-like mix (mostly 0 and +-1) on a key with identity points sorts
+// W pairs per other term and one per +-1, none per zero term (scalar 0 or
+// identity point); the sum is still the CPU's.
 TEST(CudaMsmSplit, ZerosAndOnesLeaveTheSortAndTheSumIsUnchanged) {
   PP_SEEDED_RNG(rng);
   const size_t n = 3000;
@@ -161,11 +175,15 @@ TEST(CudaMsmSplit, ZerosAndOnesLeaveTheSortAndTheSumIsUnchanged) {
   }
   MsmEmuStats st;
   expect_matches<ec::G1Cfg>(pts, s, {}, &st);
-  size_t zeros = 0, ones = 0;
-  for (const Fr& x : s) {
-    zeros += x.is_zero();
-    ones += x == Fr::one() || x == -Fr::one();
+  size_t zeros = 0, ones = 0, identities = 0;
+  for (size_t i = 0; i < n; ++i) {
+    identities += pts[i].is_identity();
+    if (pts[i].is_identity() || s[i].is_zero())
+      ++zeros;
+    else
+      ones += s[i] == Fr::one() || s[i] == -Fr::one();
   }
+  EXPECT_GT(identities, 100u);  // spoil_points: about 1 in 16
   EXPECT_EQ(st.ones, ones);
   EXPECT_EQ(st.others, n - zeros - ones);
   const unsigned windows = (255 + st.c - 1) / st.c;
@@ -194,6 +212,20 @@ TEST(CudaMsmSplit, OnlyOnesOrOnlyZeros) {
   EXPECT_TRUE(emulate_msm<ec::G2Cfg>(pts, s, {}, &st).is_identity());
   EXPECT_EQ(st.groups, 0u);
   EXPECT_EQ(st.pairs, 0u);
+}
+
+// A key's absent wires: random scalars on a G2 key whose every other point
+// is the identity (as in a snarkjs B2 section) sort only the other half.
+TEST(CudaMsmSplit, IdentityPointsLeaveTheSort) {
+  PP_SEEDED_RNG(rng);
+  const size_t n = 600;
+  auto pts = msm_test_points<ec::G2Cfg>(n, rng);
+  for (size_t i = 0; i < n; i += 2) pts[i] = ec::G2Affine::identity();
+  const auto s = random_scalars(n, rng);
+  MsmEmuStats st;
+  expect_matches<ec::G2Cfg>(pts, s, {}, &st);
+  EXPECT_EQ(st.others, n / 2);
+  EXPECT_EQ(st.ones, 0u);
 }
 
 TEST(CudaMsmPlan, OnesShareGroupZerosRoom) {

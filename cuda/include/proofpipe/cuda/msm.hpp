@@ -29,7 +29,7 @@ struct MsmTuning {
 // the host's Horner step over the window sums. For the benchmark's
 // breakdown: which phase to work on next.
 struct MsmPhases {
-  double split = 0;       // classify the scalars; indices of the others and the +-1s
+  double split = 0;       // classify the terms; indices of the others and the +-1s
   double digits = 0;      // signed digits into (bucket key, point) pairs
   double sort = 0;        // CUB radix sort of the pairs by key
   double runs = 0;        // run-length encoding into buckets, their offsets
@@ -40,7 +40,8 @@ struct MsmPhases {
   unsigned levels = 0;    // accumulation levels, summed over the groups
   unsigned window_bits = 0;
   size_t others = 0;      // scalars with a digit in every window
-  size_t ones = 0;        // +-1 scalars (one pair each); the rest were zero
+  size_t ones = 0;        // +-1 scalars (one pair each); the rest were zero terms
+                          // (scalar 0 or identity point)
 };
 
 // sum scalars[i] * points[i] computed on the device; same contract as
