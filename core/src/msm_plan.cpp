@@ -15,18 +15,9 @@ namespace detail {
 
 ScalarClass fold_scalar(ff::Limbs<4>& k, uint32_t* neg) {
   constexpr ff::Limbs<4> kR = ff::MontConsts<ff::FrParams>::kP;
-  constexpr ff::Limbs<4> kHalf = ff::limbs_shr(ff::limbs_sub_u64(kR, 1), 1);  // (r-1)/2
   while (ff::limbs_geq(k, kR)) ff::limbs_sub(k, kR);  // 2^256 < 3r: at most twice
-  *neg = 0;
-  if (ff::limbs_is_zero(k)) return ScalarClass::kZero;
-  if (!ff::limbs_geq(kHalf, k)) {  // k > (r-1)/2: use r - k = -k and negate the point
-    ff::Limbs<4> t = kR;
-    ff::limbs_sub(t, k);
-    k = t;
-    *neg = 1;
-  }
-  if (k[0] == 1 && k[1] == 0 && k[2] == 0 && k[3] == 0) return ScalarClass::kOne;
-  return ScalarClass::kGeneral;
+  *neg = fold_canonical(k);  // 0 stays 0, unfolded
+  return folded_class(k);
 }
 
 }  // namespace detail

@@ -3,8 +3,10 @@
 // MSM of core/ (msm::msm_g1 / msm_g2): random and skewed scalars (0, 1,
 // r-1, duplicates), identity and opposite points, window sizes from 2 to
 // 16 bits, window groups, and tasks of L = 2 so a bucket of 1000 entries
-// goes through 10 levels of split sums. Booth digits are checked with GMP,
-// the split's classes (0, +1, -1, other) against the CPU MSM's own fold.
+// goes through 10 levels of split sums. The digits are the CPU MSM's
+// (msm/digits.hpp, checked with GMP in tests/property/msm_test.cpp); here,
+// how the kernels lay them out, and the split's classes (zero term, +1, -1,
+// other) against the CPU MSM's fold_scalar.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,7 +15,6 @@
 #include "msm_emulation.hpp"
 #include "proofpipe/msm/digits.hpp"
 #include "proofpipe/msm/msm.hpp"
-#include "support/gmp_ref.hpp"
 #include "support/msm_inputs.hpp"
 #include "support/test_seed.hpp"
 
@@ -34,37 +35,6 @@ void expect_matches(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s, c
 
 // ----- digits ---------------------------------------------------------------
 
-TEST(CudaMsmDigits, BoothDigitsSumToTheFoldedScalar) {
-  PP_SEEDED_RNG(rng);
-  const ff::Limbs<4> r = Fr::C::kP;
-  const mpz_class r_z = to_mpz(r), half_z = to_mpz(half_r());
-  std::vector<ff::Limbs<4>> ks = {{0, 0, 0, 0}, {1, 0, 0, 0}, half_r(), ff::limbs_sub_u64(r, 1)};
-  ff::Limbs<4> half_plus = half_r();
-  half_plus[0] += 1;  // (r+1)/2: the low limb of (r-1)/2 is not all ones, no carry
-  ks.push_back(half_plus);
-  for (int i = 0; i < 200; ++i) ks.push_back(Fr::random(rng).to_canonical());
-  for (const auto& k0 : ks) {
-    ff::Limbs<4> k = k0;
-    const uint32_t neg = md::fold_scalar_hd(k);
-    const mpz_class k0_z = to_mpz(k0), k_z = to_mpz(k);
-    ASSERT_LE(k_z, half_z);
-    ASSERT_EQ(neg != 0, k0_z > half_z);
-    ASSERT_EQ(neg ? r_z - k0_z : k0_z, k_z);
-    for (unsigned c : {2u, 3u, 5u, 8u, 11u, 13u, 16u, 17u, 18u, 20u}) {
-      const unsigned windows = (255 + c - 1) / c;
-      mpz_class sum = 0;
-      for (unsigned j = 0; j < windows; ++j) {
-        const int32_t d = md::booth_digit_hd(k, j, c);
-        ASSERT_LE(std::abs(d), int32_t(1) << (c - 1)) << "c=" << c << " j=" << j;
-        mpz_class term = d;
-        mpz_mul_2exp(term.get_mpz_t(), term.get_mpz_t(), j * c);
-        sum += term;
-      }
-      ASSERT_EQ(sum, k_z) << "c=" << c;
-    }
-  }
-}
-
 TEST(CudaMsmDigits, PairsEncodeWindowBucketIndexAndSign) {
   PP_SEEDED_RNG(rng);
   const unsigned c = 5, j0 = 3, jn = 4;
@@ -84,9 +54,9 @@ TEST(CudaMsmDigits, PairsEncodeWindowBucketIndexAndSign) {
   for (size_t t = 0; t < count; ++t) {
     const uint32_t i = others[t];
     ff::Limbs<4> k = s[i].to_canonical();
-    const uint32_t neg = md::fold_scalar_hd(k);
+    const uint32_t neg = msm::detail::fold_canonical(k);
     for (unsigned w = 0; w < jn; ++w) {
-      const int32_t d = md::booth_digit_hd(k, j0 + w, c);
+      const int32_t d = msm::detail::booth_digit(k, j0 + w, c);
       const uint32_t key = keys[w * count + t], val = vals[w * count + t];
       EXPECT_EQ(key >> c, w);
       EXPECT_EQ(int32_t(key & 31), std::abs(d));

@@ -2,7 +2,7 @@
 // scalars (0, 1, r-1, (r+-1)/2) and identity points, adversarial bucket
 // patterns (equal digits, equal and opposite points) for both accumulation
 // engines, and MSM(x, P) = MSM(x[:k], P[:k]) + MSM(x[k:], P[k:]) at 2^16 (G1)
-// and 2^12 (G2). Booth digits are checked against GMP.
+// and 2^12 (G2). Booth digits and the fold are checked against GMP.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -233,6 +233,30 @@ TEST(MsmDigits, BoothDigitsReconstructScalar) {
       }
       ASSERT_EQ(sum, to_mpz<4>(k)) << "c=" << c;
     }
+  }
+}
+
+// fold_canonical (shared with the CUDA MSM) against GMP: k -> min(k, r - k)
+// with the sign, at 0, 1, (r-1)/2, (r+1)/2, r-1 and random k.
+TEST(MsmDigits, FoldCanonicalTakesTheSmallerOfKAndRMinusK) {
+  PP_SEEDED_RNG(rng);
+  const ff::Limbs<4> r = Fr::C::kP;
+  const ff::Limbs<4> half = ff::limbs_shr(ff::limbs_sub_u64(r, 1), 1);
+  const mpz_class r_z = to_mpz<4>(r), half_z = to_mpz<4>(half);
+  ff::Limbs<4> half_plus = half;
+  half_plus[0] += 1;  // (r+1)/2: the low limb of (r-1)/2 is not all ones, no carry
+  std::vector<ff::Limbs<4>> ks = {{0, 0, 0, 0}, {1, 0, 0, 0}, half, half_plus, ff::limbs_sub_u64(r, 1)};
+  for (int i = 0; i < 500; ++i) ks.push_back(Fr::random(rng).to_canonical());
+  for (const auto& k0 : ks) {
+    ff::Limbs<4> k = k0;
+    const uint32_t neg = msm::detail::fold_canonical(k);
+    const mpz_class k0_z = to_mpz<4>(k0), k_z = to_mpz<4>(k);
+    ASSERT_LE(k_z, half_z);
+    ASSERT_EQ(neg != 0, k0_z > half_z);
+    ASSERT_EQ(neg ? r_z - k0_z : k0_z, k_z);
+    const auto cls = msm::detail::folded_class(k);
+    ASSERT_EQ(cls == msm::detail::ScalarClass::kZero, k_z == 0);
+    ASSERT_EQ(cls == msm::detail::ScalarClass::kOne, k_z == 1);
   }
 }
 

@@ -1,5 +1,7 @@
 // MSM internals, part 1: scalar preparation and signed (Booth) window digits.
-// Not a public API (namespace msm::detail); used by msm/pippenger.hpp.
+// Not a public API (namespace msm::detail); used by msm/pippenger.hpp and,
+// compiled by nvcc as PP_HD, by the CUDA MSM (cuda/.../msm_kernels.hpp), so
+// both provers cut scalars into the same digits with the same code.
 // Booth recoding as in Booth 1951 / the "signed window" of blst's
 // booth_encode, re-derived below; the r - k fold is the usual GLV-free
 // "negate the point" trick (anchors.md §3.1, MSB trick).
@@ -8,6 +10,7 @@
 #include <cstdint>
 
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/hd.hpp"
 
 namespace proofpipe::msm::detail {
 
@@ -22,13 +25,32 @@ struct Term {
 
 enum class ScalarClass : uint8_t { kZero, kOne, kGeneral };
 
+// k (canonical, < r) -> min(k, r - k); returns 1 when folded (the term is
+// then -k' * P). Afterwards k <= (r-1)/2 < 2^254, so W*c >= 255 windows of
+// signed digits represent it exactly (see booth_digit).
+PP_HD inline uint32_t fold_canonical(ff::Limbs<4>& k) {
+  constexpr ff::Limbs<4> kR = ff::MontConsts<ff::FrParams>::kP;
+  constexpr ff::Limbs<4> kHalf = ff::limbs_shr(ff::limbs_sub_u64(kR, 1), 1);  // (r-1)/2
+  if (ff::limbs_geq(kHalf, k)) return 0;
+  ff::Limbs<4> t = kR;
+  ff::limbs_sub(t, k);
+  k = t;
+  return 1;
+}
+
+// The class of a folded k: 0, 1 (+-1 with the fold's sign) or general.
+PP_HD inline ScalarClass folded_class(const ff::Limbs<4>& k) {
+  if ((k[1] | k[2] | k[3]) != 0 || k[0] > 1) return ScalarClass::kGeneral;
+  return k[0] == 0 ? ScalarClass::kZero : ScalarClass::kOne;
+}
+
 // Canonical limbs (any 256-bit value) -> reduced mod r, then folded so that
 // k <= (r-1)/2 < 2^254. Returns the class; *neg is set when folded.
 // ~10 ns: a few 4-limb compares and subtractions.
 ScalarClass fold_scalar(ff::Limbs<4>& k, uint32_t* neg);
 
 // Bits [pos, pos + count) of k, count <= 32; bits at or above 256 are 0.
-inline uint32_t scalar_bits(const ff::Limbs<4>& k, unsigned pos, unsigned count) {
+PP_HD inline uint32_t scalar_bits(const ff::Limbs<4>& k, unsigned pos, unsigned count) {
   const unsigned limb = pos / 64, sh = pos % 64;
   if (limb >= 4) return 0;
   uint64_t v = k[limb] >> sh;
@@ -44,7 +66,7 @@ inline uint32_t scalar_bits(const ff::Limbs<4>& k, unsigned pos, unsigned count)
 // the digits are exact; each window needs only its own c+1 bits, so no carry
 // is passed between windows and tiles can extract digits independently.
 // With w = bits [jc-1, jc+c) (c+1 bits, bit -1 = 0): (w+1)>>1 = v_j + b(jc-1).
-inline int32_t booth_digit(const ff::Limbs<4>& k, unsigned j, unsigned c) {
+PP_HD inline int32_t booth_digit(const ff::Limbs<4>& k, unsigned j, unsigned c) {
   const uint32_t w = j == 0 ? (scalar_bits(k, 0, c) << 1) : scalar_bits(k, j * c - 1, c + 1);
   return int32_t((w + 1) >> 1) - int32_t((w >> c) << c);
 }

@@ -33,6 +33,7 @@
 #include "proofpipe/ec/xyzz.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
 #include "proofpipe/hd.hpp"
+#include "proofpipe/msm/digits.hpp"
 
 namespace proofpipe::cuda::msm_detail {
 
@@ -119,37 +120,6 @@ inline Plan make_plan(size_t others, size_t ones, const PlanRequest& req = {}) {
 
 // ----- digits -------------------------------------------------------------
 
-// k (canonical, < r) -> min(k, r - k); returns 1 when folded (the term is
-// then -k' * P). Afterwards k <= (r-1)/2 < 2^254, so W*c >= 255 windows of
-// signed digits represent it exactly (see booth_digit_hd).
-PP_HD inline uint32_t fold_scalar_hd(ff::Limbs<4>& k) {
-  constexpr ff::Limbs<4> kR = ff::MontConsts<ff::FrParams>::kP;
-  constexpr ff::Limbs<4> kHalf = ff::limbs_shr(ff::limbs_sub_u64(kR, 1), 1);  // (r-1)/2
-  if (ff::limbs_geq(kHalf, k)) return 0;
-  ff::Limbs<4> t = kR;
-  ff::limbs_sub(t, k);
-  k = t;
-  return 1;
-}
-
-// Bits [pos, pos + count) of k, count <= 32; bits at or above 256 read 0.
-PP_HD inline uint32_t scalar_bits_hd(const ff::Limbs<4>& k, unsigned pos, unsigned count) {
-  const unsigned limb = pos / 64, sh = pos % 64;
-  if (limb >= 4) return 0;
-  uint64_t v = k[limb] >> sh;
-  if (sh + count > 64 && limb + 1 < 4) v |= k[limb + 1] << (64 - sh);  // sh > 32 here
-  return uint32_t(v & ((uint64_t(1) << count) - 1));
-}
-
-// Signed digit of window j: d_j = v_j + b(jc-1) - 2^c b(jc+c-1) with v_j the
-// bits [jc, jc+c); d_j in [-2^(c-1), 2^(c-1)] and sum_j d_j 2^(jc) = k for
-// k < 2^254 (the b terms telescope; the top one is 0). With w = the c+1 bits
-// [jc-1, jc+c) (bit -1 = 0): v_j + b(jc-1) = (w+1) >> 1.
-PP_HD inline int32_t booth_digit_hd(const ff::Limbs<4>& k, unsigned j, unsigned c) {
-  const uint32_t w = j == 0 ? (scalar_bits_hd(k, 0, c) << 1) : scalar_bits_hd(k, j * c - 1, c + 1);
-  return int32_t((w + 1) >> 1) - int32_t((w >> c) << c);
-}
-
 // Classes of the split's terms (one byte per term on the device).
 enum ScalarClass : uint8_t { kZeroTerm = 0, kPlusOne = 1, kMinusOne = 2, kOtherScalar = 3 };
 
@@ -161,9 +131,11 @@ enum ScalarClass : uint8_t { kZeroTerm = 0, kPlusOne = 1, kMinusOne = 2, kOtherS
 template <class Cfg>
 PP_HD void classify_body(size_t i, const ff::Fr* scalars, const ec::Affine<Cfg>* points, uint8_t* classes) {
   ff::Limbs<4> k = scalars[i].to_canonical();
-  const uint32_t neg = fold_scalar_hd(k);
-  uint8_t cls = kOtherScalar;
-  if ((k[1] | k[2] | k[3]) == 0 && k[0] <= 1) cls = k[0] == 0 ? kZeroTerm : neg != 0 ? kMinusOne : kPlusOne;
+  const uint32_t neg = msm::detail::fold_canonical(k);
+  const msm::detail::ScalarClass folded = msm::detail::folded_class(k);
+  uint8_t cls = folded == msm::detail::ScalarClass::kZero  ? kZeroTerm
+                : folded == msm::detail::ScalarClass::kOne ? (neg != 0 ? kMinusOne : kPlusOne)
+                                                           : kOtherScalar;
   if (points[i].is_identity()) cls = kZeroTerm;
   classes[i] = cls;
 }
@@ -178,9 +150,9 @@ PP_HD inline void digits_body(size_t t, const ff::Fr* scalars, const uint32_t* o
                               unsigned j0, unsigned jn, uint32_t* keys, uint32_t* vals) {
   const uint32_t i = others[t];
   ff::Limbs<4> k = scalars[i].to_canonical();
-  const uint32_t neg = fold_scalar_hd(k);
+  const uint32_t neg = msm::detail::fold_canonical(k);
   for (unsigned w = 0; w < jn; ++w) {
-    const int32_t d = booth_digit_hd(k, j0 + w, c);
+    const int32_t d = msm::detail::booth_digit(k, j0 + w, c);
     const uint32_t mag = uint32_t(d < 0 ? -d : d);
     const uint32_t sign = neg ^ uint32_t(d < 0);
     keys[w * count + t] = (uint32_t(w) << c) | mag;
