@@ -44,8 +44,8 @@ namespace proofpipe::cuda::msm_detail {
 inline constexpr size_t kMaxGroupPairs = size_t(1) << 27;
 inline constexpr uint32_t kSignBit = 0x80000000u;
 
-// What the split found, and the plan's inputs the caller may override
-// (0 = the default; MsmTuning in proofpipe/cuda/msm.hpp).
+// The plan's inputs a caller may override (0 = the default; MsmTuning in
+// proofpipe/cuda/msm.hpp), and the tests' cap on a sort group.
 struct PlanRequest {
   unsigned window_bits = 0;  // c in [2, 20] (key bits <= 27)
   unsigned task_len = 0;     // L >= 2
@@ -54,8 +54,8 @@ struct PlanRequest {
 };
 
 struct Plan {
-  size_t others = 0;           // scalars with a digit in every window
-  size_t ones = 0;             // +-1 scalars: one pair each, in group 0
+  size_t others = 0;           // terms with a digit in every window
+  size_t ones = 0;             // +-1 terms: one pair each, in group 0
   unsigned c = 0;              // window bits
   unsigned windows = 0;        // W = ceil(255 / c)
   unsigned group_windows = 0;  // windows sorted together
@@ -121,7 +121,7 @@ inline Plan make_plan(size_t others, size_t ones, const PlanRequest& req = {}) {
 // ----- digits -------------------------------------------------------------
 
 // Classes of the split's terms (one byte per term on the device).
-enum ScalarClass : uint8_t { kZeroTerm = 0, kPlusOne = 1, kMinusOne = 2, kOtherScalar = 3 };
+enum TermClass : uint8_t { kZeroTerm = 0, kPlusOne = 1, kMinusOne = 2, kOtherScalar = 3 };
 
 // Thread i of the classify kernel: the class of the term scalars[i] *
 // points[i]. A zero scalar or an identity point makes the term zero: snarkjs
