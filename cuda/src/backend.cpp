@@ -133,7 +133,8 @@ class CudaBackend final : public groth16::ProverBackend {
   // the known-answer test.
   Status prepare(const groth16::ProvingKey& pk) override {
     PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(pk.domain_size, pk.domain_size, pk.domain_size));
-    PP_RETURN_IF_ERROR(ntt_tables(log_n).status());
+    PP_ASSIGN_OR_RETURN(const NttTables* tables, ntt_tables(log_n));
+    ntt_bytes_ = tables->bytes;
     for (DeviceBuffer<ff::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(pk.domain_size));
     PP_RETURN_IF_ERROR(scalars_.reserve(std::max<size_t>(pk.domain_size, pk.n_vars)));
     for (std::span<const ec::G1Affine> pts : {pk.a, pk.b1, pk.c, pk.h}) {
@@ -141,9 +142,21 @@ class CudaBackend final : public groth16::ProverBackend {
     }
     if (!pk.b2.empty()) PP_RETURN_IF_ERROR(resident(std::as_bytes(pk.b2), sizeof(ec::G2Affine)).status());
     PP_RETURN_IF_ERROR(stream_.sync());
+    // The MSM scratch for the largest MSM of each group, whatever the
+    // witness's mix of 0, +-1 and other scalars: 5.4 GiB at 2^24, 0.66 GiB
+    // at 2^20 (docs/gpu.md).
+    const size_t g1_terms = std::max({pk.a.size(), pk.b1.size(), pk.c.size(), pk.h.size()});
+    PP_RETURN_IF_ERROR(reserve_msm_g1(scratch_, g1_terms, stream_.get()));
+    PP_RETURN_IF_ERROR(reserve_msm_g2(scratch_, pk.b2.size(), stream_.get()));
     // The readiness gate: this device gives the CPU's answers before the
     // worker says HELLO, or the worker fails its set-up and takes no work.
     return groth16::known_answer_test(*this, pk);
+  }
+
+  size_t device_bytes() const override {
+    size_t b = da_.bytes() + db_.bytes() + dc_.bytes() + scalars_.bytes() + scratch_.bytes() + ntt_bytes_;
+    for (const auto& [span, r] : points_) b += r.data.bytes();
+    return b;
   }
 
   Status pin_host_memory(void* p, size_t bytes) override {
@@ -174,9 +187,13 @@ class CudaBackend final : public groth16::ProverBackend {
   Result<const std::byte*> resident(std::span<const std::byte> bytes, size_t elem_size) {
     ResidentPoints& r = points_[{bytes.data(), bytes.size()}];
     const auto head = bytes.first(elem_size), tail = bytes.last(elem_size);
-    const bool same = r.data.size() == bytes.size() && std::memcmp(r.first.data(), head.data(), elem_size) == 0 &&
+    const bool same = r.data.size() == bytes.size() && r.first.size() == elem_size &&
+                      std::memcmp(r.first.data(), head.data(), elem_size) == 0 &&
                       std::memcmp(r.last.data(), tail.data(), elem_size) == 0;
     if (!same) {
+      // Forgotten first: a failed upload must not leave a copy that looks current.
+      r.first.clear();
+      r.last.clear();
       PP_RETURN_IF_ERROR(r.data.allocate(bytes.size()));
       PP_RETURN_IF_ERROR(r.data.upload(bytes.data(), bytes.size(), stream_.get()));
       r.first.assign(head.begin(), head.end());
@@ -269,6 +286,7 @@ class CudaBackend final : public groth16::ProverBackend {
   Stream stream_;
   DeviceBuffer<ff::Fr> da_, db_, dc_, scalars_;
   MsmScratch scratch_;
+  size_t ntt_bytes_ = 0;  // the domain's NTT tables (process-wide cache, counted here)
   std::map<std::pair<const void*, size_t>, ResidentPoints> points_;
   std::vector<void*> pinned_;
   using Step = groth16::TakenInputs::Step;

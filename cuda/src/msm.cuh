@@ -127,10 +127,6 @@ __global__ void __launch_bounds__(kCurveBlock<Cfg>)
   if (t < total) reduce_rows_body<Cfg>(t, in, cols_in, fan, cols_out, out);
 }
 
-// Fan-in of the tree over a window's segments: 2048 segments (c = 18,
-// S = 64) take three launches (2048 -> 128 -> 8 -> 1).
-inline constexpr unsigned kReduceFan = 16;
-
 inline Status bad_argument(const std::string& what) { return Status(ErrorCode::kInvalidArgument, what); }
 
 // k 4-byte counts read back (they size the next launches); syncs `stream`.
@@ -188,6 +184,66 @@ class PhaseClock {
   std::vector<std::pair<Phase, cudaEvent_t>> marks_;
 };
 
+// The split's buffers for n terms; returns the CUB temp bytes of its
+// selects (both have the same types, so one size serves both).
+inline Result<size_t> reserve_split(MsmScratch& s, size_t n, cudaStream_t stream) {
+  PP_RETURN_IF_ERROR(s.classes.reserve(n));
+  PP_RETURN_IF_ERROR(s.others.reserve(n));
+  PP_RETURN_IF_ERROR(s.ones.reserve(n));
+  PP_RETURN_IF_ERROR(s.split_counts.reserve(2));
+  size_t bytes = 0;
+  PP_CUDA_TRY(cub::DeviceSelect::If(nullptr, bytes, thrust::counting_iterator<uint32_t>(0), s.others.data(),
+                                    s.split_counts.data(), int64_t(n),
+                                    ClassIn{s.classes.data(), kOtherScalar, kOtherScalar}, stream));
+  return bytes;
+}
+
+// The buffers after the split, sized `z` (plan_sizes of one MSM's plan, or
+// reserve_sizes), and the CUB temp storage: the largest of the split's
+// selects, the radix sort of z.pairs items on `key_bits` bits, the RLE and
+// the scans. Returns the temp bytes. Grows buffers: the stream must be idle.
+template <class Cfg>
+Result<size_t> reserve_plan(MsmScratch& s, const PlanSizes& z, unsigned key_bits, size_t select_bytes,
+                            cudaStream_t stream) {
+  using X = ec::Xyzz<Cfg>;
+  for (auto& b : s.keys) PP_RETURN_IF_ERROR(b.reserve(z.pairs));
+  for (auto& b : s.vals) PP_RETURN_IF_ERROR(b.reserve(z.pairs));
+  for (auto* b : {&s.run_key, &s.run_off, &s.run_cnt, &s.run_ntasks, &s.run_toff})
+    PP_RETURN_IF_ERROR(b->reserve(z.runs + 1));
+  PP_RETURN_IF_ERROR(s.num_runs.reserve(1));
+  PP_RETURN_IF_ERROR(s.buckets.reserve(z.bucket_slots * sizeof(X)));
+  PP_RETURN_IF_ERROR(s.reduce[0].reserve(z.segment_sums * sizeof(X)));
+  PP_RETURN_IF_ERROR(s.reduce[1].reserve(z.tree_sums * sizeof(X)));
+  // Temp sizes depend only on the item counts (and the sort's passes).
+  size_t sort_bytes = 0, rle_bytes = 0, scan_bytes = 0;
+  cub::DoubleBuffer<uint32_t> dk(s.keys[0].data(), s.keys[1].data()), dv(s.vals[0].data(), s.vals[1].data());
+  PP_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, int(z.pairs), 0, int(key_bits), stream));
+  PP_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(nullptr, rle_bytes, s.keys[0].data(), s.run_key.data(),
+                                                 s.run_cnt.data(), s.num_runs.data(), int(z.pairs), stream));
+  PP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, s.run_cnt.data(), s.run_off.data(),
+                                            int(z.runs + 1), stream));
+  const size_t temp_bytes = std::max({sort_bytes, rle_bytes, scan_bytes, select_bytes, size_t(1)});
+  PP_RETURN_IF_ERROR(s.cub_temp.reserve(temp_bytes));
+  return temp_bytes;
+}
+
+// Sizes `s` for any MSM of up to n terms (reserve_sizes in msm_kernels.hpp),
+// the accumulation's partial sums included: the backend's set-up calls it so
+// that no proof allocates on the device, and a device without the memory
+// fails the set-up instead of the first proof. The stream must be idle.
+template <class Cfg>
+Status reserve_msm(MsmScratch& s, size_t n, cudaStream_t stream) {
+  using X = ec::Xyzz<Cfg>;
+  if (n == 0) return Status::ok();
+  if (n >= (size_t(1) << 31)) return bad_argument("cuda msm: n = " + std::to_string(n) + " (at most 2^31 - 1)");
+  PP_ASSIGN_OR_RETURN(const size_t select_bytes, reserve_split(s, n, stream));
+  const PlanSizes z = reserve_sizes(n);
+  // 32 key bits: at least as many sort passes as any plan's key.
+  PP_RETURN_IF_ERROR(reserve_plan<Cfg>(s, z, 32, select_bytes, stream).status());
+  PP_RETURN_IF_ERROR(s.partial[0].reserve(z.partial[0] * sizeof(X)));
+  return s.partial[1].reserve(z.partial[1] * sizeof(X));
+}
+
 template <class Cfg>
 Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n,
                                      MsmScratch& s, cudaStream_t stream, const MsmTuning& tuning) {
@@ -205,19 +261,13 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   // The split: zero terms (scalar 0, identity point) drop out, +-1 scalars
   // become one pair each.
   PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::split, stream));
-  PP_RETURN_IF_ERROR(s.classes.reserve(n));
-  PP_RETURN_IF_ERROR(s.others.reserve(n));
-  PP_RETURN_IF_ERROR(s.ones.reserve(n));
-  PP_RETURN_IF_ERROR(s.split_counts.reserve(2));
+  PP_ASSIGN_OR_RETURN(const size_t select_bytes, reserve_split(s, n, stream));
+  PP_RETURN_IF_ERROR(s.cub_temp.reserve(std::max(select_bytes, size_t(1))));
   classify_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(scalars, points, n, s.classes.data());
   PP_CUDA_LAUNCHED("msm classify_kernel");
   const thrust::counting_iterator<uint32_t> index(0);
   const ClassIn is_other{s.classes.data(), kOtherScalar, kOtherScalar};
   const ClassIn is_one{s.classes.data(), kPlusOne, kMinusOne};
-  size_t select_bytes = 0;
-  PP_CUDA_TRY(cub::DeviceSelect::If(nullptr, select_bytes, index, s.others.data(), s.split_counts.data(),
-                                    int64_t(n), is_other, stream));
-  PP_RETURN_IF_ERROR(s.cub_temp.reserve(std::max(select_bytes, size_t(1))));
   size_t bytes = select_bytes;
   PP_CUDA_TRY(cub::DeviceSelect::If(s.cub_temp.data(), bytes, index, s.others.data(), s.split_counts.data(),
                                     int64_t(n), is_other, stream));
@@ -237,41 +287,15 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   }
   if (split[0] == 0 && split[1] == 0) return ec::Jacobian<Cfg>::identity();  // every term zero
 
-  const Plan p = make_plan(split[0], split[1], PlanRequest{tuning.window_bits, tuning.task_len, tuning.segment});
+  PlanRequest req{tuning.window_bits, tuning.task_len, tuning.segment};
+  if (tuning.max_group_pairs != 0) req.max_group_pairs = tuning.max_group_pairs;
+  const Plan p = make_plan(split[0], split[1], req);
   const size_t m = p.buckets;
-  const size_t max_items = p.group_pairs(0, p.group_windows);  // group 0: the most windows and the ones
-  const size_t max_runs = std::min(max_items, size_t(p.group_windows) * (m + 1));
-
-  for (auto& b : s.keys) PP_RETURN_IF_ERROR(b.reserve(max_items));
-  for (auto& b : s.vals) PP_RETURN_IF_ERROR(b.reserve(max_items));
-  PP_RETURN_IF_ERROR(s.run_key.reserve(max_runs + 1));
-  PP_RETURN_IF_ERROR(s.run_off.reserve(max_runs + 1));
-  PP_RETURN_IF_ERROR(s.run_cnt.reserve(max_runs + 1));
-  PP_RETURN_IF_ERROR(s.run_ntasks.reserve(max_runs + 1));
-  PP_RETURN_IF_ERROR(s.run_toff.reserve(max_runs + 1));
-  PP_RETURN_IF_ERROR(s.num_runs.reserve(1));
-  const size_t bucket_bytes = size_t(p.windows) * m * sizeof(X);
-  PP_RETURN_IF_ERROR(s.buckets.reserve(bucket_bytes));
+  const PlanSizes z = plan_sizes(p);
+  PP_ASSIGN_OR_RETURN(const size_t temp_bytes, reserve_plan<Cfg>(s, z, p.key_bits, select_bytes, stream));
+  const size_t bucket_bytes = z.bucket_slots * sizeof(X);
   const size_t segs_per_window = m / p.segment;
-  const size_t segments = size_t(p.windows) * segs_per_window;
-  PP_RETURN_IF_ERROR(s.reduce[0].reserve(segments * sizeof(X)));
-  PP_RETURN_IF_ERROR(s.reduce[1].reserve(p.windows * ((segs_per_window + kReduceFan - 1) / kReduceFan) * sizeof(X)));
-
-  // CUB temporary storage: the largest of the three algorithms at the
-  // largest group (sizes only depend on the item counts).
-  size_t temp_bytes = 0;
-  {
-    size_t sort_bytes = 0, rle_bytes = 0, scan_bytes = 0;
-    cub::DoubleBuffer<uint32_t> dk(s.keys[0].data(), s.keys[1].data()), dv(s.vals[0].data(), s.vals[1].data());
-    PP_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, int(max_items), 0, int(p.key_bits),
-                                                stream));
-    PP_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(nullptr, rle_bytes, s.keys[0].data(), s.run_key.data(),
-                                                   s.run_cnt.data(), s.num_runs.data(), int(max_items), stream));
-    PP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, s.run_cnt.data(), s.run_off.data(),
-                                              int(max_runs + 1), stream));
-    temp_bytes = std::max({sort_bytes, rle_bytes, scan_bytes, select_bytes, size_t(1)});
-    PP_RETURN_IF_ERROR(s.cub_temp.reserve(temp_bytes));
-  }
+  const size_t segments = z.segment_sums;
 
   // Zero bytes are the XYZZ identity (ZZ = 0): buckets nobody writes stay empty.
   PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::digits, stream));

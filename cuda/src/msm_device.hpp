@@ -19,11 +19,12 @@
 
 namespace proofpipe::cuda {
 
-// Device buffers one MSM needs, kept across calls and grown with reserve():
-// once warm (same or smaller n), an MSM allocates nothing. For G1 at 2^24
-// with no 0/+-1 scalars (c = 18, two sort groups of 2^27 pairs) about 2.1 GiB
-// of pairs, 377 MB of buckets (755 MB for G2), ~0.5 GiB of partial sums at
-// L = 64 and 144 MB for the split (a class byte, two 4-byte indices a scalar).
+// Device buffers one MSM needs, kept across calls and grown with reserve();
+// reserve_msm_g1/g2 below size them for any MSM up to n terms, after which
+// an MSM allocates nothing. At 2^24 that is 5.4 GiB: 2 GiB of sort pairs
+// (2^27 a group), 0.7 GiB of G2 buckets (0.35 for G1), up to 2.5 GiB of G2
+// partial sums (the bound; about 1.2 GiB for random scalars) and 144 MiB for
+// the split (a class byte, two 4-byte indices a term).
 // @not_thread_safe one MSM at a time per scratch.
 class MsmScratch {
  public:
@@ -38,6 +39,15 @@ class MsmScratch {
   DeviceBuffer<std::byte> buckets;          // dense [window][bucket] XYZZ sums
   DeviceBuffer<std::byte> reduce[2];        // segment sums and the tree above them
   MsmPhases* phases = nullptr;              // when set, each MSM adds its phase times here
+
+  // Device bytes held.
+  size_t bytes() const {
+    size_t b = classes.bytes() + others.bytes() + ones.bytes() + split_counts.bytes() + cub_temp.bytes() +
+               num_runs.bytes() + buckets.bytes();
+    for (int i = 0; i < 2; ++i) b += keys[i].bytes() + vals[i].bytes() + partial[i].bytes() + reduce[i].bytes();
+    for (const auto* r : {&run_key, &run_off, &run_cnt, &run_ntasks, &run_toff}) b += r->bytes();
+    return b;
+  }
 };
 
 // sum scalars[i] * points[i]; points and scalars are device arrays of n
@@ -67,6 +77,14 @@ Result<ec::Jacobian<Cfg>> device_msm(const ec::Affine<Cfg>* points, const ff::Fr
   else
     return msm_g2_device(points, scalars, n, scratch, stream, tuning);
 }
+
+// Grows `scratch` for any MSM of up to n terms of the group, whatever its
+// scalars (msm.cuh's reserve_msm): called at the backend's set-up, so no
+// proof allocates device memory and a device without room fails the set-up.
+// Nothing may be in flight on `stream`. One scratch may be reserved for both
+// groups (each buffer takes the larger size).
+Status reserve_msm_g1(MsmScratch& scratch, size_t n, cudaStream_t stream);
+Status reserve_msm_g2(MsmScratch& scratch, size_t n, cudaStream_t stream);
 
 // Benchmark inputs (msm_timing.cpp): out[i] = +-base[i % nb], n points from
 // nb distinct ones; and n pseudo-random scalars (below 2^254, Montgomery

@@ -49,6 +49,10 @@ Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, 
   return msm_detail::msm_device<ec::G1Cfg>(points, scalars, n, scratch, stream, tuning);
 }
 
+Status reserve_msm_g1(MsmScratch& scratch, size_t n, cudaStream_t stream) {
+  return msm_detail::reserve_msm<ec::G1Cfg>(scratch, n, stream);
+}
+
 Status expand_points_g1(const ec::G1Affine* base, size_t nb, ec::G1Affine* out, size_t n, cudaStream_t stream) {
   return msm_detail::expand_points<ec::G1Cfg>(base, nb, out, n, stream);
 }

@@ -13,6 +13,10 @@ Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, 
   return msm_detail::msm_device<ec::G2Cfg>(points, scalars, n, scratch, stream, tuning);
 }
 
+Status reserve_msm_g2(MsmScratch& scratch, size_t n, cudaStream_t stream) {
+  return msm_detail::reserve_msm<ec::G2Cfg>(scratch, n, stream);
+}
+
 Status expand_points_g2(const ec::G2Affine* base, size_t nb, ec::G2Affine* out, size_t n, cudaStream_t stream) {
   return msm_detail::expand_points<ec::G2Cfg>(base, nb, out, n, stream);
 }

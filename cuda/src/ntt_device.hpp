@@ -35,6 +35,7 @@ struct NttTables {
   const ff::Fr* lvl_fwd = nullptr;    // nttk::level_table(false), shared by all sizes
   const ff::Fr* lvl_inv = nullptr;    // nttk::level_table(true)
   ff::Fr inv_n;                       // 1/n (the plain inverse's scale)
+  size_t bytes = 0;                   // device bytes of tw, blk_scale, off_scale
 };
 
 // The tables of 2^log_n, built and uploaded under a process-wide mutex on the

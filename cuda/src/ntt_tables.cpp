@@ -23,11 +23,13 @@ using ff::Fr;
 // Device copy of a host vector, freed again if anything later fails.
 struct Upload {
   Fr* p = nullptr;
+  size_t n = 0;
   ~Upload() {
     if (p != nullptr) (void)cudaFree(p);
   }
-  Status alloc(size_t n) {
-    return cuda_status(cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(Fr)), "cudaMalloc(ntt table)");
+  Status alloc(size_t count) {
+    n = count;
+    return cuda_status(cudaMalloc(reinterpret_cast<void**>(&p), count * sizeof(Fr)), "cudaMalloc(ntt table)");
   }
   Status put(const std::vector<Fr>& v) {
     PP_RETURN_IF_ERROR(alloc(v.size()));
@@ -96,6 +98,7 @@ Result<const NttTables*> ntt_tables(unsigned log_n) {
   PP_RETURN_IF_ERROR(cuda_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize(ntt tables)"));
 
   auto t = std::make_unique<NttTables>();
+  t->bytes = (tw.n + blk.n + off.n) * sizeof(Fr);
   t->tw = tw.release();
   t->blk_scale = blk.release();
   t->off_scale = off.release();

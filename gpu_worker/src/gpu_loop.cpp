@@ -43,10 +43,18 @@ using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); }
 
+// The copy intake's record buffers, reused across partitions (one slot's
+// worth of memory). The backend page-locks them, so they must outlive it:
+// run() declares them before the backend.
+struct RecordBuffers {
+  std::vector<ff::Fr> a, b, c, w;
+};
+
 class GpuWorker {
  public:
-  GpuWorker(ipc::WorkerSession& session, const groth16::ProvingKey& pk, groth16::ProverBackend& backend, bool take)
-      : s_(session), pk_(pk), backend_(backend), layout_{pk.domain_size, pk.n_vars}, take_(take) {}
+  GpuWorker(ipc::WorkerSession& session, const groth16::ProvingKey& pk, groth16::ProverBackend& backend, bool take,
+            RecordBuffers& record)
+      : s_(session), pk_(pk), backend_(backend), layout_{pk.domain_size, pk.n_vars}, take_(take), rec_(record) {}
 
   // Copy intake: sizes the record buffers once for the key and lets the
   // backend page-lock them. Take intake: lets the backend page-lock the
@@ -58,17 +66,22 @@ class GpuWorker {
       const std::span<std::byte> ring = s_.ring().slots().payload_segment();
       PP_RETURN_IF_ERROR(backend_.pin_host_memory(ring.data(), ring.size()));
     } else {
-      a_.resize(layout_.domain_size);
-      b_.resize(layout_.domain_size);
-      c_.resize(layout_.domain_size);
-      w_.resize(layout_.n_vars);
-      for (std::vector<ff::Fr>* v : {&a_, &b_, &c_, &w_}) {
+      rec_.a.resize(layout_.domain_size);
+      rec_.b.resize(layout_.domain_size);
+      rec_.c.resize(layout_.domain_size);
+      rec_.w.resize(layout_.n_vars);
+      for (std::vector<ff::Fr>* v : {&rec_.a, &rec_.b, &rec_.c, &rec_.w}) {
         PP_RETURN_IF_ERROR(backend_.pin_host_memory(v->data(), v->size() * sizeof(ff::Fr)));
       }
     }
     const auto t0 = Clock::now();
     PP_RETURN_IF_ERROR(backend_.prepare(pk_));
-    spdlog::debug("backend prepared for the key in {:.3f} s", seconds(t0, Clock::now()));
+    const size_t held = backend_.device_bytes();
+    if (held != 0)
+      spdlog::info("backend prepared for the key in {:.3f} s; device memory held: {:.1f} MiB", seconds(t0, Clock::now()),
+                   double(held) / (1 << 20));
+    else
+      spdlog::debug("backend prepared for the key in {:.3f} s", seconds(t0, Clock::now()));
     return Status::ok();
   }
 
@@ -117,7 +130,7 @@ class GpuWorker {
     if (take_) {
       if (Status st = backend_.compute_h_taken(); !st) return prove_failed(h, st);
     } else {
-      prepared = groth16::prove_start(backend_, pk_, w_, a_, b_, c_);
+      prepared = groth16::prove_start(backend_, pk_, rec_.w, rec_.a, rec_.b, rec_.c);
       if (!prepared) return prove_failed(h, prepared.status());
     }
     stages.h_s = seconds(t_taken, Clock::now());
@@ -152,8 +165,9 @@ class GpuWorker {
   // layout, with an intact checksum.
   Status take_record(const MsgHeader& d) {
     PP_ASSIGN_OR_RETURN(const auto meta, check_record(d));
-    const std::span<std::byte> dst[] = {std::as_writable_bytes(std::span(a_)), std::as_writable_bytes(std::span(b_)),
-                                        std::as_writable_bytes(std::span(c_)), std::as_writable_bytes(std::span(w_))};
+    const std::span<std::byte> dst[] = {
+        std::as_writable_bytes(std::span(rec_.a)), std::as_writable_bytes(std::span(rec_.b)),
+        std::as_writable_bytes(std::span(rec_.c)), std::as_writable_bytes(std::span(rec_.w))};
     return check_sum(d, meta, shm::copy_with_record_checksum(s_.ring().slots().payload(d.slot).first(meta.payload_len), dst));
   }
 
@@ -204,9 +218,8 @@ class GpuWorker {
   const groth16::ProvingKey& pk_;
   groth16::ProverBackend& backend_;
   ipc::PartitionLayout layout_;
-  const bool take_;  // the intake: take (into the backend) or copy (into a_ .. w_)
-  // The copied record; reused across partitions (one slot's worth of memory).
-  std::vector<ff::Fr> a_, b_, c_, w_;
+  const bool take_;  // the intake: take (into the backend) or copy (into rec_)
+  RecordBuffers& rec_;  // the copied record
 };
 
 // The intake: PP_GPU_INTAKE=copy|take, else the backend's preference.
@@ -231,6 +244,7 @@ int run(const ipc::WorkerArgs& args) {
     spdlog::error("set-up failed{}: {}", where, session.status().message());
     return ipc::kWorkerExitSetup;
   }
+  RecordBuffers record;  // before the backend, which may page-lock it
   auto kind = groth16::parse_backend_kind(args.backend);
   std::string notice;
 #if defined(PP_HAVE_CUDA)
@@ -255,7 +269,7 @@ int run(const ipc::WorkerArgs& args) {
   const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
   ipc::WorkerSession& s = **session;
   spdlog::info("backend {}{}, {} intake", (*backend)->name(), where, *take ? "take" : "copy");
-  GpuWorker worker(s, pk, **backend, *take);
+  GpuWorker worker(s, pk, **backend, *take, record);
   if (Status st = worker.prepare(); !st) {
     spdlog::error("set-up failed{}: {}", where, st.message());
     return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;

@@ -63,9 +63,13 @@ ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span
   }
   const md::Plan p = md::make_plan(others.size(), ones.size(), req);
   st.c = p.c;
+  // The driver sizes its buffers from these (and reserve_msm from their
+  // maximum over splits): every group must fit them.
+  const md::PlanSizes z = md::plan_sizes(p);
 
   const size_t m = p.buckets;
-  std::vector<X> buckets(size_t(p.windows) * m);  // value-initialised: zero bytes = identity
+  std::vector<X> buckets(z.bucket_slots);  // value-initialised: zero bytes = identity
+  EXPECT_EQ(z.bucket_slots, size_t(p.windows) * m);
   for (unsigned j0 = 0; j0 < p.windows; j0 += p.group_windows) {
     const unsigned jn = std::min(p.group_windows, p.windows - j0);
     const size_t items = p.group_pairs(j0, jn);
@@ -74,6 +78,7 @@ ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span
     st.pairs += items;
     EXPECT_TRUE(jn == p.group_windows || j0 + jn == p.windows);
     EXPECT_LE(items, std::max(req.max_group_pairs, p.others + p.ones));
+    EXPECT_LE(items, z.pairs);
     std::vector<uint32_t> keys(items), vals(items);
     for (size_t t = 0; t < p.others; ++t)
       md::digits_body(t, scalars.data(), others.data(), p.others, p.c, j0, jn, keys.data(), vals.data());
@@ -105,6 +110,7 @@ ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span
       ++run_cnt.back();
     }
     const uint32_t num = uint32_t(run_key.size());
+    EXPECT_LE(num, z.runs);
     run_key.push_back(0);
     run_cnt.push_back(0);
     std::vector<uint32_t> run_off(num + 1), ntasks(num + 1), toff(num + 1);
@@ -120,6 +126,7 @@ ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span
       if (tasks == 0) break;
       st.max_levels = std::max(st.max_levels, level + 1);
       st.max_tasks = std::max(st.max_tasks, size_t(tasks));
+      EXPECT_LE(tasks, z.partial[level & 1]) << "level " << level;
       std::vector<X>& out = partial[level & 1];
       out.assign(tasks, X{});
       for (uint32_t t = 0; t < tasks; ++t) {
@@ -138,11 +145,15 @@ ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span
   const size_t segments = size_t(p.windows) * per_window;
   std::vector<X> cur(segments);
   for (uint32_t s = 0; s < segments; ++s) md::reduce_segment_body<Cfg>(s, buckets.data(), m, p.segment, cur.data());
-  constexpr unsigned kFan = 16;  // msm.cuh's kReduceFan
+  constexpr unsigned kFan = md::kReduceFan;
+  EXPECT_EQ(segments, z.segment_sums);
   size_t cols = per_window;
   while (cols > 1) {
     const size_t cols_out = (cols + kFan - 1) / kFan;
     std::vector<X> next(size_t(p.windows) * cols_out);
+    if (cols == per_window) {
+      EXPECT_LE(next.size(), z.tree_sums);
+    }
     for (uint32_t t = 0; t < next.size(); ++t) md::reduce_rows_body<Cfg>(t, cur.data(), cols, kFan, cols_out, next.data());
     cur = std::move(next);
     cols = cols_out;

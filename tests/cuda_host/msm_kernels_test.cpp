@@ -240,6 +240,42 @@ TEST(CudaMsmPlan, WindowsGroupsAndKeyBits) {
   }
 }
 
+// reserve_sizes(n) (what reserve_msm pre-sizes at the backend's set-up) is
+// at least every buffer size of every split of up to n terms into windowed
+// terms and +-1s: random splits, splits with no zero terms (the most pairs
+// for their others), and the tops of the c brackets, at sizes from 1 to
+// 2^29 where the cap on a sort group shapes the plan.
+TEST(CudaMsmPlan, ReservedSizesCoverEverySplit) {
+  PP_SEEDED_RNG(rng);
+  std::vector<size_t> sizes = {1, 2, 3, 255, 256, 1027, (1u << 16) - 1, 1u << 16, (1u << 16) + 1, 1u << 20,
+                               (1u << 20) + 12345, 3u << 21, (1u << 24) - 1, 1u << 24, (1u << 24) + 5,
+                               3u << 23, (1u << 25) + 7, 1u << 27, (1u << 28) + 3};
+  for (int i = 0; i < 20; ++i) sizes.push_back(1 + rng() % (size_t(1) << 29));
+  const auto check = [](size_t n, const md::PlanSizes& r, size_t o, size_t ones) {
+    const md::PlanSizes q = md::plan_sizes(md::make_plan(o, ones));
+    const size_t got[] = {q.pairs, q.runs, q.partial[0], q.partial[1], q.bucket_slots, q.segment_sums, q.tree_sums};
+    const size_t cap[] = {r.pairs, r.runs, r.partial[0], r.partial[1], r.bucket_slots, r.segment_sums, r.tree_sums};
+    const char* what[] = {"pairs", "runs", "partial[0]", "partial[1]", "bucket slots", "segment sums", "tree sums"};
+    for (int k = 0; k < 7; ++k) {
+      if (got[k] > cap[k]) {
+        ADD_FAILURE() << what[k] << ": n=" << n << " others=" << o << " ones=" << ones << " needs " << got[k]
+                      << " > reserved " << cap[k];
+        return false;
+      }
+    }
+    return true;
+  };
+  for (size_t n : sizes) {
+    const md::PlanSizes r = md::reserve_sizes(n);
+    bool ok = true;
+    for (int t = 0; t < 3000 && ok; ++t) {
+      const size_t o = rng() % (n + 1);
+      ok = check(n, r, o, rng() % (n - o + 1)) && check(n, r, o, n - o);
+    }
+    for (size_t top = 1; top <= n && ok; top = 2 * top + 1) ok = check(n, r, top, n - top);
+  }
+}
+
 TEST(CudaMsmPlan, FindRunSkipsRunsWithoutTasks) {
   // ntasks = {2, 0, 0, 3, 1, 0} -> toff = {0, 2, 2, 2, 5, 6}
   const uint32_t toff[] = {0, 2, 2, 2, 5, 6};

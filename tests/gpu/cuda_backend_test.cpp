@@ -3,7 +3,8 @@
 // verifier, on the copy path and the GPU worker's taken-inputs path; the
 // key-point cache notices a buffer reused for other points; and a whole
 // `proofpipe run --backend cuda` gives proofs that verify (snarkjs too where
-// node is installed), with either intake.
+// node is installed), with either intake. Proofs after prepare() allocate no
+// device memory (device_bytes() unchanged).
 // The backend factory's fallback is checked only without a device.
 #include <gtest/gtest.h>
 
@@ -61,6 +62,10 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
       const Status st = be->prepare(pk);
       ASSERT_TRUE(st) << be->name() << ": " << st.message();
     }
+    // prepare() sized every device buffer (the MSM scratch for any mix of
+    // scalars): the proofs below must allocate nothing more.
+    const size_t held = (*cuda_backend)->device_bytes();
+    EXPECT_GT(held, pk.a.size() * sizeof(ec::G1Affine));
     for (const char* w : {"w00.wtns", "w01.wtns"}) {
       auto witness = formats::load_wtns(dir / w);
       ASSERT_TRUE(witness) << witness.status().message();
@@ -92,6 +97,7 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
       ASSERT_TRUE(verdict) << verdict.status().message();
       EXPECT_TRUE(verdict->valid) << verdict->reason;
     }
+    EXPECT_EQ((*cuda_backend)->device_bytes(), held) << "a proof grew the device buffers after prepare()";
   }
 }
 

@@ -2,8 +2,8 @@
 // and G2: sizes around powers of two up to 2^16, random and skewed scalars
 // (mostly 0 and 1, r-1, repeats; only 0 and +-1), identity and opposite
 // points, the split's counts on the device, and plans
-// that force small and large windows, tiny tasks (deep bucket-split levels)
-// and tiny segments. Skips without a device.
+// that force small and large windows, tiny tasks (deep bucket-split levels),
+// tiny segments and several sort groups. Skips without a device.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -38,7 +38,7 @@ void expect_same(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s, cons
   auto got = gpu_msm<Cfg>(p, s, t);
   ASSERT_TRUE(got.is_ok()) << got.status().to_string();
   EXPECT_TRUE(*got == cpu_msm<Cfg>(p, s)) << "n=" << p.size() << " c=" << t.window_bits << " L=" << t.task_len
-                                          << " S=" << t.segment;
+                                          << " S=" << t.segment << " group pairs " << t.max_group_pairs;
 }
 
 TEST(CudaMsm, G1MatchesCpuAcrossSizes) {
@@ -93,6 +93,28 @@ TEST(CudaMsm, G2MatchesCpu) {
       expect_same<ec::G2Cfg>(std::span(pts).first(n), std::span(sc).first(n));
     }
     expect_same<ec::G2Cfg>(pts, sc, cuda::MsmTuning{16, 2, 4});
+  }
+}
+
+// Several sort groups, the path of every MSM over ~2^23 terms (2^24 sorts
+// its 15 windows as 8 + 7), at test sizes: a small cap on a group's pairs.
+// From one window a group (cap 1) to groups of 3 and 7 windows, with 0 and
+// +-1 scalars sharing group 0, and for G2 too.
+TEST(CudaMsm, WindowGroupsUnderASmallCap) {
+  PP_REQUIRE_DEVICE();
+  PP_SEEDED_RNG(rng);
+  const size_t n = 3000, n2 = 700;
+  auto pts = msm_test_points<ec::G1Cfg>(n, rng);
+  spoil_points(pts, rng);
+  auto pts2 = msm_test_points<ec::G2Cfg>(n2, rng);
+  spoil_points(pts2, rng);
+  for (bool skewed : {false, true}) {
+    SCOPED_TRACE(skewed ? "skewed" : "random");
+    const auto sc = scalars(n, skewed, rng);
+    for (size_t cap : {size_t(1), size_t(2000), 3 * n, 7 * n + 5})
+      expect_same<ec::G1Cfg>(pts, sc, cuda::MsmTuning{0, 0, 0, cap});
+    expect_same<ec::G1Cfg>(pts, sc, cuda::MsmTuning{13, 2, 4, 2 * n});
+    expect_same<ec::G2Cfg>(pts2, std::span(sc).first(n2), cuda::MsmTuning{0, 0, 0, 3 * n2});
   }
 }
 

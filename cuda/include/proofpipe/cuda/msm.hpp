@@ -16,11 +16,14 @@ namespace proofpipe::cuda {
 
 // Overrides of the plan (0 = the default, chosen from n): window bits c in
 // [2, 20], entries per accumulation task L >= 2, buckets per reduction
-// segment S (a power of two). For tests that exercise the extremes.
+// segment S (a power of two), and the most pairs sorted at once (default
+// 2^27: a 2^24 MSM sorts in two groups of windows; a small cap makes small
+// MSMs take that path too). For tests that exercise the extremes.
 struct MsmTuning {
   unsigned window_bits = 0;
   unsigned task_len = 0;
   unsigned segment = 0;
+  size_t max_group_pairs = 0;
 };
 
 // Where one device MSM's time goes, in milliseconds of the device's

@@ -118,6 +118,76 @@ inline Plan make_plan(size_t others, size_t ones, const PlanRequest& req = {}) {
   return p;
 }
 
+// Fan-in of the tree over a window's segments: 2048 segments (c = 18,
+// S = 64) take three launches (2048 -> 128 -> 8 -> 1).
+inline constexpr unsigned kReduceFan = 16;
+
+// Device scratch of one plan, in elements (the driver's reserves and the
+// pre-sizing of reserve_msm in msm.cuh):
+//   pairs    the largest group's sort pairs: group 0 (the most windows, and
+//            the ones)
+//   runs     at most one per pair and one per (window, key) of the group,
+//            |d| = 0 included (m + 1 keys a window)
+//   partial  tasks of a level, by parity. Level 0 has sum ceil(cnt/L) <=
+//            ceil(pairs/L) + runs. A run goes on only after t >= 2 tasks,
+//            with ceil(t/L) <= (t + 1)/2 of them, so level 1 has at most
+//            (level 0 + runs)/2; and ceil(t/L) < t, so each level has fewer
+//            than the one before and level k + 2 fits where level k did.
+//   segment_sums, tree_sums  the reduction's two buffers
+struct PlanSizes {
+  size_t pairs = 0;
+  size_t runs = 0;
+  size_t partial[2] = {0, 0};
+  size_t bucket_slots = 0;  // windows * m
+  size_t segment_sums = 0;  // windows * m / S
+  size_t tree_sums = 0;     // windows * ceil(m / S / kReduceFan)
+};
+
+inline PlanSizes plan_sizes(const Plan& p, size_t max_pairs = ~size_t(0)) {
+  PlanSizes z;
+  const size_t pairs = p.group_pairs(0, p.group_windows);
+  z.pairs = pairs < max_pairs ? pairs : max_pairs;
+  const size_t keys = size_t(p.group_windows) * (p.buckets + 1);
+  z.runs = z.pairs < keys ? z.pairs : keys;
+  z.partial[0] = (z.pairs + p.task_len - 1) / p.task_len + z.runs;
+  z.partial[1] = (z.partial[0] + z.runs + 1) / 2;
+  z.bucket_slots = size_t(p.windows) * p.buckets;
+  const size_t segs_per_window = p.buckets / p.segment;
+  z.segment_sums = size_t(p.windows) * segs_per_window;
+  z.tree_sums = size_t(p.windows) * ((segs_per_window + kReduceFan - 1) / kReduceFan);
+  return z;
+}
+
+// What reserve_msm (msm.cuh) sizes the scratch for, so that an MSM of up to
+// n terms, whatever its split, grows none of its buffers: the largest of
+// each size over the plans of the splits at the top of each bracket of c
+// (o = n, and o = 2^k - 1 windowed terms below it with the other n - o as
+// +-1s). Within a bracket c and W are fixed, and the pairs (W - 1) * o + n
+// grow with o. Where the top's plan is capped (fewer windows a group than
+// W), a split with fewer others gets more windows a group: that bracket is
+// sized for all W windows in one group, its pairs at most the cap (or one
+// window of others plus the ones, when that alone is over it).
+// CudaMsmPlan.ReservedSizesCoverEverySplit checks the claim on random splits.
+inline PlanSizes reserve_sizes(size_t n, const PlanRequest& req = {}) {
+  PlanSizes z;
+  const auto grow = [](size_t& a, size_t b) { a = a > b ? a : b; };
+  for (size_t o = n;; o = (size_t(1) << (bit_length(o) - 1)) - 1) {
+    Plan p = make_plan(o, n - o, req);
+    const bool capped = p.group_windows < p.windows;
+    p.group_windows = p.windows;
+    const PlanSizes q = plan_sizes(p, capped ? (req.max_group_pairs > n ? req.max_group_pairs : n) : ~size_t(0));
+    grow(z.pairs, q.pairs);
+    grow(z.runs, q.runs);
+    grow(z.partial[0], q.partial[0]);
+    grow(z.partial[1], q.partial[1]);
+    grow(z.bucket_slots, q.bucket_slots);
+    grow(z.segment_sums, q.segment_sums);
+    grow(z.tree_sums, q.tree_sums);
+    if (o <= 1) break;
+  }
+  return z;
+}
+
 // ----- digits -------------------------------------------------------------
 
 // Classes of the split's terms (one byte per term on the device).

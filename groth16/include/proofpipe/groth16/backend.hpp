@@ -89,6 +89,11 @@ class ProverBackend {
   // backend also uploads the key's points (5 sections, ~1.5 GiB at 2^22)
   // and sizes its per-proof buffers. The key must outlive the backend.
   virtual Status prepare(const ProvingKey& /*pk*/) { return Status::ok(); }
+
+  // Device memory this backend holds (key points, per-proof buffers, MSM
+  // scratch, NTT tables), in bytes; 0 for the CPU backend. A device backend
+  // sizes everything in prepare(), so proofs leave this unchanged.
+  virtual size_t device_bytes() const { return 0; }
 };
 
 // The readiness gate of reference/operators.md §4, run by a device backend
