@@ -7,7 +7,8 @@
 //           with witness-like scalars (kBits: 50% 0, 40% +-1, 10% random);
 //           the phases of G1 at the largest size (both mixes) and of G2 at
 //           2^20 (split, digits, sort, runs, accumulate, reduce, combine);
-//           a sweep of the plan (c, L) for G1 at the largest size
+//           a sweep of the plan (c, L) for G1 at the largest size; the
+//           device memory the context kept after them (local memory)
 //   cpu     the CPU backend's H step and G1 MSM at 2^20 (all host threads)
 // Device times are kernel time with the data resident (cudaEvents, median of
 // --reps); the CPU times are wall time, median of --reps.
@@ -77,6 +78,8 @@ int main(int argc, char** argv) {
     std::perror(json_path.c_str());
     return 2;
   }
+  // What the context holds before any buffer (the MSM benches free theirs).
+  const Result<size_t> in_use_before = cuda::device_memory_in_use();
   std::vector<Row> rows;
   int failures = 0;
   auto record = [&](Row row) {
@@ -144,6 +147,17 @@ int main(int argc, char** argv) {
       line += fmt::format(" {} {:.2f}", name, ms);
     }
     phase_lines.push_back(std::move(line));
+  }
+
+  // Device memory the context kept after the MSMs freed their buffers: the
+  // local memory the driver reserves for the spilling G2 kernels (up to
+  // ~8 KiB a thread, docs/gpu.md) for every resident thread, and the loaded
+  // modules. Not in a backend's device_bytes(), so measured here.
+  if (const Result<size_t> after = cuda::device_memory_in_use(); in_use_before && after) {
+    const double mib = (double(*after) - double(*in_use_before)) / double(1u << 20);
+    std::fprintf(json, "{\"what\":\"context_kept\",\"log_n\":0,\"value\":%.1f,\"unit\":\"MiB\",\"device\":\"%s\"}\n",
+                 mib, info->name.c_str());
+    phase_lines.push_back(fmt::format("device memory the context kept after the MSM benches: {:.0f} MiB", mib));
   }
 
   // CPU references at 2^20, same run, same inputs' sizes.

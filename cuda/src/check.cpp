@@ -50,7 +50,11 @@ Status cuda_status(cudaError_t err, const char* what) {
 }
 
 Status launch_status(const char* kernel) {
-  return cuda_status(cudaGetLastError(), (std::string("launch of ") + kernel).c_str());
+  const cudaError_t err = cudaGetLastError();
+  // A sticky error may have come from any earlier kernel on the context:
+  // cudaGetLastError reports it at the next check, whichever launch that is.
+  const std::string what = std::string("launch of ") + kernel + (is_sticky(err) ? " (or earlier work)" : "");
+  return cuda_status(err, what.c_str());
 }
 
 int device_count() {
@@ -83,6 +87,13 @@ Result<DeviceInfo> device_info() {
   info.multiprocessors = p.multiProcessorCount;
   info.global_memory = p.totalGlobalMem;
   return info;
+}
+
+Result<size_t> device_memory_in_use() {
+  if (device_count() == 0) return Status(ErrorCode::kUnavailable, "no CUDA device (" + no_device_reason() + ")");
+  size_t free = 0, total = 0;
+  PP_CUDA_TRY(cudaMemGetInfo(&free, &total));
+  return total - free;
 }
 
 }  // namespace proofpipe::cuda

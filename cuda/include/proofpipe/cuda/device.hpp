@@ -29,4 +29,10 @@ struct DeviceInfo {
 // kUnavailable without one.
 Result<DeviceInfo> device_info();
 
+// Bytes of the current device's memory in use by every process and context
+// (total - free, cudaMemGetInfo; creates this process's context). The
+// benchmark's measure of what a context keeps beyond its own buffers (local
+// memory for spilling kernels, loaded modules).
+Result<size_t> device_memory_in_use();
+
 }  // namespace proofpipe::cuda
