@@ -45,6 +45,12 @@ prepare() {
         -DCMAKE_CUDA_ARCHITECTURES=90 -DPP_NATIVE=OFF >/dev/null
     cmake --build "$BD" -j "$(nproc)" --target pp_gpu_tests proofpipe proofpipe-gpu-worker \
         proofpipe-synth-worker pp_device_bench pp_record_bench
+    # The carry-chain scan (PtxCarryScan, tests/cuda_host) over this build's
+    # own kept PTX: CI scans its build, but these are the binaries that go
+    # to the device. Not carried (the tool carries at most 64 MiB).
+    cmake --build "$BD" -j "$(nproc)" --target pp_cuda_host_tests
+    "$BD/bin/pp_cuda_host_tests" --gtest_filter='PtxCarryScan.*' | grep -E 'violations|PASSED|FAILED'
+    rm -f "$BD/bin/pp_cuda_host_tests"
     rm -rf "$BD/lib" && mkdir -p "$BD/lib"
     # Every shared library the binaries load except the C/C++ runtime, which
     # the device image has in newer versions (glibc and libstdc++ are
