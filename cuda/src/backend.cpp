@@ -134,7 +134,7 @@ class CudaBackend final : public groth16::ProverBackend {
   Status prepare(const groth16::ProvingKey& pk) override {
     PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(pk.domain_size, pk.domain_size, pk.domain_size));
     PP_ASSIGN_OR_RETURN(const NttTables* tables, ntt_tables(log_n));
-    ntt_bytes_ = tables->bytes;
+    ntt_bytes_[log_n] = tables->bytes;
     for (DeviceBuffer<ff::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(pk.domain_size));
     PP_RETURN_IF_ERROR(scalars_.reserve(std::max<size_t>(pk.domain_size, pk.n_vars)));
     for (std::span<const ec::G1Affine> pts : {pk.a, pk.b1, pk.c, pk.h}) {
@@ -154,8 +154,9 @@ class CudaBackend final : public groth16::ProverBackend {
   }
 
   size_t device_bytes() const override {
-    size_t b = da_.bytes() + db_.bytes() + dc_.bytes() + scalars_.bytes() + scratch_.bytes() + ntt_bytes_;
+    size_t b = da_.bytes() + db_.bytes() + dc_.bytes() + scalars_.bytes() + scratch_.bytes();
     for (const auto& [span, r] : points_) b += r.data.bytes();
+    for (const auto& [log_n, bytes] : ntt_bytes_) b += bytes;
     return b;
   }
 
@@ -286,7 +287,7 @@ class CudaBackend final : public groth16::ProverBackend {
   Stream stream_;
   DeviceBuffer<ff::Fr> da_, db_, dc_, scalars_;
   MsmScratch scratch_;
-  size_t ntt_bytes_ = 0;  // the domain's NTT tables (process-wide cache, counted here)
+  std::map<unsigned, size_t> ntt_bytes_;  // NTT tables of the keys' domains (a process-wide cache)
   std::map<std::pair<const void*, size_t>, ResidentPoints> points_;
   std::vector<void*> pinned_;
   using Step = groth16::TakenInputs::Step;

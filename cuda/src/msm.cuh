@@ -256,6 +256,8 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   if (tuning.task_len == 1) return bad_argument("cuda msm: task length 1 (need >= 2)");
   if ((tuning.segment & (tuning.segment - 1)) != 0)
     return bad_argument("cuda msm: segment " + std::to_string(tuning.segment) + " (need a power of two)");
+  if (tuning.max_group_pairs > kMaxGroupPairs)  // CUB's item counts are int
+    return bad_argument("cuda msm: group pairs " + std::to_string(tuning.max_group_pairs) + " (at most 2^27)");
 
   PhaseClock clock(s.phases);
   // The split: zero terms (scalar 0, identity point) drop out, +-1 scalars

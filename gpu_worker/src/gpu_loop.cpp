@@ -44,8 +44,8 @@ using Clock = std::chrono::steady_clock;
 double seconds(Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); }
 
 // The copy intake's record buffers, reused across partitions (one slot's
-// worth of memory). The backend page-locks them, so they must outlive it:
-// run() declares them before the backend.
+// worth of memory). The backend page-locks them, so they must outlive it
+// (run() declares them before the backend).
 struct RecordBuffers {
   std::vector<ff::Fr> a, b, c, w;
 };
@@ -244,7 +244,11 @@ int run(const ipc::WorkerArgs& args) {
     spdlog::error("set-up failed{}: {}", where, session.status().message());
     return ipc::kWorkerExitSetup;
   }
-  RecordBuffers record;  // before the backend, which may page-lock it
+  // Declared before the backend, which must not outlive them: the key (its
+  // points are the backend's resident copies' source) and the record
+  // buffers (which it may page-lock).
+  auto zkey = formats::load_zkey(args.zkey);
+  RecordBuffers record;
   auto kind = groth16::parse_backend_kind(args.backend);
   std::string notice;
 #if defined(PP_HAVE_CUDA)
@@ -254,7 +258,6 @@ int run(const ipc::WorkerArgs& args) {
   if (kind && *kind == groth16::BackendKind::kAuto) notice = "built without CUDA: proving on the CPU";
 #endif
   if (!notice.empty()) spdlog::info("{}", notice);
-  auto zkey = formats::load_zkey(args.zkey);
   for (const Status& st : {backend.status(), zkey.status()}) {
     if (!st) {
       spdlog::error("set-up failed{}: {}", where, st.message());

@@ -9,6 +9,7 @@
 // other) against the CPU MSM's fold_scalar.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -243,37 +244,48 @@ TEST(CudaMsmPlan, WindowsGroupsAndKeyBits) {
 // reserve_sizes(n) (what reserve_msm pre-sizes at the backend's set-up) is
 // at least every buffer size of every split of up to n terms into windowed
 // terms and +-1s: random splits, splits with no zero terms (the most pairs
-// for their others), and the tops of the c brackets, at sizes from 1 to
-// 2^29 where the cap on a sort group shapes the plan.
+// for their others), the tops of the c brackets, and splits just below
+// the steps of the default L (2^19 and 2^22 pairs, where a smaller L gives
+// the most tasks); every n up to 2^21 in steps of 1/64 and random n up to
+// 2^29, where the cap on a sort group shapes the plan. (A version sized at
+// the bracket tops only failed 6,197 of these checks, all partial sums.)
 TEST(CudaMsmPlan, ReservedSizesCoverEverySplit) {
   PP_SEEDED_RNG(rng);
-  std::vector<size_t> sizes = {1, 2, 3, 255, 256, 1027, (1u << 16) - 1, 1u << 16, (1u << 16) + 1, 1u << 20,
-                               (1u << 20) + 12345, 3u << 21, (1u << 24) - 1, 1u << 24, (1u << 24) + 5,
-                               3u << 23, (1u << 25) + 7, 1u << 27, (1u << 28) + 3};
-  for (int i = 0; i < 20; ++i) sizes.push_back(1 + rng() % (size_t(1) << 29));
-  const auto check = [](size_t n, const md::PlanSizes& r, size_t o, size_t ones) {
+  std::vector<size_t> sizes = {(1u << 15), (1u << 18), (1u << 19), 200000, (1u << 24) - 1, 1u << 24,
+                               (1u << 24) + 5, 3u << 23, (1u << 25) + 7, 1u << 27, (1u << 28) + 3};
+  for (size_t n = 1; n < (size_t(1) << 21); n += 1 + n / 64) sizes.push_back(n);
+  for (int i = 0; i < 40; ++i) sizes.push_back(1 + rng() % (size_t(1) << 29));
+  size_t failures = 0;
+  const auto check = [&](size_t n, const md::PlanSizes& r, size_t o, size_t ones) {
     const md::PlanSizes q = md::plan_sizes(md::make_plan(o, ones));
     const size_t got[] = {q.pairs, q.runs, q.partial[0], q.partial[1], q.bucket_slots, q.segment_sums, q.tree_sums};
     const size_t cap[] = {r.pairs, r.runs, r.partial[0], r.partial[1], r.bucket_slots, r.segment_sums, r.tree_sums};
     const char* what[] = {"pairs", "runs", "partial[0]", "partial[1]", "bucket slots", "segment sums", "tree sums"};
     for (int k = 0; k < 7; ++k) {
-      if (got[k] > cap[k]) {
+      if (got[k] > cap[k] && ++failures <= 10) {
         ADD_FAILURE() << what[k] << ": n=" << n << " others=" << o << " ones=" << ones << " needs " << got[k]
                       << " > reserved " << cap[k];
-        return false;
       }
     }
-    return true;
   };
   for (size_t n : sizes) {
     const md::PlanSizes r = md::reserve_sizes(n);
-    bool ok = true;
-    for (int t = 0; t < 3000 && ok; ++t) {
+    for (int t = 0; t < 200; ++t) {
       const size_t o = rng() % (n + 1);
-      ok = check(n, r, o, rng() % (n - o + 1)) && check(n, r, o, n - o);
+      check(n, r, o, rng() % (n - o + 1));
+      check(n, r, o, n - o);
     }
-    for (size_t top = 1; top <= n && ok; top = 2 * top + 1) ok = check(n, r, top, n - top);
+    for (size_t top = 1; top <= n; top = 2 * top + 1) check(n, r, top, n - top);
+    for (size_t step : {md::kPairsForL16, md::kPairsForL64}) {
+      for (size_t g = 1; g <= 64; ++g) {
+        const size_t o = std::max<size_t>(1, n * g / 64);
+        const size_t w = md::make_plan(o, 0).windows;
+        if (o > n || o * w > step - 1) continue;
+        check(n, r, o, std::min(step - 1 - o * w, n - o));
+      }
+    }
   }
+  EXPECT_EQ(failures, 0u);
 }
 
 TEST(CudaMsmPlan, FindRunSkipsRunsWithoutTasks) {

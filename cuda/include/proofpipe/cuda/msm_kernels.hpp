@@ -43,6 +43,9 @@ namespace proofpipe::cuda::msm_detail {
 // is 2 GiB; 2^24 points then sort in two groups of 8 and 7 windows.
 inline constexpr size_t kMaxGroupPairs = size_t(1) << 27;
 inline constexpr uint32_t kSignBit = 0x80000000u;
+// Where the default task length L steps up from 8 to 16 to 64 (make_plan).
+inline constexpr size_t kPairsForL16 = size_t(1) << 19;
+inline constexpr size_t kPairsForL64 = size_t(1) << 22;
 
 // The plan's inputs a caller may override (0 = the default; MsmTuning in
 // proofpipe/cuda/msm.hpp), and the tests' cap on a sort group.
@@ -109,7 +112,7 @@ inline Plan make_plan(size_t others, size_t ones, const PlanRequest& req = {}) {
     // L: enough threads at small sizes (8 entries each below 2^19 pairs),
     // few partial sums at large ones (64: one extra full add per 64 madds).
     const size_t pairs = p.group_pairs(0, p.group_windows);
-    task_len = pairs >= (size_t(1) << 22) ? 64 : pairs >= (size_t(1) << 19) ? 16 : 8;
+    task_len = pairs >= kPairsForL64 ? 64 : pairs >= kPairsForL16 ? 16 : 8;
   }
   p.task_len = task_len;
   // 128 full adds + a <= 17-bit double-and-add per thread.
@@ -159,20 +162,25 @@ inline PlanSizes plan_sizes(const Plan& p, size_t max_pairs = ~size_t(0)) {
 }
 
 // What reserve_msm (msm.cuh) sizes the scratch for, so that an MSM of up to
-// n terms, whatever its split, grows none of its buffers: the largest of
-// each size over the plans of the splits at the top of each bracket of c
-// (o = n, and o = 2^k - 1 windowed terms below it with the other n - o as
-// +-1s). Within a bracket c and W are fixed, and the pairs (W - 1) * o + n
-// grow with o. Where the top's plan is capped (fewer windows a group than
-// W), a split with fewer others gets more windows a group: that bracket is
-// sized for all W windows in one group, its pairs at most the cap (or one
-// window of others plus the ones, when that alone is over it).
-// CudaMsmPlan.ReservedSizesCoverEverySplit checks the claim on random splits.
+// n terms, whatever its split into windowed terms and +-1s, grows none of
+// its buffers: the largest of each size over these splits, per bracket of
+// c (windowed terms o in [2^k, 2^(k+1)), so c and W fixed):
+//  - the bracket's top (o = n, or o = 2^(k+1) - 1 with the other n - o as
+//    +-1s): the pairs (W - 1) * o + n grow with o, and with them the runs
+//    and the buckets;
+//  - the most pairs just below each step of the default L (2^19 and 2^22
+//    pairs): a smaller L gives more tasks, so ceil(pairs / L) peaks there
+//    too, not only at the top.
+// Where the top's plan is capped (fewer windows a group than W), a split
+// with fewer others gets more windows a group: that bracket is sized for all
+// W windows in one group, its pairs at most the cap (or one window of
+// others plus the ones, when that alone is over it).
+// CudaMsmPlan.ReservedSizesCoverEverySplit checks the claim.
 inline PlanSizes reserve_sizes(size_t n, const PlanRequest& req = {}) {
   PlanSizes z;
   const auto grow = [](size_t& a, size_t b) { a = a > b ? a : b; };
-  for (size_t o = n;; o = (size_t(1) << (bit_length(o) - 1)) - 1) {
-    Plan p = make_plan(o, n - o, req);
+  const auto cover = [&](size_t o, size_t ones) {
+    Plan p = make_plan(o, ones, req);
     const bool capped = p.group_windows < p.windows;
     p.group_windows = p.windows;
     const PlanSizes q = plan_sizes(p, capped ? (req.max_group_pairs > n ? req.max_group_pairs : n) : ~size_t(0));
@@ -183,7 +191,20 @@ inline PlanSizes reserve_sizes(size_t n, const PlanRequest& req = {}) {
     grow(z.bucket_slots, q.bucket_slots);
     grow(z.segment_sums, q.segment_sums);
     grow(z.tree_sums, q.tree_sums);
-    if (o <= 1) break;
+  };
+  for (size_t top = n;; top = (size_t(1) << (bit_length(top) - 1)) - 1) {
+    cover(top, n - top);
+    const size_t bottom = top <= 1 ? top : size_t(1) << (bit_length(top) - 1);
+    const unsigned w = make_plan(top, 0, req).windows;
+    for (size_t step : {kPairsForL16, kPairsForL64}) {
+      // o windowed terms and the ones filling up to step - 1 pairs.
+      size_t o = (step - 1) / w;
+      o = o < bottom ? bottom : o > top ? top : o;
+      if (o * w > step - 1) continue;  // the bracket is past this step
+      const size_t want = step - 1 - o * w;
+      cover(o, want < n - o ? want : n - o);
+    }
+    if (top <= 1) break;
   }
   return z;
 }
