@@ -264,6 +264,8 @@ on_device() {
             grep -E '^gpu\.[0-9]+ \(' "$WORK/run_$run.log" 2>/dev/null | tr -s ' ' | sed "s/^/  $run memory: /"
         done
         grep -h "transfers stay pageable" "$WORK"/run_cuda*.log 2>/dev/null | head -2
+        # Device memory the worker took at set-up (points, buffers, MSM scratch).
+        grep -ho "backend prepared.*" "$WORK/run_cuda.log" 2>/dev/null | head -1 | sed "s/^/  cuda: /"
     } >>"$out/summary.txt"
     pack "$out"
     sanitize_small "$out"
