@@ -32,6 +32,7 @@
 #include "check.hpp"
 #include "msm_device.hpp"
 #include "proofpipe/cuda/msm_kernels.hpp"
+#include "timing.hpp"
 
 namespace proofpipe::cuda::msm_detail {
 
@@ -146,44 +147,6 @@ T* as(DeviceBuffer<std::byte>& b) {
   return reinterpret_cast<T*>(b.data());
 }
 
-// The benchmark's phase clock (MsmScratch::phases): an event on the stream
-// where each phase starts; after the MSM's last sync, the time between
-// consecutive events goes to the phase the earlier one started. A no-op
-// (no events) when `out` is null, as it is in every proof.
-class PhaseClock {
- public:
-  using Phase = double MsmPhases::*;
-  explicit PhaseClock(MsmPhases* out) : out_(out) {}
-  PhaseClock(const PhaseClock&) = delete;
-  PhaseClock& operator=(const PhaseClock&) = delete;
-  ~PhaseClock() {
-    for (auto& m : marks_) (void)cudaEventDestroy(m.second);
-  }
-  // `phase` starts here (nullptr: the last phase ends here).
-  Status mark(Phase phase, cudaStream_t stream) {
-    if (out_ == nullptr) return Status::ok();
-    cudaEvent_t e = nullptr;
-    PP_CUDA_TRY(cudaEventCreate(&e));
-    marks_.emplace_back(phase, e);
-    PP_CUDA_TRY(cudaEventRecord(e, stream));
-    return Status::ok();
-  }
-  // After the stream has been synchronised.
-  Status collect() {
-    for (size_t i = 1; i < marks_.size(); ++i) {
-      float ms = 0;
-      PP_CUDA_TRY(cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second));
-      if (marks_[i - 1].first != nullptr) out_->*marks_[i - 1].first += ms;
-    }
-    return Status::ok();
-  }
-  MsmPhases* out() const { return out_; }
-
- private:
-  MsmPhases* out_;
-  std::vector<std::pair<Phase, cudaEvent_t>> marks_;
-};
-
 // The split's buffers for n terms; returns the CUB temp bytes of its
 // selects (both have the same types, so one size serves both).
 inline Result<size_t> reserve_split(MsmScratch& s, size_t n, cudaStream_t stream) {
@@ -227,7 +190,7 @@ Result<size_t> reserve_plan(MsmScratch& s, const PlanSizes& z, unsigned key_bits
   return temp_bytes;
 }
 
-// Sizes `s` for any MSM of up to n terms (reserve_sizes in msm_kernels.hpp),
+// Sizes `s` for any MSM of up to n terms (reserve_sizes in msm_plan.hpp),
 // the accumulation's partial sums included: the backend's set-up calls it so
 // that no proof allocates on the device, and a device without the memory
 // fails the set-up instead of the first proof. The stream must be idle.
@@ -259,7 +222,7 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   if (tuning.max_group_pairs > kMaxGroupPairs)  // CUB's item counts are int
     return bad_argument("cuda msm: group pairs " + std::to_string(tuning.max_group_pairs) + " (at most 2^27)");
 
-  PhaseClock clock(s.phases);
+  PhaseClock<MsmPhases> clock(s.phases);
   // The split: zero terms (scalar 0, identity point) drop out, +-1 scalars
   // become one pair each.
   PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::split, stream));

@@ -1,14 +1,16 @@
 // Timing helpers for the benchmark entry points of cuda/ (internal): the
 // median of repeated runs, each timed with a CUDA event pair on a stream
 // (kernels only) or with the host clock (work that ends in a host sync, such
-// as the MSM's host Horner step). Used by ntt.cu, field_ops.cu and
-// msm_host.cpp; compiled by both nvcc and the host compiler.
+// as the MSM's host Horner step), and the MSM's per-phase clock. Used by
+// ntt.cu, field_ops.cu, msm.cuh and msm_host.cpp; compiled by both nvcc and
+// the host compiler.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 #include <vector>
 
 #include "check.hpp"
@@ -71,5 +73,45 @@ Result<double> median_ms(int reps, Timed&& timed) {
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
+
+// A phase clock for a breakdown struct Out (MsmPhases: MsmScratch::phases):
+// an event on the stream where each phase starts; after the work's last
+// sync, the time between consecutive events goes to the phase the earlier
+// one started. A no-op (no events) when `out` is null, as it is in every
+// proof.
+template <class Out>
+class PhaseClock {
+ public:
+  using Phase = double Out::*;
+  explicit PhaseClock(Out* out) : out_(out) {}
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+  ~PhaseClock() {
+    for (auto& m : marks_) (void)cudaEventDestroy(m.second);
+  }
+  // `phase` starts here (nullptr: the last phase ends here).
+  Status mark(Phase phase, cudaStream_t stream) {
+    if (out_ == nullptr) return Status::ok();
+    cudaEvent_t e = nullptr;
+    PP_CUDA_TRY(cudaEventCreate(&e));
+    marks_.emplace_back(phase, e);
+    PP_CUDA_TRY(cudaEventRecord(e, stream));
+    return Status::ok();
+  }
+  // After the stream has been synchronised.
+  Status collect() {
+    for (size_t i = 1; i < marks_.size(); ++i) {
+      float ms = 0;
+      PP_CUDA_TRY(cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second));
+      if (marks_[i - 1].first != nullptr) out_->*marks_[i - 1].first += ms;
+    }
+    return Status::ok();
+  }
+  Out* out() const { return out_; }
+
+ private:
+  Out* out_;
+  std::vector<std::pair<Phase, cudaEvent_t>> marks_;
+};
 
 }  // namespace proofpipe::cuda
