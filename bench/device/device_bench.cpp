@@ -153,7 +153,8 @@ int main(int argc, char** argv) {
   // Device memory the context kept after the MSMs freed their buffers: the
   // local memory the driver reserves for the spilling G2 kernels (the
   // largest frame, 1,912 bytes, for every resident thread: ~0.5 GB on an
-  // H200, docs/gpu.md), and the loaded modules. Not in a backend's device_bytes(), so measured here.
+  // H200, docs/gpu.md), and the loaded modules. Not in a backend's
+  // device_bytes(), so measured here.
   if (const Result<size_t> after = cuda::device_memory_in_use(); in_use_before && after) {
     const double mib = (double(*after) - double(*in_use_before)) / double(1u << 20);
     std::fprintf(json, "{\"what\":\"context_kept\",\"log_n\":0,\"value\":%.1f,\"unit\":\"MiB\",\"device\":\"%s\"}\n",

@@ -130,6 +130,12 @@ __global__ void __launch_bounds__(kCurveBlock<Cfg>)
 
 inline Status bad_argument(const std::string& what) { return Status(ErrorCode::kInvalidArgument, what); }
 
+// A pair's value holds a 31-bit term index.
+inline Status check_term_count(size_t n) {
+  if (n >= (size_t(1) << 31)) return bad_argument("cuda msm: n = " + std::to_string(n) + " (at most 2^31 - 1)");
+  return Status::ok();
+}
+
 // k 4-byte counts read back (they size the next launches); syncs `stream`.
 inline Status read_counts(const uint32_t* d, uint32_t* out, size_t k, cudaStream_t stream) {
   PP_CUDA_TRY(cudaMemcpyAsync(out, d, k * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
@@ -198,7 +204,7 @@ template <class Cfg>
 Status reserve_msm(MsmScratch& s, size_t n, cudaStream_t stream) {
   using X = ec::Xyzz<Cfg>;
   if (n == 0) return Status::ok();
-  if (n >= (size_t(1) << 31)) return bad_argument("cuda msm: n = " + std::to_string(n) + " (at most 2^31 - 1)");
+  PP_RETURN_IF_ERROR(check_term_count(n));
   PP_ASSIGN_OR_RETURN(const size_t select_bytes, reserve_split(s, n, stream));
   const PlanSizes z = reserve_sizes(n);
   // 32 key bits: at least as many sort passes as any plan's key.
@@ -213,7 +219,7 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   using X = ec::Xyzz<Cfg>;
   constexpr unsigned B = kCurveBlock<Cfg>;
   if (n == 0) return ec::Jacobian<Cfg>::identity();
-  if (n >= (size_t(1) << 31)) return bad_argument("cuda msm: n = " + std::to_string(n) + " (at most 2^31 - 1)");
+  PP_RETURN_IF_ERROR(check_term_count(n));
   if (tuning.window_bits != 0 && (tuning.window_bits < 2 || tuning.window_bits > 20))
     return bad_argument("cuda msm: window bits " + std::to_string(tuning.window_bits) + " (need 2..20)");
   if (tuning.task_len == 1) return bad_argument("cuda msm: task length 1 (need >= 2)");

@@ -76,12 +76,11 @@ class GpuWorker {
     }
     const auto t0 = Clock::now();
     PP_RETURN_IF_ERROR(backend_.prepare(pk_));
+    // A device backend's memory is an operator's figure (info); the CPU backend has none.
     const size_t held = backend_.device_bytes();
-    if (held != 0)
-      spdlog::info("backend prepared for the key in {:.3f} s; device memory held: {:.1f} MiB", seconds(t0, Clock::now()),
-                   double(held) / (1 << 20));
-    else
-      spdlog::debug("backend prepared for the key in {:.3f} s", seconds(t0, Clock::now()));
+    spdlog::log(held != 0 ? spdlog::level::info : spdlog::level::debug, "backend prepared for the key in {:.3f} s{}",
+                seconds(t0, Clock::now()),
+                held != 0 ? fmt::format("; device memory held: {:.1f} MiB", double(held) / (1 << 20)) : "");
     return Status::ok();
   }
 
