@@ -3,13 +3,16 @@
 // One stream per backend; every operation ends with a stream sync (but
 // take_inputs, whose sync is inputs_taken), so the interface stays
 // synchronous like the CPU backend's. Key points are
-// uploaded once and cached by host span:
+// uploaded once and cached by host span; a section with enough identity
+// points (B1 and B2: 62 % at 2^20, ~75 % for PoRep) goes up without them,
+// with the position of each point kept (key_compaction.hpp):
 //
 //   host (mmap of the zkey)            device (resident for the lifetime)
 //   +--------------------+  first use  +------------------+
 //   | section 5: A points| ----------> | A points          |  key: (ptr, n)
-//   | section 6: B1 ...  | ----------> | B1 points         |  + first/last point
-//   +--------------------+             +------------------+    (stale check)
+//   | section 6: B1 ...  | ----------> | B1 points != 0,   |  + first/last point
+//   +--------------------+  compacted  |  their positions  |    (stale check)
+//                                      +------------------+
 //
 // The per-proof inputs come from host memory the worker has page-locked
 // (pin_host_memory), 2 GiB at 2^24 (~40 ms at ~50 GB/s):
@@ -33,6 +36,7 @@
 #include "msm_device.hpp"
 #include "ntt_device.hpp"
 #include "proofpipe/cuda/device.hpp"
+#include "proofpipe/cuda/key_compaction.hpp"
 #include "proofpipe/cuda/ntt.hpp"
 #include "proofpipe/groth16/proving_key.hpp"
 #include "proofpipe/ntt/ntt.hpp"
@@ -44,8 +48,20 @@ namespace {
 // name it; the first and last points are kept to catch a caller that reuses
 // the same buffer for different points (then the copy is refreshed).
 struct ResidentPoints {
-  DeviceBuffer<std::byte> data;
+  size_t count = 0;               // points on the device
+  DeviceBuffer<std::byte> data;   // those points
+  DeviceBuffer<uint32_t> index;   // their positions in the span; empty: all of it
   std::vector<std::byte> first, last;
+  size_t bytes() const { return data.bytes() + index.bytes(); }
+};
+
+// An MSM's terms on the device: term i is scalars[index ? index[i] : i] *
+// points[i], i < count.
+template <class Cfg>
+struct DevicePoints {
+  const ec::Affine<Cfg>* points = nullptr;
+  const uint32_t* index = nullptr;
+  size_t count = 0;
 };
 
 class CudaBackend final : public groth16::ProverBackend {
@@ -137,17 +153,14 @@ class CudaBackend final : public groth16::ProverBackend {
     ntt_bytes_[log_n] = tables->bytes;
     for (DeviceBuffer<ff::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(pk.domain_size));
     PP_RETURN_IF_ERROR(scalars_.reserve(std::max<size_t>(pk.domain_size, pk.n_vars)));
-    for (std::span<const ec::G1Affine> pts : {pk.a, pk.b1, pk.c, pk.h}) {
-      if (!pts.empty()) PP_RETURN_IF_ERROR(resident(std::as_bytes(pts), sizeof(ec::G1Affine)).status());
-    }
-    if (!pk.b2.empty()) PP_RETURN_IF_ERROR(resident(std::as_bytes(pk.b2), sizeof(ec::G2Affine)).status());
-    PP_RETURN_IF_ERROR(stream_.sync());
-    // The MSM scratch for the largest MSM of each group, whatever the
-    // witness's mix of 0, +-1 and other scalars: 5.4 GiB at 2^24, 0.66 GiB
-    // at 2^20 (docs/gpu.md).
-    const size_t g1_terms = std::max({pk.a.size(), pk.b1.size(), pk.c.size(), pk.h.size()});
+    PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
+    // The MSM scratch for the largest MSM of each group (the points on the
+    // device: a compacted section's MSM has fewer terms), whatever the
+    // witness's mix of 0, +-1 and other scalars: 3.8 GiB for a `gen` key at
+    // 2^24, about 0.5 GiB at 2^20 (docs/gpu.md).
+    const size_t g1_terms = std::max({k.a.count, k.b1.count, k.c.count, k.h.count});
     PP_RETURN_IF_ERROR(reserve_msm_g1(scratch_, g1_terms, stream_.get()));
-    PP_RETURN_IF_ERROR(reserve_msm_g2(scratch_, pk.b2.size(), stream_.get()));
+    PP_RETURN_IF_ERROR(reserve_msm_g2(scratch_, k.b2.count, stream_.get()));
     // The readiness gate: this device gives the CPU's answers before the
     // worker says HELLO, or the worker fails its set-up and takes no work.
     return groth16::known_answer_test(*this, pk);
@@ -155,7 +168,7 @@ class CudaBackend final : public groth16::ProverBackend {
 
   size_t device_bytes() const override {
     size_t b = da_.bytes() + db_.bytes() + dc_.bytes() + scalars_.bytes() + scratch_.bytes();
-    for (const auto& [span, r] : points_) b += r.data.bytes();
+    for (const auto& [span, r] : points_) b += r.bytes();
     for (const auto& [log_n, bytes] : ntt_bytes_) b += bytes;
     return b;
   }
@@ -183,31 +196,66 @@ class CudaBackend final : public groth16::ProverBackend {
   }
 
  private:
-  // The device copy of `bytes` (elem_size bytes per point), uploading it on
-  // first use and when its first or last point changed.
-  Result<const std::byte*> resident(std::span<const std::byte> bytes, size_t elem_size) {
-    ResidentPoints& r = points_[{bytes.data(), bytes.size()}];
-    const auto head = bytes.first(elem_size), tail = bytes.last(elem_size);
-    const bool same = r.data.size() == bytes.size() && r.first.size() == elem_size &&
-                      std::memcmp(r.first.data(), head.data(), elem_size) == 0 &&
-                      std::memcmp(r.last.data(), tail.data(), elem_size) == 0;
+  // The device copy of a span of points (none for an empty one), uploaded
+  // on first use and again when its first or last point changed; without
+  // its identity points when that saves memory (worth_compacting).
+  template <class Cfg>
+  Result<DevicePoints<Cfg>> resident_points(std::span<const ec::Affine<Cfg>> points) {
+    using A = ec::Affine<Cfg>;
+    if (points.empty()) return DevicePoints<Cfg>{};
+    const auto bytes = std::as_bytes(points);
+    ResidentPoints& r = points_[{bytes.data(), points.size()}];
+    const auto head = bytes.first(sizeof(A)), tail = bytes.last(sizeof(A));
+    const bool same = r.first.size() == sizeof(A) && std::memcmp(r.first.data(), head.data(), sizeof(A)) == 0 &&
+                      std::memcmp(r.last.data(), tail.data(), sizeof(A)) == 0;
     if (!same) {
       // Forgotten first: a failed upload must not leave a copy that looks current.
       r.first.clear();
       r.last.clear();
-      PP_RETURN_IF_ERROR(r.data.allocate(bytes.size()));
-      PP_RETURN_IF_ERROR(r.data.upload(bytes.data(), bytes.size(), stream_.get()));
+      PP_RETURN_IF_ERROR(upload_points(points, r));
       r.first.assign(head.begin(), head.end());
       r.last.assign(tail.begin(), tail.end());
-      spdlog::debug("uploaded {} MiB of key points", bytes.size() >> 20);
     }
-    return static_cast<const std::byte*>(r.data.data());
+    return DevicePoints<Cfg>{reinterpret_cast<const A*>(r.data.data()), r.index.data(), r.count};
+  }
+
+  // Uploads a span of points into r: all of them, or the ones that are not
+  // the identity with their positions, gathered on the host in chunks of
+  // 2^18 points (24 MiB of G1) and synchronised before the next.
+  template <class Cfg>
+  Status upload_points(std::span<const ec::Affine<Cfg>> points, ResidentPoints& r) {
+    using A = ec::Affine<Cfg>;
+    cudaStream_t s = stream_.get();
+    r.index.reset();
+    if (!worth_compacting(points.size(), count_present<Cfg>(points), sizeof(A))) {
+      r.count = points.size();
+      PP_RETURN_IF_ERROR(r.data.allocate(r.count * sizeof(A)));
+      PP_RETURN_IF_ERROR(r.data.upload(reinterpret_cast<const std::byte*>(points.data()), r.count * sizeof(A), s));
+      spdlog::debug("uploaded {} MiB of key points", r.data.bytes() >> 20);
+      return stream_.sync();
+    }
+    const std::vector<uint32_t> index = present_points<Cfg>(points);
+    r.count = index.size();
+    PP_RETURN_IF_ERROR(r.data.allocate(r.count * sizeof(A)));
+    PP_RETURN_IF_ERROR(r.index.allocate(r.count));
+    PP_RETURN_IF_ERROR(r.index.upload(index.data(), r.count, s));
+    std::vector<A> chunk(std::min<size_t>(r.count, size_t(1) << 18));
+    for (size_t first = 0; first < r.count; first += chunk.size()) {
+      const std::span<A> part = std::span<A>(chunk).first(std::min(chunk.size(), r.count - first));
+      gather_points<Cfg>(points, index, first, part);
+      PP_RETURN_IF_ERROR(r.data.upload(reinterpret_cast<const std::byte*>(part.data()), part.size_bytes(), s,
+                                       first * sizeof(A)));
+      PP_RETURN_IF_ERROR(stream_.sync());  // chunk is reused, index freed on return
+    }
+    spdlog::debug("uploaded {} MiB of key points ({} of {} not the identity)", r.data.bytes() >> 20, r.count,
+                  points.size());
+    return stream_.sync();
   }
 
   // The device copies of the key's five MSM sections.
   struct KeyPoints {
-    const ec::G1Affine *a, *b1, *c, *h;
-    const ec::G2Affine* b2;
+    DevicePoints<ec::G1Cfg> a, b1, c, h;
+    DevicePoints<ec::G2Cfg> b2;
   };
   Result<KeyPoints> key_points(const groth16::ProvingKey& pk) {
     KeyPoints k{};
@@ -225,11 +273,11 @@ class CudaBackend final : public groth16::ProverBackend {
   Result<groth16::ProofMsms> five_msms(const groth16::ProvingKey& pk, const KeyPoints& k, const ff::Fr* dw,
                                        const ff::Fr* dh) {
     groth16::ProofMsms out;
-    PP_ASSIGN_OR_RETURN(out.a, msm_on_device<ec::G1Cfg>(k.a, dw, pk.a.size()));
-    PP_ASSIGN_OR_RETURN(out.b1, msm_on_device<ec::G1Cfg>(k.b1, dw, pk.b1.size()));
-    PP_ASSIGN_OR_RETURN(out.b2, msm_on_device<ec::G2Cfg>(k.b2, dw, pk.b2.size()));
-    PP_ASSIGN_OR_RETURN(out.c, msm_on_device<ec::G1Cfg>(k.c, dw + pk.n_public + 1, pk.c.size()));
-    PP_ASSIGN_OR_RETURN(out.h, msm_on_device<ec::G1Cfg>(k.h, dh, pk.h.size()));
+    PP_ASSIGN_OR_RETURN(out.a, msm_on_device(k.a, dw));
+    PP_ASSIGN_OR_RETURN(out.b1, msm_on_device(k.b1, dw));
+    PP_ASSIGN_OR_RETURN(out.b2, msm_on_device(k.b2, dw));
+    PP_ASSIGN_OR_RETURN(out.c, msm_on_device(k.c, dw + pk.n_public + 1));
+    PP_ASSIGN_OR_RETURN(out.h, msm_on_device(k.h, dh));
     return out;
   }
 
@@ -258,24 +306,17 @@ class CudaBackend final : public groth16::ProverBackend {
     if (points.size() != scalars.size())
       return make_error(ErrorCode::kInvalidArgument, "{}: {} points, {} scalars", what, points.size(), scalars.size());
     if (points.empty()) return ec::Jacobian<Cfg>::identity();
-    PP_ASSIGN_OR_RETURN(const ec::Affine<Cfg>* dp, resident_points(points));
+    PP_ASSIGN_OR_RETURN(const DevicePoints<Cfg> dp, resident_points(points));
     PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
-    return msm_on_device<Cfg>(dp, ds, points.size());
+    return msm_on_device(dp, ds);
   }
 
-  // The device copy of a key section (nullptr for an empty one).
+  // The MSM of device points over the device scalars (a whole witness or
+  // span; a compacted section reads it through its index).
   template <class Cfg>
-  Result<const ec::Affine<Cfg>*> resident_points(std::span<const ec::Affine<Cfg>> points) {
-    if (points.empty()) return static_cast<const ec::Affine<Cfg>*>(nullptr);
-    PP_ASSIGN_OR_RETURN(const std::byte* dp, resident(std::as_bytes(points), sizeof(ec::Affine<Cfg>)));
-    return reinterpret_cast<const ec::Affine<Cfg>*>(dp);
-  }
-
-  // sum scalars[i] * points[i] over n device points and scalars.
-  template <class Cfg>
-  Result<ec::Jacobian<Cfg>> msm_on_device(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n) {
-    if (n == 0) return ec::Jacobian<Cfg>::identity();
-    return device_msm<Cfg>(points, scalars, n, scratch_, stream_.get());
+  Result<ec::Jacobian<Cfg>> msm_on_device(const DevicePoints<Cfg>& p, const ff::Fr* scalars) {
+    if (p.count == 0) return ec::Jacobian<Cfg>::identity();
+    return device_msm<Cfg>(p.points, scalars, p.count, scratch_, stream_.get(), {}, p.index);
   }
 
   Result<const ff::Fr*> upload_scalars(std::span<const ff::Fr> scalars) {

@@ -76,8 +76,9 @@ class DeviceBuffer {
   size_t size() const { return n_; }
   size_t bytes() const { return n_ * sizeof(T); }
 
-  Status upload(const T* src, size_t n, cudaStream_t stream) {
-    PP_CUDA_TRY(cudaMemcpyAsync(p_, src, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+  // n elements from src into elements [at, at + n).
+  Status upload(const T* src, size_t n, cudaStream_t stream, size_t at = 0) {
+    PP_CUDA_TRY(cudaMemcpyAsync(p_ + at, src, n * sizeof(T), cudaMemcpyHostToDevice, stream));
     return Status::ok();
   }
   Status download(T* dst, size_t n, cudaStream_t stream) const {

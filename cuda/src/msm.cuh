@@ -48,16 +48,17 @@ inline constexpr unsigned kCurveBlock = 128;
 // Kernels are templates (on Cfg) so that msm_g1.cu and msm_g2.cu can both
 // include this header without duplicate symbols.
 template <class Cfg>
-__global__ void classify_kernel(const ff::Fr* scalars, const ec::Affine<Cfg>* points, size_t n, uint8_t* classes) {
+__global__ void classify_kernel(const ff::Fr* scalars, const uint32_t* index, const ec::Affine<Cfg>* points, size_t n,
+                                uint8_t* classes) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < n) classify_body<Cfg>(i, scalars, points, classes);
+  if (i < n) classify_body<Cfg>(i, scalars, index, points, classes);
 }
 
 template <class Cfg>
-__global__ void digits_kernel(const ff::Fr* scalars, const uint32_t* others, size_t count, unsigned c, unsigned j0,
-                              unsigned jn, uint32_t* keys, uint32_t* vals) {
+__global__ void digits_kernel(const ff::Fr* scalars, const uint32_t* index, const uint32_t* others, size_t count,
+                              unsigned c, unsigned j0, unsigned jn, uint32_t* keys, uint32_t* vals) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t < count) digits_body(t, scalars, others, count, c, j0, jn, keys, vals);
+  if (t < count) digits_body(t, scalars, index, others, count, c, j0, jn, keys, vals);
 }
 
 template <class Cfg>
@@ -215,7 +216,8 @@ Status reserve_msm(MsmScratch& s, size_t n, cudaStream_t stream) {
 
 template <class Cfg>
 Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n,
-                                     MsmScratch& s, cudaStream_t stream, const MsmTuning& tuning) {
+                                     MsmScratch& s, cudaStream_t stream, const MsmTuning& tuning,
+                                     const uint32_t* scalar_index) {
   using X = ec::Xyzz<Cfg>;
   constexpr unsigned B = kCurveBlock<Cfg>;
   if (n == 0) return ec::Jacobian<Cfg>::identity();
@@ -234,7 +236,7 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::split, stream));
   PP_ASSIGN_OR_RETURN(const size_t select_bytes, reserve_split(s, n, stream));
   PP_RETURN_IF_ERROR(s.cub_temp.reserve(std::max(select_bytes, size_t(1))));
-  classify_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(scalars, points, n, s.classes.data());
+  classify_kernel<Cfg><<<grid_for(n), kBlock, 0, stream>>>(scalars, scalar_index, points, n, s.classes.data());
   PP_CUDA_LAUNCHED("msm classify_kernel");
   const thrust::counting_iterator<uint32_t> index(0);
   const ClassIn is_other{s.classes.data(), kOtherScalar, kOtherScalar};
@@ -280,8 +282,8 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
     const int key_bits = int(p.c + bit_length(jn - 1));
     if (j0 != 0) PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::digits, stream));
     if (p.others != 0) {
-      digits_kernel<Cfg><<<grid_for(p.others), kBlock, 0, stream>>>(scalars, s.others.data(), p.others, p.c, j0, jn,
-                                                                      s.keys[0].data(), s.vals[0].data());
+      digits_kernel<Cfg><<<grid_for(p.others), kBlock, 0, stream>>>(
+          scalars, scalar_index, s.others.data(), p.others, p.c, j0, jn, s.keys[0].data(), s.vals[0].data());
       PP_CUDA_LAUNCHED("msm digits_kernel");
     }
     if (j0 == 0 && p.ones != 0) {

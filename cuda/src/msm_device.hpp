@@ -21,10 +21,11 @@ namespace proofpipe::cuda {
 
 // Device buffers one MSM needs, kept across calls and grown with reserve();
 // reserve_msm_g1/g2 below size them for any MSM up to n terms, after which
-// an MSM allocates nothing. At 2^24 that is 5.4 GiB: 2 GiB of sort pairs
-// (2^27 a group), 0.7 GiB of G2 buckets (0.35 for G1), up to 2.5 GiB of G2
-// partial sums (the bound; about 1.2 GiB for random scalars) and 144 MiB for
-// the split (a class byte, two 4-byte indices a term).
+// an MSM allocates nothing. For 2^24 terms in both groups that is 5.4 GiB:
+// 2 GiB of sort pairs (2^27 a group), 0.7 GiB of G2 buckets (0.35 for G1),
+// up to 2.5 GiB of G2 partial sums (the bound; about 1.2 GiB for random
+// scalars) and 144 MiB for the split (a class byte, two 4-byte indices a
+// term).
 // @not_thread_safe one MSM at a time per scratch.
 class MsmScratch {
  public:
@@ -61,21 +62,24 @@ Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, 
                              cudaStream_t stream);
 
 // Same with an explicit plan (MsmTuning in msm.hpp; 0 = the default for
-// each of c, L, S).
+// each of c, L, S), and optionally a scalar index: term i is then
+// scalars[scalar_index[i]] * points[i] (a key section stored without its
+// identity points reads the whole witness in place; see key_compaction.hpp).
 Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
-                             cudaStream_t stream, const MsmTuning& tuning);
+                             cudaStream_t stream, const MsmTuning& tuning, const uint32_t* scalar_index = nullptr);
 Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
-                             cudaStream_t stream, const MsmTuning& tuning);
+                             cudaStream_t stream, const MsmTuning& tuning, const uint32_t* scalar_index = nullptr);
 
 // The same for either group (Cfg = ec::G1Cfg or ec::G2Cfg), for callers
 // written once over both.
 template <class Cfg>
 Result<ec::Jacobian<Cfg>> device_msm(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n,
-                                     MsmScratch& scratch, cudaStream_t stream, const MsmTuning& tuning = {}) {
+                                     MsmScratch& scratch, cudaStream_t stream, const MsmTuning& tuning = {},
+                                     const uint32_t* scalar_index = nullptr) {
   if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
-    return msm_g1_device(points, scalars, n, scratch, stream, tuning);
+    return msm_g1_device(points, scalars, n, scratch, stream, tuning, scalar_index);
   else
-    return msm_g2_device(points, scalars, n, scratch, stream, tuning);
+    return msm_g2_device(points, scalars, n, scratch, stream, tuning, scalar_index);
 }
 
 // Grows `scratch` for any MSM of up to n terms of the group, whatever its

@@ -41,12 +41,12 @@ __global__ void mix_scalars_kernel(ff::Fr* out, size_t n, uint64_t seed, unsigne
 
 Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
                              cudaStream_t stream) {
-  return msm_detail::msm_device<ec::G1Cfg>(points, scalars, n, scratch, stream, MsmTuning{});
+  return msm_detail::msm_device<ec::G1Cfg>(points, scalars, n, scratch, stream, MsmTuning{}, nullptr);
 }
 
 Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
-                             cudaStream_t stream, const MsmTuning& tuning) {
-  return msm_detail::msm_device<ec::G1Cfg>(points, scalars, n, scratch, stream, tuning);
+                             cudaStream_t stream, const MsmTuning& tuning, const uint32_t* scalar_index) {
+  return msm_detail::msm_device<ec::G1Cfg>(points, scalars, n, scratch, stream, tuning, scalar_index);
 }
 
 Status reserve_msm_g1(MsmScratch& scratch, size_t n, cudaStream_t stream) {

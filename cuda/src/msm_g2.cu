@@ -5,12 +5,12 @@ namespace proofpipe::cuda {
 
 Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
                              cudaStream_t stream) {
-  return msm_detail::msm_device<ec::G2Cfg>(points, scalars, n, scratch, stream, MsmTuning{});
+  return msm_detail::msm_device<ec::G2Cfg>(points, scalars, n, scratch, stream, MsmTuning{}, nullptr);
 }
 
 Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
-                             cudaStream_t stream, const MsmTuning& tuning) {
-  return msm_detail::msm_device<ec::G2Cfg>(points, scalars, n, scratch, stream, tuning);
+                             cudaStream_t stream, const MsmTuning& tuning, const uint32_t* scalar_index) {
+  return msm_detail::msm_device<ec::G2Cfg>(points, scalars, n, scratch, stream, tuning, scalar_index);
 }
 
 Status reserve_msm_g2(MsmScratch& scratch, size_t n, cudaStream_t stream) {

@@ -37,19 +37,25 @@ inline void exclusive_scan_u32(const uint32_t* in, uint32_t* out, size_t n) {
   }
 }
 
+// Term i is scalars[index[i]] * points[i] when `index` is given (a
+// compacted key section, key_compaction.hpp), else scalars[i] * points[i].
 template <class Cfg>
 ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
-                              const cuda::msm_detail::PlanRequest& req = {}, MsmEmuStats* stats = nullptr) {
+                              const cuda::msm_detail::PlanRequest& req = {}, MsmEmuStats* stats = nullptr,
+                              std::span<const uint32_t> index = {}) {
   namespace md = cuda::msm_detail;
   using X = ec::Xyzz<Cfg>;
   const size_t n = points.size();
   MsmEmuStats st;
   if (stats != nullptr) *stats = st;
   if (n == 0) return ec::Jacobian<Cfg>::identity();
+  const uint32_t* ix = index.empty() ? nullptr : index.data();
+  EXPECT_TRUE(ix != nullptr ? index.size() == n : scalars.size() == n);
+  for (uint32_t w : index) EXPECT_LT(w, scalars.size());
 
   // classify_kernel, then the two cub::DeviceSelect::If (stable).
   std::vector<uint8_t> classes(n);
-  for (size_t i = 0; i < n; ++i) md::classify_body<Cfg>(i, scalars.data(), points.data(), classes.data());
+  for (size_t i = 0; i < n; ++i) md::classify_body<Cfg>(i, scalars.data(), ix, points.data(), classes.data());
   std::vector<uint32_t> others, ones;
   for (uint32_t i = 0; i < n; ++i) {
     if (classes[i] == md::kOtherScalar) others.push_back(i);
@@ -81,7 +87,7 @@ ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span
     EXPECT_LE(items, z.pairs);
     std::vector<uint32_t> keys(items), vals(items);
     for (size_t t = 0; t < p.others; ++t)
-      md::digits_body(t, scalars.data(), others.data(), p.others, p.c, j0, jn, keys.data(), vals.data());
+      md::digits_body(t, scalars.data(), ix, others.data(), p.others, p.c, j0, jn, keys.data(), vals.data());
     if (j0 == 0) {
       const size_t at = p.others * jn;
       for (size_t t = 0; t < p.ones; ++t)

@@ -51,7 +51,7 @@ TEST(CudaMsmDigits, PairsEncodeWindowBucketIndexAndSign) {
   const size_t count = others.size();
   std::vector<uint32_t> keys(count * jn), vals(count * jn);
   for (size_t t = 0; t < count; ++t)
-    md::digits_body(t, s.data(), others.data(), count, c, j0, jn, keys.data(), vals.data());
+    md::digits_body(t, s.data(), nullptr, others.data(), count, c, j0, jn, keys.data(), vals.data());
   for (size_t t = 0; t < count; ++t) {
     const uint32_t i = others[t];
     ff::Limbs<4> k = s[i].to_canonical();
@@ -85,7 +85,7 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
   s.insert(s.end(), skw.begin(), skw.end());
   const auto pts = msm_test_points<ec::G1Cfg>(s.size(), rng);  // none the identity
   std::vector<uint8_t> cls(s.size());
-  for (size_t i = 0; i < s.size(); ++i) md::classify_body<ec::G1Cfg>(i, s.data(), pts.data(), cls.data());
+  for (size_t i = 0; i < s.size(); ++i) md::classify_body<ec::G1Cfg>(i, s.data(), nullptr, pts.data(), cls.data());
   EXPECT_EQ(cls[0], md::kZeroTerm);
   EXPECT_EQ(cls[1], md::kPlusOne);
   EXPECT_EQ(cls[2], md::kMinusOne);
@@ -106,9 +106,9 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
   const std::vector<ec::G1Affine> none1(s.size(), ec::G1Affine::identity());
   const std::vector<ec::G2Affine> none2(s.size(), ec::G2Affine::identity());
   for (size_t i = 0; i < s.size(); ++i) {
-    md::classify_body<ec::G1Cfg>(i, s.data(), none1.data(), cls.data());
+    md::classify_body<ec::G1Cfg>(i, s.data(), nullptr, none1.data(), cls.data());
     ASSERT_EQ(cls[i], md::kZeroTerm) << "G1, scalar " << i;
-    md::classify_body<ec::G2Cfg>(i, s.data(), none2.data(), cls.data());
+    md::classify_body<ec::G2Cfg>(i, s.data(), nullptr, none2.data(), cls.data());
     ASSERT_EQ(cls[i], md::kZeroTerm) << "G2, scalar " << i;
   }
 }
@@ -118,7 +118,7 @@ TEST(CudaMsmSplit, OnesBecomeOnePairInWindowZerosBucketOne) {
   const std::vector<Fr> s = {Fr::one(), Fr::zero(), -Fr::one(), Fr::from_u64(7), Fr::one()};
   const auto pts = msm_test_points<ec::G1Cfg>(s.size(), rng);
   std::vector<uint8_t> cls(s.size());
-  for (size_t i = 0; i < s.size(); ++i) md::classify_body<ec::G1Cfg>(i, s.data(), pts.data(), cls.data());
+  for (size_t i = 0; i < s.size(); ++i) md::classify_body<ec::G1Cfg>(i, s.data(), nullptr, pts.data(), cls.data());
   const std::vector<uint32_t> ones = {0, 2, 4};
   std::vector<uint32_t> keys(3), vals(3);
   for (size_t t = 0; t < ones.size(); ++t) md::ones_pairs_body(t, ones.data(), cls.data(), keys.data(), vals.data());

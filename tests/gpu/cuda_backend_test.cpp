@@ -1,7 +1,8 @@
 // The CUDA backend end to end (skips without a device): proofs of the
 // committed fixtures equal the CPU backend's for the same r and s and pass our
 // verifier, on the copy path and the GPU worker's taken-inputs path; the
-// key-point cache notices a buffer reused for other points; and a whole
+// key-point cache notices a buffer reused for other points; sections with
+// identity points are stored without them and sum the same; and a whole
 // `proofpipe run --backend cuda` gives proofs that verify (snarkjs too where
 // node is installed), with either intake. Proofs after prepare() allocate no
 // device memory (device_bytes() unchanged).
@@ -25,6 +26,7 @@
 #include "support/prove_with.hpp"
 #include "support/gpu.hpp"
 #include "support/json_file.hpp"
+#include "support/msm_inputs.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -120,6 +122,60 @@ TEST(CudaBackend, PointCacheNoticesReusedBuffer) {
     ASSERT_TRUE(got) << got.status().message();
     EXPECT_TRUE(*got == msm::msm_g1(points, scalars)) << "round " << round;
   }
+}
+
+// Sections with many identity points (a snarkjs B1/B2) go to the device
+// without them, and the MSM reads each scalar through the kept positions
+// (key_compaction.hpp): the sums are the CPU's for G1 and G2, random and
+// skewed scalars, identity points at both ends; a section of nothing but
+// the identity holds nothing. A whole section of the same size is summed
+// first, so the scratch is already large enough and the compacted G1
+// section adds exactly its present points and their 4-byte positions.
+TEST(CudaBackend, SectionsWithoutIdentityPointsGiveTheCpuSums) {
+  PP_REQUIRE_DEVICE();
+  PP_SEEDED_RNG(rng);
+  auto backend = cuda::make_cuda_backend();
+  ASSERT_TRUE(backend) << backend.status().message();
+  const size_t n = 4097;
+  const auto whole = msm_test_points<ec::G1Cfg>(n, rng);
+  auto g1 = msm_test_points<ec::G1Cfg>(n, rng);
+  auto g2 = msm_test_points<ec::G2Cfg>(n, rng);
+  size_t present = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || i == n - 1 || rng() % 100 < 62) {
+      g1[i] = ec::G1Affine::identity();
+      g2[i] = ec::G2Affine::identity();
+    } else {
+      ++present;
+    }
+  }
+  const auto s = random_scalars(n, rng);
+  auto got = (*backend)->msm_g1(whole, s);
+  ASSERT_TRUE(got) << got.status().message();
+  EXPECT_TRUE(*got == msm::msm_g1(whole, s));
+  const size_t before = (*backend)->device_bytes();
+  got = (*backend)->msm_g1(g1, s);
+  ASSERT_TRUE(got) << got.status().message();
+  EXPECT_TRUE(*got == msm::msm_g1(g1, s));
+  EXPECT_EQ((*backend)->device_bytes() - before, present * (sizeof(ec::G1Affine) + sizeof(uint32_t)))
+      << present << " of " << n << " points present";
+
+  const auto skewed = skewed_scalars(n, rng);
+  got = (*backend)->msm_g1(g1, skewed);
+  ASSERT_TRUE(got) << got.status().message();
+  EXPECT_TRUE(*got == msm::msm_g1(g1, skewed));
+  for (const auto* k : {&s, &skewed}) {
+    auto got2 = (*backend)->msm_g2(g2, *k);
+    ASSERT_TRUE(got2) << got2.status().message();
+    EXPECT_TRUE(*got2 == msm::msm_g2(g2, *k)) << (k == &s ? "random" : "skewed");
+  }
+
+  const size_t held = (*backend)->device_bytes();
+  const std::vector<ec::G1Affine> none(n, ec::G1Affine::identity());
+  got = (*backend)->msm_g1(none, s);
+  ASSERT_TRUE(got) << got.status().message();
+  EXPECT_TRUE(got->is_identity());
+  EXPECT_EQ((*backend)->device_bytes(), held);
 }
 
 // snarkjs needs node and the npm install; the lent device machine has

@@ -47,14 +47,22 @@ inline constexpr uint32_t kSignBit = 0x80000000u;
 // Classes of the split's terms (one byte per term on the device).
 enum TermClass : uint8_t { kZeroTerm = 0, kPlusOne = 1, kMinusOne = 2, kOtherScalar = 3 };
 
-// Thread i of the classify kernel: the class of the term scalars[i] *
+// The scalar of term i: scalars[i], or scalars[index[i]] for a key section
+// stored without its identity points (the backend's compaction keeps the
+// rest in order and the wire of each, so the witness is read in place).
+PP_HD inline const ff::Fr& term_scalar(const ff::Fr* scalars, const uint32_t* index, size_t i) {
+  return scalars[index == nullptr ? i : index[i]];
+}
+
+// Thread i of the classify kernel: the class of the term term_scalar(i) *
 // points[i]. A zero scalar or an identity point makes the term zero: snarkjs
 // keys hold the identity for every wire absent from a query, 62% of the B
 // points of a `proofpipe gen` key at 2^20 and about 75% for PoRep (b density
 // 25.4%, anchors.md §1.5). After the fold, +-1 is k = 1 with the fold's sign.
 template <class Cfg>
-PP_HD void classify_body(size_t i, const ff::Fr* scalars, const ec::Affine<Cfg>* points, uint8_t* classes) {
-  ff::Limbs<4> k = scalars[i].to_canonical();
+PP_HD void classify_body(size_t i, const ff::Fr* scalars, const uint32_t* index, const ec::Affine<Cfg>* points,
+                         uint8_t* classes) {
+  ff::Limbs<4> k = term_scalar(scalars, index, i).to_canonical();
   const uint32_t neg = msm::detail::fold_canonical(k);
   const msm::detail::ScalarClass folded = msm::detail::folded_class(k);
   uint8_t cls = folded == msm::detail::ScalarClass::kZero  ? kZeroTerm
@@ -70,10 +78,10 @@ PP_HD void classify_body(size_t i, const ff::Fr* scalars, const ec::Affine<Cfg>*
 //   key   = (w << c) | |d|   (|d| = 0: no bucket, skipped by the runs)
 //   value = i | sign << 31,  sign = folded XOR (d < 0)
 // Identity points need no test here: adding (0,0) is a no-op in Xyzz.
-PP_HD inline void digits_body(size_t t, const ff::Fr* scalars, const uint32_t* others, size_t count, unsigned c,
-                              unsigned j0, unsigned jn, uint32_t* keys, uint32_t* vals) {
+PP_HD inline void digits_body(size_t t, const ff::Fr* scalars, const uint32_t* index, const uint32_t* others,
+                              size_t count, unsigned c, unsigned j0, unsigned jn, uint32_t* keys, uint32_t* vals) {
   const uint32_t i = others[t];
-  ff::Limbs<4> k = scalars[i].to_canonical();
+  ff::Limbs<4> k = term_scalar(scalars, index, i).to_canonical();
   const uint32_t neg = msm::detail::fold_canonical(k);
   for (unsigned w = 0; w < jn; ++w) {
     const int32_t d = msm::detail::booth_digit(k, j0 + w, c);
