@@ -36,6 +36,7 @@
 #include "msm_device.hpp"
 #include "ntt_device.hpp"
 #include "proofpipe/cuda/device.hpp"
+#include "proofpipe/cuda/device_need.hpp"
 #include "proofpipe/cuda/key_compaction.hpp"
 #include "proofpipe/cuda/ntt.hpp"
 #include "proofpipe/groth16/proving_key.hpp"
@@ -149,6 +150,11 @@ class CudaBackend final : public groth16::ProverBackend {
   // the known-answer test.
   Status prepare(const groth16::ProvingKey& pk) override {
     PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(pk.domain_size, pk.domain_size, pk.domain_size));
+    // A key the device has no room for is refused here, with the sizes,
+    // not by a cudaMalloc halfway through the uploads.
+    size_t free_bytes = 0, total_bytes = 0;
+    PP_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    PP_RETURN_IF_ERROR(check_device_room(device_need(pk), free_bytes, device_bytes()));
     PP_ASSIGN_OR_RETURN(const NttTables* tables, ntt_tables(log_n));
     ntt_bytes_[log_n] = tables->bytes;
     for (DeviceBuffer<ff::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(pk.domain_size));
@@ -227,7 +233,7 @@ class CudaBackend final : public groth16::ProverBackend {
     using A = ec::Affine<Cfg>;
     cudaStream_t s = stream_.get();
     r.index.reset();
-    if (!worth_compacting(points.size(), count_present<Cfg>(points), sizeof(A))) {
+    if (!stored_section(points).compacted) {
       r.count = points.size();
       PP_RETURN_IF_ERROR(r.data.allocate(r.count * sizeof(A)));
       PP_RETURN_IF_ERROR(r.data.upload(reinterpret_cast<const std::byte*>(points.data()), r.count * sizeof(A), s));

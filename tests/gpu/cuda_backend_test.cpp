@@ -17,6 +17,7 @@
 
 #include "proofpipe/cuda/backend.hpp"
 #include "proofpipe/cuda/device.hpp"
+#include "proofpipe/cuda/device_need.hpp"
 #include "proofpipe/formats/wtns.hpp"
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/prover.hpp"
@@ -100,6 +101,26 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
       EXPECT_TRUE(verdict->valid) << verdict->reason;
     }
     EXPECT_EQ((*cuda_backend)->device_bytes(), held) << "a proof grew the device buffers after prepare()";
+  }
+}
+
+// The set-up's room check counts what prepare() then holds: at least that,
+// and no more than CUB's temp storage and the known-answer test's cut key
+// (a few MiB) beyond it.
+TEST(CudaBackend, PrepareHoldsWhatTheRoomCheckCounts) {
+  PP_REQUIRE_DEVICE();
+  for (const char* fixture : {"multi_io", "sparse_dense"}) {
+    SCOPED_TRACE(fixture);
+    auto zkey = formats::load_zkey(data_dir() / fixture / "circuit.zkey");
+    ASSERT_TRUE(zkey) << zkey.status().message();
+    const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+    auto backend = cuda::make_cuda_backend();
+    ASSERT_TRUE(backend) << backend.status().message();
+    const Status st = (*backend)->prepare(pk);
+    ASSERT_TRUE(st) << st.message();
+    const size_t held = (*backend)->device_bytes(), need = cuda::device_need(pk).total();
+    EXPECT_GE(held, need);
+    EXPECT_LT(held - need, size_t(16) << 20) << "held " << held << ", counted " << need;
   }
 }
 

@@ -76,6 +76,22 @@ inline bool worth_compacting(size_t n, size_t present, size_t point_bytes) {
   return present < n && (n - present) * point_bytes >= 2 * sizeof(uint32_t) * present;
 }
 
+// A section as the backend stores it: the points on the device (all, or
+// the present ones when worth_compacting) and the bytes they and their
+// index take. One count of the section's identity points.
+struct StoredSection {
+  size_t count = 0;
+  size_t bytes = 0;
+  bool compacted = false;
+};
+template <class Cfg>
+StoredSection stored_section(std::span<const ec::Affine<Cfg>> pts) {
+  constexpr size_t kPoint = sizeof(ec::Affine<Cfg>);
+  const size_t present = count_present<Cfg>(pts);
+  if (worth_compacting(pts.size(), present, kPoint)) return {present, present * (kPoint + sizeof(uint32_t)), true};
+  return {pts.size(), pts.size() * kPoint, false};
+}
+
 // out[j] = pts[index[first + j]] for j < out.size() (first + out.size() <=
 // index.size()): one chunk of the compacted section, gathered on the host
 // before its upload.

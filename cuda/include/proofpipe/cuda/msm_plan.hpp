@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <utility>
 
 #include "proofpipe/hd.hpp"
 
@@ -180,6 +181,31 @@ inline PlanSizes reserve_sizes(size_t n, const PlanRequest& req = {}) {
     if (top <= 1) break;
   }
   return z;
+}
+
+// Device bytes reserve_msm (msm.cuh) allocates for MSMs of up to n1 terms
+// with xyzz1-byte buckets (G1) and n2 terms with xyzz2-byte ones (G2) in
+// one scratch (MsmScratch), each buffer the larger of the two sizes; CUB's
+// temp storage is not counted (its size is CUB's to say). The backend's
+// set-up checks the device's room with it, and a gpu test checks it
+// against what the scratch holds. For 2^24 terms in both groups: 5.42 GiB.
+inline size_t reserve_bytes(size_t n1, size_t xyzz1, size_t n2, size_t xyzz2) {
+  // One entry a buffer of MsmScratch (keys and vals count as one: 4 of them,
+  // all z.pairs long), in bytes.
+  size_t buf[8] = {};
+  for (const auto& [n, x] : {std::pair{n1, xyzz1}, std::pair{n2, xyzz2}}) {
+    if (n == 0) continue;  // reserve_msm reserves nothing for an empty group
+    const PlanSizes z = reserve_sizes(n);
+    const size_t need[8] = {
+        z.pairs * 4 * sizeof(uint32_t),                    // keys[2], vals[2]
+        (z.runs + 1) * 5 * sizeof(uint32_t) + 4,           // the five run arrays, num_runs
+        n * (1 + 2 * sizeof(uint32_t)) + 2 * 4,            // classes, others, ones, split_counts
+        z.bucket_slots * x, z.partial[0] * x, z.partial[1] * x, z.segment_sums * x, z.tree_sums * x};
+    for (int k = 0; k < 8; ++k) buf[k] = buf[k] > need[k] ? buf[k] : need[k];
+  }
+  size_t total = 0;
+  for (size_t b : buf) total += b;
+  return total;
 }
 
 }  // namespace proofpipe::cuda::msm_detail
