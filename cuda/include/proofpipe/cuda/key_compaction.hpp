@@ -45,7 +45,9 @@ template <class Cfg>
 size_t count_present(std::span<const ec::Affine<Cfg>> pts) {
   std::vector<size_t> count(4 * size_t(worker_count()));
   for_parts(pts.size(), count.size(), [&](size_t p, size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) count[p] += pts[i].is_identity() ? 0 : 1;
+    size_t c = 0;  // a local: the parts' counters share cache lines
+    for (size_t i = begin; i < end; ++i) c += pts[i].is_identity() ? 0 : 1;
+    count[p] = c;
   });
   size_t total = 0;
   for (size_t c : count) total += c;
