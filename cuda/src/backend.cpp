@@ -49,8 +49,7 @@ namespace {
 // name it; the first and last points are kept to catch a caller that reuses
 // the same buffer for different points (then the copy is refreshed).
 struct ResidentPoints {
-  size_t count = 0;               // points on the device
-  DeviceBuffer<std::byte> data;   // those points
+  DeviceBuffer<std::byte> data;   // the points on the device
   DeviceBuffer<uint32_t> index;   // their positions in the span; empty: all of it
   std::vector<std::byte> first, last;
   size_t bytes() const { return data.bytes() + index.bytes(); }
@@ -154,12 +153,13 @@ class CudaBackend final : public groth16::ProverBackend {
     // not by a cudaMalloc halfway through the uploads.
     size_t free_bytes = 0, total_bytes = 0;
     PP_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-    PP_RETURN_IF_ERROR(check_device_room(device_need(pk), free_bytes, device_bytes()));
+    const KeyLayout layout = key_layout(pk);  // the one count of each section's identity points
+    PP_RETURN_IF_ERROR(check_device_room(device_need(pk, layout), free_bytes, device_bytes()));
     PP_ASSIGN_OR_RETURN(const NttTables* tables, ntt_tables(log_n));
     ntt_bytes_[log_n] = tables->bytes;
     for (DeviceBuffer<ff::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(pk.domain_size));
     PP_RETURN_IF_ERROR(scalars_.reserve(std::max<size_t>(pk.domain_size, pk.n_vars)));
-    PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
+    PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk, &layout));
     // The MSM scratch for the largest MSM of each group (the points on the
     // device: a compacted section's MSM has fewer terms), whatever the
     // witness's mix of 0, +-1 and other scalars: 3.8 GiB for a `gen` key at
@@ -204,9 +204,11 @@ class CudaBackend final : public groth16::ProverBackend {
  private:
   // The device copy of a span of points (none for an empty one), uploaded
   // on first use and again when its first or last point changed; without
-  // its identity points when that saves memory (worth_compacting).
+  // its identity points when that saves memory (worth_compacting). `known`:
+  // the section's layout when the caller already counted it.
   template <class Cfg>
-  Result<DevicePoints<Cfg>> resident_points(std::span<const ec::Affine<Cfg>> points) {
+  Result<DevicePoints<Cfg>> resident_points(std::span<const ec::Affine<Cfg>> points,
+                                            const StoredSection* known = nullptr) {
     using A = ec::Affine<Cfg>;
     if (points.empty()) return DevicePoints<Cfg>{};
     const auto bytes = std::as_bytes(points);
@@ -218,42 +220,41 @@ class CudaBackend final : public groth16::ProverBackend {
       // Forgotten first: a failed upload must not leave a copy that looks current.
       r.first.clear();
       r.last.clear();
-      PP_RETURN_IF_ERROR(upload_points(points, r));
+      PP_RETURN_IF_ERROR(upload_points(points, known != nullptr ? *known : stored_section(points), r));
       r.first.assign(head.begin(), head.end());
       r.last.assign(tail.begin(), tail.end());
     }
-    return DevicePoints<Cfg>{reinterpret_cast<const A*>(r.data.data()), r.index.data(), r.count};
+    return DevicePoints<Cfg>{reinterpret_cast<const A*>(r.data.data()), r.index.data(), r.data.size() / sizeof(A)};
   }
 
   // Uploads a span of points into r: all of them, or the ones that are not
   // the identity with their positions, gathered on the host in chunks of
   // 2^18 points (24 MiB of G1) and synchronised before the next.
   template <class Cfg>
-  Status upload_points(std::span<const ec::Affine<Cfg>> points, ResidentPoints& r) {
+  Status upload_points(std::span<const ec::Affine<Cfg>> points, const StoredSection& layout, ResidentPoints& r) {
     using A = ec::Affine<Cfg>;
     cudaStream_t s = stream_.get();
     r.index.reset();
-    if (!stored_section(points).compacted) {
-      r.count = points.size();
-      PP_RETURN_IF_ERROR(r.data.allocate(r.count * sizeof(A)));
-      PP_RETURN_IF_ERROR(r.data.upload(reinterpret_cast<const std::byte*>(points.data()), r.count * sizeof(A), s));
+    if (!layout.compacted) {
+      PP_RETURN_IF_ERROR(r.data.allocate(points.size_bytes()));
+      PP_RETURN_IF_ERROR(r.data.upload(reinterpret_cast<const std::byte*>(points.data()), points.size_bytes(), s));
       spdlog::debug("uploaded {} MiB of key points", r.data.bytes() >> 20);
       return stream_.sync();
     }
     const std::vector<uint32_t> index = present_points<Cfg>(points);
-    r.count = index.size();
-    PP_RETURN_IF_ERROR(r.data.allocate(r.count * sizeof(A)));
-    PP_RETURN_IF_ERROR(r.index.allocate(r.count));
-    PP_RETURN_IF_ERROR(r.index.upload(index.data(), r.count, s));
-    std::vector<A> chunk(std::min<size_t>(r.count, size_t(1) << 18));
-    for (size_t first = 0; first < r.count; first += chunk.size()) {
-      const std::span<A> part = std::span<A>(chunk).first(std::min(chunk.size(), r.count - first));
+    const size_t count = index.size();
+    PP_RETURN_IF_ERROR(r.data.allocate(count * sizeof(A)));
+    PP_RETURN_IF_ERROR(r.index.allocate(count));
+    PP_RETURN_IF_ERROR(r.index.upload(index.data(), count, s));
+    std::vector<A> chunk(std::min<size_t>(count, size_t(1) << 18));
+    for (size_t first = 0; first < count; first += chunk.size()) {
+      const std::span<A> part = std::span<A>(chunk).first(std::min(chunk.size(), count - first));
       gather_points<Cfg>(points, index, first, part);
       PP_RETURN_IF_ERROR(r.data.upload(reinterpret_cast<const std::byte*>(part.data()), part.size_bytes(), s,
                                        first * sizeof(A)));
       PP_RETURN_IF_ERROR(stream_.sync());  // chunk is reused, index freed on return
     }
-    spdlog::debug("uploaded {} MiB of key points ({} of {} not the identity)", r.data.bytes() >> 20, r.count,
+    spdlog::debug("uploaded {} MiB of key points ({} of {} not the identity)", r.data.bytes() >> 20, count,
                   points.size());
     return stream_.sync();
   }
@@ -263,13 +264,15 @@ class CudaBackend final : public groth16::ProverBackend {
     DevicePoints<ec::G1Cfg> a, b1, c, h;
     DevicePoints<ec::G2Cfg> b2;
   };
-  Result<KeyPoints> key_points(const groth16::ProvingKey& pk) {
+  // `layout`, when given, is pk's (prepare() counted it for the room check).
+  Result<KeyPoints> key_points(const groth16::ProvingKey& pk, const KeyLayout* layout = nullptr) {
     KeyPoints k{};
-    PP_ASSIGN_OR_RETURN(k.a, resident_points(pk.a));
-    PP_ASSIGN_OR_RETURN(k.b1, resident_points(pk.b1));
-    PP_ASSIGN_OR_RETURN(k.b2, resident_points(pk.b2));
-    PP_ASSIGN_OR_RETURN(k.c, resident_points(pk.c));
-    PP_ASSIGN_OR_RETURN(k.h, resident_points(pk.h));
+    const auto known = [&](const StoredSection KeyLayout::*s) { return layout != nullptr ? &(layout->*s) : nullptr; };
+    PP_ASSIGN_OR_RETURN(k.a, resident_points(pk.a, known(&KeyLayout::a)));
+    PP_ASSIGN_OR_RETURN(k.b1, resident_points(pk.b1, known(&KeyLayout::b1)));
+    PP_ASSIGN_OR_RETURN(k.b2, resident_points(pk.b2, known(&KeyLayout::b2)));
+    PP_ASSIGN_OR_RETURN(k.c, resident_points(pk.c, known(&KeyLayout::c)));
+    PP_ASSIGN_OR_RETURN(k.h, resident_points(pk.h, known(&KeyLayout::h)));
     return k;
   }
 

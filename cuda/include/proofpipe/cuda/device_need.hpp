@@ -32,19 +32,29 @@ struct DeviceNeed {
   size_t total() const { return points + buffers + ntt + scratch; }
 };
 
-// DeviceNeed of pk: one pass over its point sections to count the identity
-// points (the sections the backend stores without them take less). The
-// same sizes as backend.cpp's prepare(), ntt_tables.cpp and reserve_msm.
-inline DeviceNeed device_need(const groth16::ProvingKey& pk) {
+// pk's five point sections as the backend stores them: one pass over each
+// to count its identity points. prepare() computes it once and hands it to
+// both the room check and the uploads.
+struct KeyLayout {
+  StoredSection a, b1, b2, c, h;
+};
+inline KeyLayout key_layout(const groth16::ProvingKey& pk) {
+  return {stored_section<ec::G1Cfg>(pk.a), stored_section<ec::G1Cfg>(pk.b1), stored_section<ec::G2Cfg>(pk.b2),
+          stored_section<ec::G1Cfg>(pk.c), stored_section<ec::G1Cfg>(pk.h)};
+}
+
+// DeviceNeed of pk laid out as `layout` (the sections the backend stores
+// without their identity points take less). The same sizes as
+// backend.cpp's prepare(), ntt_tables.cpp and reserve_msm.
+inline DeviceNeed device_need(const groth16::ProvingKey& pk, const KeyLayout& layout) {
   using ff::Fr;
   DeviceNeed need;
   size_t g1_terms = 0;
-  for (std::span<const ec::G1Affine> s : {pk.a, pk.b1, pk.c, pk.h}) {
-    const StoredSection st = stored_section<ec::G1Cfg>(s);
+  for (const StoredSection& st : {layout.a, layout.b1, layout.c, layout.h}) {
     need.points += st.bytes;
     g1_terms = std::max(g1_terms, st.count);
   }
-  const StoredSection b2 = stored_section<ec::G2Cfg>(pk.b2);
+  const StoredSection& b2 = layout.b2;
   need.points += b2.bytes;
   const size_t n = pk.domain_size;
   need.buffers = (3 * n + std::max<size_t>(n, pk.n_vars)) * sizeof(Fr);
@@ -56,6 +66,7 @@ inline DeviceNeed device_need(const groth16::ProvingKey& pk) {
   need.scratch = msm_detail::reserve_bytes(g1_terms, sizeof(ec::Xyzz<ec::G1Cfg>), b2.count, sizeof(ec::Xyzz<ec::G2Cfg>));
   return need;
 }
+inline DeviceNeed device_need(const groth16::ProvingKey& pk) { return device_need(pk, key_layout(pk)); }
 
 // kResourceExhausted with the parts in GiB when need.total() is more than
 // the device's free memory plus what the backend already holds (a second
