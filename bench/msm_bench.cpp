@@ -1,7 +1,7 @@
 // MSM benchmarks: G1 point-add primitives (the bucket inner loop), G1 MSM at
 // 2^12..2^20 and G2 MSM at 2^12..2^18, all threads of the pool, wall time.
 // Counters (plain numbers, per MSM call):
-//   us_pt_core = wall time * threads / n (anchors.md §2.4 quotes blst's
+//   us_pt_core = wall time * threads / n (docs/design/numbers.md §4 quotes blst's
 //                single-thread ns/point on this basis);
 //   us_pt_cpu  = process CPU time (all threads) / n: the same figure when the
 //                machine is quiet, and the fairer one when it is shared;

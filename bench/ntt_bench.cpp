@@ -1,4 +1,4 @@
-// NTT throughput against the multiply floor of reference/anchors.md §4.3:
+// NTT throughput against the multiply floor of docs/design/numbers.md §4:
 // a size-n transform needs (n/2)*log2(n) Fr multiplies, so its floor is that
 // count times the Fr mul time (measured in this same run, 8 independent
 // chains) divided by the worker threads. Each transform reports `x_floor`,

@@ -17,7 +17,7 @@
 #     are printed;
 #   * every proof of both provers is checked with `snarkjs groth16 verify`.
 #
-# The machine may be shared (reference/snarkjs-formats.md P13): each timed run
+# The machine may be shared (docs/design/formats.md §5): each timed run
 # also records the CPU seconds the rest of the machine used meanwhile
 # (/proc/stat busy time minus the prover's own user+sys), shown as "other
 # load" in cores; numbers taken under a high other load are not trustworthy.

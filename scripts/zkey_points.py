@@ -11,7 +11,7 @@ import mmap
 import struct
 import sys
 
-# zkey sections holding points (snarkjs-formats.md): id -> (name, G2?)
+# zkey sections holding points (docs/design/formats.md §2.3): id -> (name, G2?)
 SECTIONS = {5: ("A", False), 6: ("B1", False), 7: ("B2", True), 8: ("C", False), 9: ("H", False)}
 
 

@@ -1,6 +1,6 @@
 // pp_device_bench: the GPU figures issue #7 asks for, in one run, each next
 // to a CPU reference measured in the same run on the same machine
-// (DESIGN.md §9: ratios, never absolute times from another day).
+// (docs/design/overview.md §9: ratios, never absolute times from another day).
 //   field   device Fr/Fq multiplications per second (PTX and portable paths)
 //   ntt     forward NTT 2^20..2^24 and the H step (6 NTTs + product) 2^20..2^24
 //   msm     G1 2^20..2^24, G2 2^20, random scalars; G1 at the largest size
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   for (unsigned k = 20; k <= max_log; k += 2) device_row("msm_g1", k, cuda::time_msm_g1_ms(k, reps));
   // A witness is mostly bits and flags; the MSM's split drops the zeros and
   // sorts one pair per +-1 (cuda/include/proofpipe/cuda/msm_kernels.hpp).
-  // The share in real PoRep witnesses is unpublished (anchors.md §1.5).
+  // The share in real PoRep witnesses is unpublished (docs/design/numbers.md §1).
   const cuda::ScalarMix kBits{50, 40};
   device_row("msm_g1_bits", max_log, cuda::time_msm_g1_ms(max_log, reps, kBits));
   device_row("msm_g2", 20, cuda::time_msm_g2_ms(20, reps));

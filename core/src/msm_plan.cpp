@@ -1,6 +1,6 @@
 // MSM planning and scalar folding (see msm/msm.hpp, msm/digits.hpp): the
 // group-independent part of the CPU Pippenger. The cost model counts field
-// multiplications (M); anchors.md §4.2 uses the same unit.
+// multiplications (M); docs/design/numbers.md §4 uses the same unit.
 #include <algorithm>
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // write_zkey: validate sizes, then stream the ten sections (1..10) through a
 // buffered FILE into a temporary file that is renamed into place. Layout:
-// reference/snarkjs-formats.md §5 (container) and §6.3 (sections).
+// docs/design/formats.md §1 (container) and §2.3 (sections).
 #include "proofpipe/formats/zkey_writer.hpp"
 
 #include "bin_writer.hpp"

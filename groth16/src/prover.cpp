@@ -1,5 +1,5 @@
 // Groth16 synthesis, H step and assembly (see prover.hpp). The formulas are
-// snarkjs's (reference/snarkjs-formats.md §7): A, B1, B2 over all wires, C
+// snarkjs's (docs/design/formats.md §3): A, B1, B2 over all wires, C
 // over the private wires only, H over the odd-coset evaluations.
 #include "proofpipe/groth16/prover.hpp"
 

@@ -2,7 +2,7 @@
 // kernels (mul, sqr, add, sub), Field's *, sqr(), +, - as device code
 // dispatches them, and the portable 64-bit product on the device, on 100k+
 // random pairs plus edge values. Then the device multiplication rate of both paths,
-// printed and recorded (anchors.md §4.1 floors: 6.3e10 Fr, 2.8e10 Fq mul/s).
+// printed and recorded (docs/design/numbers.md §4 floors: 6.3e10 Fr, 2.8e10 Fq mul/s).
 // Every test skips without a device.
 #include <gtest/gtest.h>
 
@@ -150,14 +150,14 @@ TEST(CudaField, FrMulBatchMatchesHost) {
 
 // Device multiplications per second, PTX and portable, for Fr and Fq:
 // printed and recorded as test properties (no thresholds: the numbers are
-// measurements for anchors.md §4.1, not a pass criterion).
+// measurements for docs/design/numbers.md §4, not a pass criterion).
 TEST(CudaField, MulRate) {
   PP_REQUIRE_DEVICE();
   struct Case {
     const char* name;
     cuda::FieldKind kind;
     cuda::MulPath path;
-    double floor;  // anchors.md §4.1, mul/s
+    double floor;  // docs/design/numbers.md §4, mul/s
   };
   const Case cases[] = {{"fr_ptx", cuda::FieldKind::kFr, cuda::MulPath::kPtx, 6.3e10},
                         {"fr_portable", cuda::FieldKind::kFr, cuda::MulPath::kPortable, 6.3e10},

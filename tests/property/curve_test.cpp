@@ -290,7 +290,7 @@ std::vector<mpz_class> json_numbers(const std::string& text, const std::string& 
 // its section-2 header points decode, through read_g1/read_g2, to the
 // decimal coordinates snarkjs exported in verification_key.json, and gamma_2
 // is the G2 generator (snarkjs never changes gamma). File offsets from
-// reference/snarkjs-formats.md §6.3.
+// docs/design/formats.md §2.3.
 TEST(ZkeyLayout, SnarkjsKeyHeaderPointsMatchVerificationKey) {
   const std::string dir = std::string(PP_TEST_DATA_DIR) + "/multi_io/";
   std::ifstream zf(dir + "circuit.zkey", std::ios::binary), vf(dir + "verification_key.json");

@@ -1,6 +1,6 @@
 // ntt::Domain and compute_h_odd_coset against naive O(n^2) transforms and
-// Horner evaluation, the snarkjs root values (reference/snarkjs-formats.md
-// §7.2), round trips up to 2^22, and every multi-pass plan shape on small sizes.
+// Horner evaluation, the snarkjs root values (docs/design/formats.md
+// §3.2), round trips up to 2^22, and every multi-pass plan shape on small sizes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,7 +70,7 @@ TEST(NttRoots, PrimitiveAndNested) {
     EXPECT_EQ(w.pow_u64(uint64_t(1) << (k - 1)), -Fr::one()) << "k=" << k;  // order exactly 2^k
     EXPECT_EQ(w.sqr(), ntt::root_of_unity(k - 1)) << "k=" << k;
   }
-  // Not arkworks' 7-based root (snarkjs-formats.md §7.2): same set, other order.
+  // Not arkworks' 7-based root (docs/design/formats.md §3.2): same set, other order.
   EXPECT_NE(ntt::root_of_unity(32),
             Fr::from_canonical(ff::limbs_from_hex<4>("0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b")));
   const Domain& d = Domain::get(10);
@@ -266,7 +266,7 @@ TEST(NttH, OddCosetAgainstNaive) {
     const size_t n = size_t(1) << k;
     for (bool satisfied : {false, true}) {
       Vec a = sample(rng, n), b = sample(rng, n), c = sample(rng, n);
-      if (satisfied)  // the prover's case: C_T = A_T * B_T (snarkjs-formats.md §7.1)
+      if (satisfied)  // the prover's case: C_T = A_T * B_T (docs/design/formats.md §3.1)
         for (size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
       const Vec want = naive_h(a, b, c);
       ntt::compute_h_odd_coset(a, b, c);

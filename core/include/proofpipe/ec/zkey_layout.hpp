@@ -1,5 +1,5 @@
 // Byte encoding of G1/G2 points as the snarkjs .zkey and .ptau files store
-// them ("LEM", reference/snarkjs-formats.md §6.4): affine x then y, each Fq
+// them ("LEM", docs/design/formats.md §2.4): affine x then y, each Fq
 // 48 bytes little-endian in Montgomery form (x*2^384 mod q), an Fq2 as c0
 // then c1, the point at infinity as all-zero bytes. This is exactly the
 // in-memory layout of G1Affine / G2Affine, so a section can also be used in

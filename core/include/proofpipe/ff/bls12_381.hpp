@@ -18,7 +18,7 @@ struct FrParams {
   static constexpr Limbs<4> kModulus =
       limbs_from_hex<4>("0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001");
   // r - 1 = 2^32 * odd. snarkjs takes its roots of unity from the generator 5:
-  // w_n = 5^((r-1)/n) (reference/snarkjs-formats.md §7.2), not arkworks' 7.
+  // w_n = 5^((r-1)/n) (docs/design/formats.md §3.2), not arkworks' 7.
   static constexpr unsigned kTwoAdicity = 32;
   static constexpr uint64_t kRootGenerator = 5;
 };

@@ -4,7 +4,7 @@
 // both provers cut scalars into the same digits with the same code.
 // Booth recoding as in Booth 1951 / the "signed window" of blst's
 // booth_encode, re-derived below; the r - k fold is the usual GLV-free
-// "negate the point" trick (anchors.md §3.1, MSB trick).
+// "negate the point" trick (docs/design/numbers.md §3, MSB trick).
 #pragma once
 
 #include <cstdint>

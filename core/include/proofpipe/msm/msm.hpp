@@ -5,7 +5,7 @@
 // Not constant-time (prover-side data only); no precomputed tables; no GPU.
 // References: Pippenger 1976 / Bernstein et al. "Faster batch forgery
 // identification" §4 (bucket method); Montgomery 1987 (simultaneous
-// inversion); reference/anchors.md §3.1 and §4.4 for the cost model.
+// inversion); docs/design/numbers.md §3 and §4 for the cost model.
 #pragma once
 
 #include <cstddef>
@@ -51,7 +51,7 @@ struct MsmOptions {
 };
 
 // The window plan for n points on `threads` threads: the (c, splits, tail)
-// choice minimising a makespan model (anchors.md §4.2 units: 1 = one field
+// choice minimising a makespan model (docs/design/numbers.md §4 units: 1 = one field
 // mul of the group's field):
 //   W = ceil(255 / c) windows (the 255th bit absorbs Booth's carry), each
 //   cut into `point_splits` tiles over point ranges; a tile costs

@@ -1,6 +1,6 @@
 // Number-theoretic transform over the BLS12-381 scalar field Fr, with the
-// roots of unity snarkjs uses (w_n = 5^((r-1)/n), reference/snarkjs-formats.md
-// §7.2), and the odd-coset H step of snarkjs/rapidsnark's Groth16 prover (§7.3).
+// roots of unity snarkjs uses (w_n = 5^((r-1)/n), docs/design/formats.md
+// §3.2), and the odd-coset H step of snarkjs/rapidsnark's Groth16 prover (§3.3).
 // Not a polynomial library: no division, no arbitrary-size domains.
 //
 // Representation: every Fr here is Montgomery form (the only form Fr has in
@@ -88,7 +88,7 @@ class Domain {
   std::vector<Fr> top_;  // w^j, j in [0, n/2]; empty when one pass suffices
 };
 
-// The H step of the snarkjs Groth16 prover (snarkjs-formats.md §7.3).
+// The H step of the snarkjs Groth16 prover (docs/design/formats.md §3.3).
 //
 // In: a, b, c hold A(w^i), B(w^i), C(w^i) for i < n, the QAP evaluations on the
 // n-domain in natural order (A_T, B_T, C_T of buildABC1), n = 2^k, k <= 28,

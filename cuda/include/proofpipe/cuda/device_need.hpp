@@ -1,6 +1,6 @@
 // What the CUDA backend's set-up takes on the device for a proving key, and
 // the check that refuses a key the device has no room for before anything
-// is uploaded: one line naming the parts (operators.md §9: "refuse early
+// is uploaded: one line naming the parts (docs/design/overview.md §11: "refuse early
 // with a one-line error" and say how much is needed), where a failed
 // cudaMalloc halfway through the uploads said only "out of memory".
 // Host-only header: no CUDA types.

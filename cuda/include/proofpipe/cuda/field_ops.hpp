@@ -1,6 +1,6 @@
 // Fr and Fq arithmetic on the device, as batches: the differential twin of
 // the host field (tests/gpu/cuda_field_test.cpp) and the device's
-// multiplication-rate benchmark (anchors.md §4.1: the GPU floors all scale
+// multiplication-rate benchmark (docs/design/numbers.md §4: the GPU floors all scale
 // with that one number).
 //
 // The per-thread bodies are PP_HD templates here, so the host tests can run

@@ -4,7 +4,7 @@
 //
 // snarkjs keys hold the identity (0,0) for every wire absent from a query:
 // 62 % of the B1 and B2 points of a `proofpipe gen` key at 2^20, about 75 %
-// for a PoRep partition (b density 25.4 %, anchors.md §1.5), where B1 and B2
+// for a PoRep partition (b density 25.4 %, docs/design/numbers.md §1), where B1 and B2
 // are 130 M points each (12.5 + 25 GB) but only 33 M of them are not the
 // identity (3.2 + 6.4 GB). The device keeps the other points in order and
 // the position of each; the MSM then reads term i's scalar at index[i]

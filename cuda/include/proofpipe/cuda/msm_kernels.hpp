@@ -19,7 +19,7 @@
 //   reduce      sum_b b * B_b per window in segments of S buckets, then a
 //               tree over the segments; Horner over the windows on the host
 // Why the split: witnesses are mostly bits and flags (supraseal and cuzk cut
-// PoRep's 0/1 scalars off into a batch add, anchors.md §1.3, where the tail
+// PoRep's 0/1 scalars off into a batch add, docs/design/numbers.md §2, where the tail
 // MSM is 83 ms against 650 ms of batch add). Without it every scalar costs
 // W pairs in the sort (15 at 2^24), whatever its value; with it a zero
 // term costs none and a +-1 one.
@@ -58,7 +58,7 @@ PP_HD inline const ff::Fr& term_scalar(const ff::Fr* scalars, const uint32_t* in
 // points[i]. A zero scalar or an identity point makes the term zero: snarkjs
 // keys hold the identity for every wire absent from a query, 62% of the B
 // points of a `proofpipe gen` key at 2^20 and about 75% for PoRep (b density
-// 25.4%, anchors.md §1.5). After the fold, +-1 is k = 1 with the fold's sign.
+// 25.4%, docs/design/numbers.md §1). After the fold, +-1 is k = 1 with the fold's sign.
 template <class Cfg>
 PP_HD void classify_body(size_t i, const ff::Fr* scalars, const uint32_t* index, const ec::Affine<Cfg>* points,
                          uint8_t* classes) {

@@ -1,5 +1,5 @@
 // Decimal strings <-> field elements, the number format of every snarkjs JSON
-// file (reference/snarkjs-formats.md §8). Backed by GMP; not a hot path.
+// file (docs/design/formats.md §4). Backed by GMP; not a hot path.
 #pragma once
 
 #include <string>

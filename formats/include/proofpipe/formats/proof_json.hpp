@@ -2,7 +2,7 @@
 // proof.json, public.json and verification_key.json, written in exactly
 // snarkjs's shape (key order, 1-space indent, no trailing newline, so files are
 // byte-identical to `snarkjs groth16 prove` / `zkey export verificationkey`
-// output) and read back strictly. reference/snarkjs-formats.md §8. No pairing
+// output) and read back strictly. docs/design/formats.md §4. No pairing
 // here: e(alpha, beta) comes in from the caller (see VerificationKey).
 #pragma once
 

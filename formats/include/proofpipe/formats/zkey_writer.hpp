@@ -1,5 +1,5 @@
 // Writing Groth16 proving keys in snarkjs's .zkey format (version 1, protocol
-// 1, BLS12-381; reference/snarkjs-formats.md §5, §6.3, §6.4): the counterpart
+// 1, BLS12-381; docs/design/formats.md §1, §2.3, §2.4): the counterpart
 // of load_zkey. Sections are written in the order 1, 2, ..., 10 (the order
 // `snarkjs zkey contribute` uses). Points go out in the library's in-memory
 // affine Montgomery layout, which is exactly the file's "LEM" layout (the

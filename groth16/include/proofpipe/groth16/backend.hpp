@@ -96,7 +96,7 @@ class ProverBackend {
   virtual size_t device_bytes() const { return 0; }
 };
 
-// The readiness gate of reference/operators.md §4, run by a device backend
+// The readiness gate of docs/design/overview.md §11, run by a device backend
 // at the end of prepare() (before its worker says HELLO): `backend` must
 // give the CPU reference's exact answers on small inputs that reach every
 // kernel family: an H step at 2^10 on fixed pseudo-random values, G1 and

@@ -4,7 +4,7 @@
 // knows tau/alpha/beta/delta can forge proofs for the key.
 //
 // The key is the one snarkjs's `groth16 setup` + `zkey contribute` would make
-// for the same secrets (reference/snarkjs-formats.md §6.3, §7), gamma = 1:
+// for the same secrets (docs/design/formats.md §2.3, §3), gamma = 1:
 //   domain  n = 2^ceil(log2(nConstraints + nPublic + 1)), w = 5^((r-1)/n)
 //   rows    r1cs constraint c at w^c, then the public rows nConstraints+s with
 //           A[nConstraints+s][s] = 1 for s = 0..nPublic

@@ -1,5 +1,5 @@
 // Groth16 proving over a snarkjs zkey, split in the two steps the pipeline
-// needs (DESIGN.md §2, §6):
+// needs (docs/design/overview.md §2, §6):
 //
 //   synthesize  witness -> a = A.w, b = B.w, c = a o b  (n-domain evaluations,
 //               written into caller memory: a shared-memory slot in the pipeline)

@@ -1,7 +1,7 @@
 // A Groth16 proving key as the prover sees it: header values and zero-copy
 // views of the point sections (normally pointing into an mmapped .zkey).
 // The views must outlive every use of the key. Points are affine Montgomery,
-// infinity all-zero (the zkey layout, reference/snarkjs-formats.md §6.3).
+// infinity all-zero (the zkey layout, docs/design/formats.md §2.3).
 #pragma once
 
 #include <cstdint>
