@@ -2,7 +2,7 @@
 # The README's test command: installs what is missing (scripts/setup.sh),
 # configures and builds (Release, warnings as errors), and runs every ctest
 # test. GPU tests skip themselves when no device is present.
-# Extra arguments go to ctest (e.g. -L unit, -LE slow).
+# Extra arguments go to ctest (e.g. -L unit, -LE fault).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

@@ -2,10 +2,12 @@
 // snarkjs files (DESIGN.md §7). Errors: one line on stderr, exit 2.
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
 #include "cli_error.hpp"
+#include "proofpipe/backends/factory.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/formats/wtns.hpp"
@@ -18,8 +20,10 @@ int run_prove(const ProveArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
   auto kind = groth16::parse_backend_kind(args.backend);
   if (!kind) return fail(kind.status());
-  auto backend = groth16::make_backend(*kind);
+  std::string notice;
+  auto backend = backends::make_backend(*kind, &notice);
   if (!backend) return fail(backend.status());
+  if (!notice.empty()) spdlog::info("{}", notice);
   auto zkey = formats::load_zkey(args.zkey);
   if (!zkey) return fail(zkey.status());
   auto witness = formats::load_wtns(args.wtns);

@@ -307,7 +307,8 @@ class CudaBackend final : public groth16::ProverBackend {
     return st;
   }
 
-  // Both MSMs: the key points resident (uploaded on first use), the
+  // Both MSMs: the key points resident (from prepare(), or uploaded here
+  // once for points it did not see), the
   // scalars uploaded, then the device MSM.
   template <class Cfg>
   Result<ec::Jacobian<Cfg>> msm(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
@@ -358,18 +359,6 @@ Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) 
   CudaBackend backend;
   PP_RETURN_IF_ERROR(backend.init());
   return backend.compute_h(a, b, c);
-}
-
-Result<std::unique_ptr<groth16::ProverBackend>> make_backend(groth16::BackendKind kind, std::string* notice) {
-  switch (kind) {
-    case groth16::BackendKind::kCpu: return groth16::make_cpu_backend();
-    case groth16::BackendKind::kCuda: return make_cuda_backend();
-    case groth16::BackendKind::kAuto: break;
-  }
-  auto cuda = make_cuda_backend();
-  if (cuda) return cuda;
-  if (notice != nullptr) *notice = cuda.status().message() + ": proving on the CPU";
-  return groth16::make_cpu_backend();
 }
 
 }  // namespace proofpipe::cuda

@@ -26,13 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "proofpipe/backends/factory.hpp"
 #include "proofpipe/common/fault.hpp"
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
-#if defined(PP_HAVE_CUDA)
-#include "proofpipe/cuda/backend.hpp"
-#endif
 
 namespace proofpipe::gpu {
 namespace {
@@ -250,12 +248,7 @@ int run(const ipc::WorkerArgs& args) {
   RecordBuffers record;
   auto kind = groth16::parse_backend_kind(args.backend);
   std::string notice;
-#if defined(PP_HAVE_CUDA)
-  auto backend = kind ? cuda::make_backend(*kind, &notice) : Result<std::unique_ptr<groth16::ProverBackend>>(kind.status());
-#else
-  auto backend = kind ? groth16::make_backend(*kind) : Result<std::unique_ptr<groth16::ProverBackend>>(kind.status());
-  if (kind && *kind == groth16::BackendKind::kAuto) notice = "built without CUDA: proving on the CPU";
-#endif
+  auto backend = kind ? backends::make_backend(*kind, &notice) : Result<std::unique_ptr<groth16::ProverBackend>>(kind.status());
   if (!notice.empty()) spdlog::info("{}", notice);
   for (const Status& st : {backend.status(), zkey.status()}) {
     if (!st) {

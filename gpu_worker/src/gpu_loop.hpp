@@ -1,7 +1,9 @@
-// The proving worker's loop: on DISPATCH claim the READY slot, copy its
-// record out (checking the checksum), release the slot at once, then run the
-// prover's start step (H) and finish step (the MSMs) on the private copy, and
-// send the proof. The backend is the CPU one until cuda/ provides its own.
+// The proving worker's loop: on DISPATCH claim the READY slot, take its
+// record (copied out and checksummed, or uploaded straight from the slot by
+// a backend that takes its inputs), release the slot at once, run the
+// prover's start step (H) and finish step (the MSMs), and send the proof.
+// The backend comes from the one factory (backends/): CUDA where a device is
+// present and --backend allows it, else the CPU.
 #pragma once
 
 #include "proofpipe/ipc/worker.hpp"

@@ -232,14 +232,4 @@ Result<BackendKind> parse_backend_kind(std::string_view text) {
 
 std::unique_ptr<ProverBackend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
 
-Result<std::unique_ptr<ProverBackend>> make_backend(BackendKind kind) {
-  // The CUDA backend is linked into the GPU worker only (cuda/); in this
-  // library kAuto means the CPU and kCuda is unavailable.
-  if (kind == BackendKind::kCuda)
-    return make_error(ErrorCode::kUnavailable,
-                      "the CUDA backend is not linked into this program: it runs in the GPU worker of "
-                      "`proofpipe run --backend cuda`");
-  return make_cpu_backend();
-}
-
 }  // namespace proofpipe::groth16

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "proofpipe/backends/factory.hpp"
 #include "proofpipe/cuda/backend.hpp"
 #include "proofpipe/cuda/device.hpp"
 #include "proofpipe/cuda/device_need.hpp"
@@ -38,11 +39,11 @@ namespace fs = std::filesystem;
 TEST(CudaBackendFactory, AutoFallsBackToCpuWithoutDevice) {
   if (cuda::device_count() != 0) GTEST_SKIP() << "a device is present: fallback not reachable";
   std::string notice;
-  auto b = cuda::make_backend(groth16::BackendKind::kAuto, &notice);
+  auto b = backends::make_backend(groth16::BackendKind::kAuto, &notice);
   ASSERT_TRUE(b) << b.status().message();
   EXPECT_EQ((*b)->name(), "cpu");
   EXPECT_NE(notice.find("proving on the CPU"), std::string::npos) << notice;
-  auto c = cuda::make_backend(groth16::BackendKind::kCuda, &notice);
+  auto c = backends::make_backend(groth16::BackendKind::kCuda, &notice);
   ASSERT_FALSE(c);
   EXPECT_EQ(c.status().code(), ErrorCode::kUnavailable);
 }
@@ -50,7 +51,7 @@ TEST(CudaBackendFactory, AutoFallsBackToCpuWithoutDevice) {
 TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
   PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
-  auto cuda_backend = cuda::make_backend(groth16::BackendKind::kCuda, nullptr);
+  auto cuda_backend = backends::make_backend(groth16::BackendKind::kCuda, nullptr);
   ASSERT_TRUE(cuda_backend) << cuda_backend.status().message();
   auto cpu = groth16::make_cpu_backend();
   for (const char* fixture : {"multi_io", "sparse_dense"}) {

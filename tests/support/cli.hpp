@@ -27,7 +27,7 @@ inline CommandResult pp_run(const std::string& args, const std::string& env = ""
   return run_command(env + (env.empty() ? "" : " ") + proofpipe() + " run " + args);
 }
 
-// Names under /dev/shm that a proofpipe ring uses ("proofpipe-<hex>-ctl/-data").
+// Names under /dev/shm that a proofpipe ring uses ("proofpipe-<pid>-<run id hex>-ctl" and "-data").
 inline std::set<std::string> shm_rings() {
   std::set<std::string> names;
   std::error_code ec;

@@ -138,10 +138,9 @@ class TakenInputs {
   size_t n_ = 0, n_vars_ = 0;
 };
 
-// This library has no CUDA: kAuto and kCpu give the CPU backend, kCuda is
-// kUnavailable. The GPU worker, linked with cuda/, uses cuda::make_backend.
-Result<std::unique_ptr<ProverBackend>> make_backend(BackendKind kind);
-
+// The CPU backend. Programs choose a backend by --backend through the one
+// factory, backends/ (proofpipe/backends/factory.hpp), which knows whether
+// the build has the CUDA backend.
 std::unique_ptr<ProverBackend> make_cpu_backend();
 
 }  // namespace proofpipe::groth16
