@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
   r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
   r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
+  r->add_flag("--overwrite", run.overwrite, "replace the outputs of an earlier run in --out (else such an --out is refused)");
   r->add_option("--synth-workers", run.synth_workers, "synthesis worker processes")->default_val(2);
   r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes (default: one per --gpus device, else 1)");
   r->add_option("--gpus", run.gpus,
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
   DemoArgs demo;
   auto* d = app.add_subcommand("demo", "prove the bundled circuit's partitions through the full pipeline and verify them");
   d->add_option("--out", demo.out, "output folder")->default_val("proofpipe-demo");
+  d->add_flag("--overwrite", demo.overwrite, "replace the outputs of an earlier demo in --out");
   d->add_option("--synth-workers", demo.synth_workers, "synthesis worker processes")->default_val(2);
   d->add_option("--gpu-workers", demo.gpu_workers, "proving worker processes")->default_val(1);
 

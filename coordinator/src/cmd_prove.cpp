@@ -1,5 +1,7 @@
 // `proofpipe prove`, `verify` and `export-vkey`: single-process commands over
-// snarkjs files (DESIGN.md §7). Errors: one line on stderr, exit 2.
+// snarkjs files (docs/operations.md, "Files proofpipe writes"). `prove`
+// verifies its proof before it writes anything, as `run` does. Errors: one
+// line on stderr, exit 2.
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -7,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_error.hpp"
+#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/backends/factory.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
@@ -16,8 +19,43 @@
 #include "proofpipe/groth16/verifier.hpp"
 
 namespace proofpipe::cli {
+namespace {
+
+// The two outputs: each a regular file, a link or new (never a directory,
+// FIFO or device), not the same file as each other or as an input. Checked
+// before proving, so a bad path fails at once.
+Status check_prove_outputs(const ProveArgs& args) {
+  if (same_file(args.proof, args.public_json)) {
+    return make_error(ErrorCode::kInvalidArgument, "proof '{}' and public '{}' are the same file", args.proof,
+                      args.public_json);
+  }
+  for (const auto& [out, what] : {std::pair{&args.proof, "proof"}, std::pair{&args.public_json, "public"}}) {
+    PP_RETURN_IF_ERROR(check_output_target(*out, what));
+    for (const std::string* in : {&args.zkey, &args.wtns}) {
+      if (same_file(*out, *in)) {
+        return make_error(ErrorCode::kInvalidArgument, "{} '{}' is the same file as the input '{}'", what, *out, *in);
+      }
+    }
+  }
+  return Status::ok();
+}
+
+// A proof that does not verify: a key point off its curve (the load with
+// every point checked names the section and index), else the witness.
+Status why_invalid(const ProveArgs& args, const std::string& reason) {
+  auto checked = formats::load_zkey(args.zkey, {.check_points = true});
+  if (!checked) return checked.status();
+  return make_error(ErrorCode::kInvalidArgument,
+                    "witness '{}': the witness does not satisfy the circuit's constraints (the proof does not verify); "
+                    "nothing written ({})",
+                    args.wtns, reason);
+}
+
+}  // namespace
+
 int run_prove(const ProveArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
+  if (Status st = check_prove_outputs(args); !st) return fail(st);
   auto kind = groth16::parse_backend_kind(args.backend);
   if (!kind) return fail(kind.status());
   std::string notice;
@@ -34,8 +72,10 @@ int run_prove(const ProveArgs& args) {
   auto proof = groth16::prove(**backend, pk, witness->values);
   if (!proof) return fail(proof.status());
   const std::span<const ff::Fr> pub = std::span(witness->values).subspan(1, pk.n_public);
-  if (Status st = formats::write_proof_json(args.proof, *proof); !st) return fail(st);
-  if (Status st = formats::write_public_json(args.public_json, pub); !st) return fail(st);
+  auto verdict = groth16::verify(formats::verification_key_from_zkey(*zkey), pub, *proof);
+  if (!verdict) return fail(verdict.status());
+  if (!verdict->valid) return fail(why_invalid(args, verdict->reason));
+  if (Status st = formats::write_proof_and_public(args.proof, *proof, args.public_json, pub); !st) return fail(st);
   spdlog::info("proved n={} vars={} backend={} s={:.3f}", pk.domain_size, pk.n_vars, (*backend)->name(), seconds_since(t0));
   return kExitOk;
 }

@@ -1,5 +1,6 @@
-// `proofpipe run` and `proofpipe demo` (DESIGN.md §7): check the inputs, run
-// the pipeline, write summary.json, report, and choose the exit code.
+// `proofpipe run` and `proofpipe demo` (docs/pipeline.md): check the inputs, run
+// the pipeline, write summary.json, report, and choose the exit code. What
+// --out may hold before and after: docs/operations.md, "Files proofpipe writes".
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -92,23 +93,29 @@ struct RunOutcome {
 
 RunOutcome run_batch(const RunArgs& args, bool table) {
   RunOutcome o;
+  // An exit 2 takes back the --out folder it created (while still empty).
+  const coord::CreatedDirs created(args.out);
   auto prepared = coord::prepare_run(args);
+  if (prepared && args.overwrite) {
+    if (Status st = coord::remove_old_outputs(prepared->config.out, prepared->partitions); !st) prepared = st;
+  }
   if (!prepared) {
+    created.undo();
     o.exit_code = fail(prepared.status());
     return o;
   }
   coord::Ledger ledger(std::move(prepared->partitions), args.max_attempts);
   auto report = coord::run_pipeline(prepared->config, ledger, prepared->vk);
   if (!report) {
+    created.undo();
     o.exit_code = fail(report.status());
     return o;
   }
   o.report = *report;
   o.vk = prepared->vk;
   const std::filesystem::path summary = prepared->config.out / "summary.json";
-  if (Status st = coord::write_summary(summary, ledger, *report, prepared->config); !st) {
-    (void)fail(st);  // the proofs are written; only the summary is missing
-  }
+  // The proofs are written; a summary that cannot be is said on the last line.
+  const Status summary_st = coord::write_summary(summary, ledger, *report, prepared->config);
   o.partitions = ledger.size();
   o.proved = ledger.count(coord::PartState::kDone);
   for (const auto& p : ledger.all()) {
@@ -120,9 +127,13 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
                  p.attempt == 1 ? "" : "s", causes.c_str());
   }
   if (table) print_summary_table(ledger, *report, prepared->config);
-  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved in %.2f s (%.3f s/proof); summary: %s\n", o.proved,
-               o.partitions, report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0, summary.c_str());
-  if (report->interrupted) {
+  const std::string summary_note =
+      summary_st ? "summary: " + summary.string() : "the summary could not be written: " + summary_st.message();
+  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved in %.2f s (%.3f s/proof); %s\n", o.proved,
+               o.partitions, report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0, summary_note.c_str());
+  if (!summary_st) {
+    o.exit_code = kExitError;
+  } else if (report->interrupted) {
     o.exit_code = kExitInterrupted;
   } else {
     o.exit_code = o.proved == o.partitions ? kExitOk : kExitPartial;
@@ -145,6 +156,7 @@ int run_demo(const DemoArgs& demo) {
   args.out = demo.out;
   args.synth_workers = demo.synth_workers;
   args.gpu_workers = demo.gpu_workers;
+  args.overwrite = demo.overwrite;
   std::fprintf(stderr, "proofpipe demo: proving the bundled circuit '%s' through the full pipeline\n", dir.c_str());
   RunOutcome o = run_batch(args, /*table=*/false);
   if (o.partitions == 0) return o.exit_code;

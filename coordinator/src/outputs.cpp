@@ -1,38 +1,95 @@
 // Output files of a run (outputs.hpp).
 #include "outputs.hpp"
 
-#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 
 namespace proofpipe::coord {
+namespace fs = std::filesystem;
 namespace {
 
-// JSON to a temporary name in the same directory, then rename(2).
-Status write_json_atomically(const std::filesystem::path& file, const nlohmann::json& j) {
-  const std::filesystem::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream f(tmp);
-    if (!f) return make_error(ErrorCode::kIo, "cannot write '{}'", tmp.string());
-    f << j.dump(2) << '\n';
-    if (!f.flush()) return make_error(ErrorCode::kIo, "cannot write '{}'", tmp.string());
+Status write_json_atomically(const fs::path& file, const nlohmann::json& j, std::string_view what) {
+  return write_file_replace(file, j.dump(2) + "\n", what);
+}
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Every name in --out this run writes: each partition's pair, summary.json.
+std::vector<fs::path> names_written(const fs::path& out, std::span<const Partition> parts) {
+  std::vector<fs::path> names;
+  for (const auto& p : parts) {
+    names.push_back(out / (p.stem + ".proof.json"));
+    names.push_back(out / (p.stem + ".public.json"));
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) return make_error(ErrorCode::kIo, "cannot rename '{}' to '{}': {}", tmp.string(), file.string(), ec.message());
-  return Status::ok();
+  names.push_back(out / "summary.json");
+  return names;
 }
 
 }  // namespace
 
-Status write_partition_outputs(const std::filesystem::path& out, const std::string& stem, const groth16::Proof& proof,
+Status check_old_outputs(const fs::path& out, std::span<const Partition> parts, bool overwrite) {
+  if (overwrite) {
+    for (const auto& name : names_written(out, parts)) PP_RETURN_IF_ERROR(check_output_target(name, "--out"));
+    return Status::ok();
+  }
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(out, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == "summary.json" || ends_with(name, ".proof.json") || ends_with(name, ".public.json")) {
+      return make_error(ErrorCode::kInvalidArgument,
+                        "--out '{}' already holds proofpipe outputs ({}): give --overwrite to replace them, or "
+                        "another --out",
+                        out.string(), name);
+    }
+  }
+  if (ec) return make_error(ErrorCode::kIo, "--out '{}': {}", out.string(), ec.message());
+  return Status::ok();
+}
+
+Status remove_old_outputs(const fs::path& out, std::span<const Partition> parts) {
+  for (const auto& name : names_written(out, parts)) {
+    // Only what check_old_outputs let through: a regular file or a link.
+    PP_RETURN_IF_ERROR(check_output_target(name, "--out"));
+    if (::unlink(name.c_str()) != 0 && errno != ENOENT) {
+      return make_error(ErrorCode::kIo, "--overwrite: cannot remove '{}': {}", name.string(), std::strerror(errno));
+    }
+  }
+  return Status::ok();
+}
+
+CreatedDirs::CreatedDirs(const fs::path& out) : out_(fs::absolute(out).lexically_normal()) {
+  if (out_.filename().empty()) out_ = out_.parent_path();  // "out/" names out
+  std::error_code ec;
+  for (fs::path p = out_; !p.empty() && p != p.root_path() && !fs::exists(fs::symlink_status(p, ec)); p = p.parent_path()) {
+    first_new_ = p;
+  }
+}
+
+void CreatedDirs::undo() const {
+  if (first_new_.empty()) return;
+  std::error_code ec;
+  for (fs::path p = out_;; p = p.parent_path()) {
+    // fs::remove takes a folder only while it is empty.
+    if (!fs::remove(p, ec) || p == first_new_) return;
+  }
+}
+
+Status write_partition_outputs(const fs::path& out, const std::string& stem, const groth16::Proof& proof,
                                std::span<const ff::Fr> public_signals) {
-  // public.json first: a proof.json on disk then always has its inputs beside it.
-  PP_RETURN_IF_ERROR(formats::write_public_json(out / (stem + ".public.json"), public_signals));
-  return formats::write_proof_json(out / (stem + ".proof.json"), proof);
+  return formats::write_proof_and_public(out / (stem + ".proof.json"), proof, out / (stem + ".public.json"),
+                                         public_signals);
 }
 
 Status write_run_info(const std::filesystem::path& file, pid_t pid, const std::string& ring_prefix,
@@ -44,7 +101,7 @@ Status write_run_info(const std::filesystem::path& file, pid_t pid, const std::s
                       {"slot_bytes", ring.slot_size()},
                       {"seats", ring.seat_count()},
                       {"out", out.string()}};
-  return write_json_atomically(file, j);
+  return write_json_atomically(file, j, "run info");
 }
 
 Status write_summary(const std::filesystem::path& file, const Ledger& ledger, const RunReport& r,
@@ -113,7 +170,7 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
       {"interrupted", r.interrupted},
       {"abort_reason", r.abort_reason},
   };
-  return write_json_atomically(file, j);
+  return write_json_atomically(file, j, "summary");
 }
 
 }  // namespace proofpipe::coord

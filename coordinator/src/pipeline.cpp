@@ -21,6 +21,7 @@
 #include "outputs.hpp"
 #include "pipeline_impl.hpp"
 #include "stale.hpp"
+#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
 
 namespace proofpipe::coord {
@@ -124,8 +125,8 @@ Status Pipeline::setup() {
   spdlog::info("run dir {} ring {} ({})", run_dir_.string(), ring_prefix_, ring_->describe());
 
   if (!cfg_.metrics.empty()) {
-    metrics_.open(cfg_.metrics, std::ios::out | std::ios::trunc);
-    if (!metrics_) return make_error(ErrorCode::kIo, "--metrics '{}': cannot write", cfg_.metrics.string());
+    // Created anew, never through a link planted at the name (safe_file.hpp).
+    PP_RETURN_IF_ERROR(open_new_stream(cfg_.metrics, "--metrics", metrics_));
   }
   tty_ = ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr;
   workers_.resize(seats);

@@ -157,7 +157,10 @@ void Pipeline::on_proof(WorkerSlot& w, const ipc::Message& m) {
   if (!verdict || !verdict->valid) {
     const std::string why = verdict ? verdict->reason : verdict.status().message();
     spdlog::error("{}: invalid proof from gpu.{} ({}): retrying", p.stem, w.seat, why);
-    ledger_.requeue(p.index, "invalid proof: " + why);
+    // The wording `prove` uses; `prove` on this witness tells which it is.
+    ledger_.requeue(p.index, fmt::format("invalid proof ({}): the witness does not satisfy the circuit's constraints "
+                                         "(the proof does not verify), or the key is corrupt",
+                                         why));
     return;
   }
   if (Status st = write_partition_outputs(cfg_.out, p.stem, proof, p.public_signals); !st) {

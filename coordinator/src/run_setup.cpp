@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "outputs.hpp"
+#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/formats/wtns.hpp"
 #include "proofpipe/formats/zkey.hpp"
@@ -40,8 +42,10 @@ Result<std::vector<std::filesystem::path>> list_witnesses(const cli::RunArgs& ar
   return paths;
 }
 
-// Creates --out if needed and proves it writable with a probe file.
-Status check_out_dir(const std::filesystem::path& out) {
+// Creates --out if needed (cmd_run takes it back on an exit 2), proves it
+// writable with a probe file, and refuses old outputs without --overwrite
+// (outputs.hpp).
+Status check_out_dir(const std::filesystem::path& out, std::span<const Partition> parts, bool overwrite) {
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) return make_error(ErrorCode::kIo, "--out '{}': cannot create: {}", out.string(), ec.message());
@@ -50,7 +54,7 @@ Status check_out_dir(const std::filesystem::path& out) {
   if (fd < 0) return make_error(ErrorCode::kIo, "--out '{}' is not writable: {}", out.string(), std::strerror(errno));
   ::close(fd);
   ::unlink(probe.c_str());
-  return Status::ok();
+  return check_old_outputs(out, parts, overwrite);
 }
 
 // --gpus: comma-separated CUDA device ordinals or UUIDs (GPU-..., MIG-...),
@@ -170,7 +174,7 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
     run.partitions.push_back(std::move(p));
   }
   if (args.out.empty()) return make_error(ErrorCode::kInvalidArgument, "--out is required");
-  PP_RETURN_IF_ERROR(check_out_dir(args.out));
+  PP_RETURN_IF_ERROR(check_out_dir(args.out, run.partitions, args.overwrite));
 
   PipelineConfig& cfg = run.config;
   cfg.zkey = std::filesystem::absolute(args.zkey);
@@ -183,6 +187,7 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   cfg.gpus = std::move(gpus);
   cfg.hang_timeout_s = args.hang_timeout_s;
   cfg.metrics = args.metrics;
+  if (!args.metrics.empty()) PP_RETURN_IF_ERROR(check_output_target(args.metrics, "--metrics"));
   cfg.sample_ms = args.sample_ms;
   if (!args.mem_budget.empty()) {
     PP_ASSIGN_OR_RETURN(cfg.mem_budget, parse_size(args.mem_budget));

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "proofpipe/common/safe_file.hpp"
+
 namespace proofpipe::formats::detail {
 namespace {
 struct FileCloser {
@@ -18,14 +20,21 @@ struct FileCloser {
 
 Status write_atomically_impl(const std::filesystem::path& path, const std::string& what,
                              void (*body)(BinWriter&, const void*), const void* ctx) {
-  const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
+  // The temporary is created by PendingFile (exclusive, never through a
+  // link); the buffered stream writes through a duplicate of its descriptor.
+  PP_ASSIGN_OR_RETURN(PendingFile file, PendingFile::create(path, what));
   auto io_error = [&](const char* op, int err) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    return make_error(ErrorCode::kIo, "{}: {}: {}", what, op, std::strerror(err));
+    return make_error(ErrorCode::kIo, "cannot write {} '{}': {} failed: {}", what, path.string(), op,
+                      std::strerror(err));
   };
-  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(tmp.c_str(), "wb"));
-  if (!f) return make_error(ErrorCode::kIo, "{}: cannot create: {}", what, std::strerror(errno));
+  const int fd = ::dup(file.fd());
+  if (fd < 0) return io_error("dup", errno);
+  std::unique_ptr<std::FILE, FileCloser> f(::fdopen(fd, "wb"));
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    return io_error("fdopen", err);
+  }
   std::setvbuf(f.get(), nullptr, _IOFBF, size_t(1) << 20);
   BinWriter out(f.get());
   body(out, ctx);
@@ -33,8 +42,7 @@ Status write_atomically_impl(const std::filesystem::path& path, const std::strin
   if (std::fflush(f.get()) != 0) return io_error("write", errno);
   std::FILE* raw = f.release();
   if (std::fclose(raw) != 0) return io_error("close", errno);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return io_error("rename", errno);
-  return Status::ok();
+  return file.commit();
 }
 
 }  // namespace proofpipe::formats::detail

@@ -44,8 +44,9 @@ class BinWriter {
   int err_ = 0;
 };
 
-// Runs body(writer) into "<path>.tmp-<pid>", then renames it over `path`.
-// kIo naming `what` ("zkey 'x.zkey'") and the failing step.
+// Runs body(writer) into a fresh temporary beside `path` (common/safe_file.hpp:
+// exclusive, never through a link), then renames it over `path`. kIo naming
+// `what` ("zkey") with the path, and the failing step.
 template <class Body>
 Status write_atomically(const std::filesystem::path& path, const std::string& what, Body&& body);
 

@@ -8,8 +8,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <tuple>
+#include <vector>
 #include <nlohmann/json.hpp>
 
+#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/decimal.hpp"
 #include "proofpipe/formats/mapped_file.hpp"
 #include "proofpipe/formats/zkey.hpp"
@@ -143,35 +146,10 @@ Result<std::string> read_text(const std::filesystem::path& path, std::string_vie
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
 }
 
+// Through common/safe_file.hpp: a fresh exclusive temporary beside the
+// target, fsync, rename; never through a link planted at either name.
 Status write_text_atomic(const std::filesystem::path& path, const std::string& text, std::string_view kind) {
-  const std::string target = path.string();
-  const std::string tmp = fmt::format("{}.tmp.{}", target, ::getpid());
-  auto fail = [&](const char* step) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return make_error(ErrorCode::kIo, "cannot write {} '{}': {} failed: {}", kind, target, step, std::strerror(err));
-  };
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return make_error(ErrorCode::kIo, "cannot write {} '{}': {}", kind, target, std::strerror(errno));
-  }
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      return fail("write");
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    return fail("fsync");
-  }
-  if (::close(fd) != 0) return fail("close");
-  if (::rename(tmp.c_str(), target.c_str()) != 0) return fail("rename");
-  return Status::ok();
+  return write_file_replace(path, text, kind);
 }
 
 std::string quoted(std::string_view kind, const std::filesystem::path& path) {
@@ -328,6 +306,20 @@ Status write_public_json(const std::filesystem::path& path, std::span<const ff::
 Result<std::vector<ff::Fr>> read_public_json(const std::filesystem::path& path) {
   PP_ASSIGN_OR_RETURN(std::string text, read_text(path, "public inputs"));
   return public_from_json(text, quoted("public inputs", path));
+}
+
+Status write_proof_and_public(const std::filesystem::path& proof_path, const Proof& proof,
+                              const std::filesystem::path& public_path, std::span<const ff::Fr> inputs) {
+  // public.json first: if the proof's rename fails, commit_together takes
+  // the public file back, so neither is ever on disk without the other.
+  std::vector<PendingFile> files;
+  for (const auto& [path, text, kind] : {std::tuple{public_path, public_to_json(inputs), "public inputs"},
+                                         std::tuple{proof_path, proof_to_json(proof), "proof"}}) {
+    PP_ASSIGN_OR_RETURN(PendingFile file, PendingFile::create(path, kind));
+    PP_RETURN_IF_ERROR(file.write(text));
+    files.push_back(std::move(file));
+  }
+  return commit_together(files);
 }
 
 Status write_verification_key_json(const std::filesystem::path& path, const VerificationKey& vk) {

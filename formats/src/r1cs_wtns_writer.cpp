@@ -47,7 +47,7 @@ Status write_r1cs(const std::filesystem::path& path, const R1cs& r) {
   for (size_t c = 0; c < h.n_constraints; ++c) {
     constraints_bytes += lc_bytes(r.a, c) + lc_bytes(r.b, c) + lc_bytes(r.c, c);
   }
-  return detail::write_atomically(path, "r1cs '" + path.string() + "'", [&](detail::BinWriter& out) {
+  return detail::write_atomically(path, "r1cs", [&](detail::BinWriter& out) {
     out.file_header("r1cs", 1, 3);
     out.section(1, 4 + kN8 + 4 * 4 + 8 + 4);
     out.u32(kN8);
@@ -70,7 +70,7 @@ Status write_r1cs(const std::filesystem::path& path, const R1cs& r) {
 }
 
 Status write_wtns(const std::filesystem::path& path, std::span<const ff::Fr> values) {
-  return detail::write_atomically(path, "wtns '" + path.string() + "'", [&](detail::BinWriter& out) {
+  return detail::write_atomically(path, "wtns", [&](detail::BinWriter& out) {
     out.file_header("wtns", 2, 2);
     out.section(1, 4 + kN8 + 4);
     out.u32(kN8);

@@ -114,7 +114,7 @@ uint64_t zkey_file_size(const ZkeyParts& parts) {
 Status write_zkey(const std::filesystem::path& path, const ZkeyParts& p) {
   PP_RETURN_IF_ERROR(validate(p));
   const auto sizes = section_sizes(p);
-  return detail::write_atomically(path, "zkey '" + path.string() + "'", [&](Out& out) {
+  return detail::write_atomically(path, "zkey", [&](Out& out) {
     out.bytes("zkey", 4);
     out.u32(1);  // version
     out.u32(kNumSections);

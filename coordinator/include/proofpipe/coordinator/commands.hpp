@@ -68,6 +68,7 @@ struct RunArgs {
   double hang_timeout_s = 30;
   std::string metrics;      // FILE.jsonl (docs/metrics.md)
   unsigned sample_ms = 250;
+  bool overwrite = false;   // --overwrite: replace this run's outputs in a used --out (docs/operations.md)
 };
 int run_run(const RunArgs& args);
 
@@ -83,6 +84,7 @@ struct DemoArgs {
   std::string out = "proofpipe-demo";
   unsigned synth_workers = 2;
   unsigned gpu_workers = 1;
+  bool overwrite = false;  // as run's --overwrite
 };
 int run_demo(const DemoArgs& args);
 

@@ -88,13 +88,19 @@ std::string verification_key_to_json(const VerificationKey& vk);
 Result<VerificationKey> verification_key_from_json(std::string_view text, std::string_view what = "verification key");
 
 // ----- files -----
-// Writers go through "<path>.tmp.<pid>" + rename, so a reader never sees a
-// partial file; kIo naming the path on failure. Readers prefix errors with
+// Writers go through common/safe_file.hpp (an exclusive temporary beside the
+// target, fsync, rename; never through a link; a directory, FIFO or device
+// as the target is refused), so a reader never sees a partial file; kIo
+// naming the path on failure. Readers prefix errors with
 // "proof '<path>'", "public inputs '<path>'", "verification key '<path>'".
 [[nodiscard]] Status write_proof_json(const std::filesystem::path& path, const Proof& proof);
 [[nodiscard]] Result<Proof> read_proof_json(const std::filesystem::path& path);
 [[nodiscard]] Status write_public_json(const std::filesystem::path& path, std::span<const ff::Fr> inputs);
 [[nodiscard]] Result<std::vector<ff::Fr>> read_public_json(const std::filesystem::path& path);
+// A proof and its public inputs as one unit: both are written, then renamed
+// into place; on any failure neither file is left.
+[[nodiscard]] Status write_proof_and_public(const std::filesystem::path& proof_path, const Proof& proof,
+                                            const std::filesystem::path& public_path, std::span<const ff::Fr> inputs);
 [[nodiscard]] Status write_verification_key_json(const std::filesystem::path& path, const VerificationKey& vk);
 [[nodiscard]] Result<VerificationKey> read_verification_key_json(const std::filesystem::path& path);
 
