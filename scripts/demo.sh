@@ -9,4 +9,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$(nproc)" --target proofpipe
-exec build/bin/proofpipe demo "$@"
+# --overwrite: a second demo into the same folder replaces the first one's
+# proofs (proofpipe itself refuses an --out holding older outputs without it).
+exec build/bin/proofpipe demo --overwrite "$@"

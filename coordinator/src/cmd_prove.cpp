@@ -61,7 +61,8 @@ int run_prove(const ProveArgs& args) {
   std::string notice;
   auto backend = backends::make_backend(*kind, &notice);
   if (!backend) return fail(backend.status());
-  if (!notice.empty()) spdlog::info("{}", notice);
+  // prove is quiet on success: the fallback to the CPU is a debug line.
+  if (!notice.empty()) spdlog::debug("{}", notice);
   auto zkey = formats::load_zkey(args.zkey);
   if (!zkey) return fail(zkey.status());
   auto witness = formats::load_wtns(args.wtns);
