@@ -36,6 +36,12 @@ constexpr int kPollMs = 100;
 // Unix socket paths hold 107 bytes (sun_path is 108 with the NUL).
 constexpr size_t kMaxIpcPath = 107;
 
+// The next SIGINT/SIGTERM waiting on the (non-blocking) signalfd; 0: none.
+static uint32_t next_signal(int fd) {
+  signalfd_siginfo info{};
+  return ::read(fd, &info, sizeof info) == ssize_t(sizeof info) ? info.ssi_signo : 0;
+}
+
 Pipeline::Pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk)
     : cfg_(cfg), ledger_(ledger), vk_(vk), t0_(std::chrono::steady_clock::now()) {}
 
@@ -49,18 +55,32 @@ Pipeline::~Pipeline() {
     std::filesystem::remove_all(run_dir_, ec);
   }
   if (signal_fd_ >= 0) {
+    // SIGINT/SIGTERM stay blocked for the rest of the process: what is left
+    // of it writes summary.json and exits (130 if interrupted), and a signal
+    // let through now would kill it half-way by its default action (exit
+    // 143, no summary, the cgroups left). Those that came during the
+    // shutdown are drained and logged; any later one dies with the process.
+    while (const uint32_t sig = next_signal(signal_fd_)) {
+      spdlog::warn("signal {} received while stopping: clean-up goes on", sig);
+    }
     ::close(signal_fd_);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
   }
 }
 
 double Pipeline::now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
 
 Status Pipeline::setup() {
+  // SIGINT/SIGTERM become an event in the poll set: the loop then stops the
+  // workers and removes the ring and run directory before exiting. Blocked
+  // before anything is made, so no signal finds a half-made run to leave
+  // behind; they stay blocked until the process exits (~Pipeline).
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal_fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (signal_fd_ < 0) return make_error(ErrorCode::kIo, "cannot watch for SIGINT/SIGTERM (signalfd): {}", std::strerror(errno));
   // The private run directory (0700): it holds the control socket, so only
   // this user's processes can talk to the coordinator.
   if (cfg_.run_dir.empty()) {
@@ -101,15 +121,6 @@ Status Pipeline::setup() {
   ring_.emplace(std::move(ring));
   PP_ASSIGN_OR_RETURN(ipc::Router router, ipc::Router::bind(endpoint));
   router_.emplace(std::move(router));
-
-  // SIGINT/SIGTERM become an event in the poll set: the loop then stops the
-  // workers and removes the ring and run directory before exiting.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  signal_fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 
   setup_memory_caps(run_id);
   slot_part_.assign(cfg_.slots, kNone);
@@ -216,9 +227,8 @@ void Pipeline::poll_events(int timeout_ms) {
     spdlog::warn("poll: {}", zmq_strerror(zmq_errno()));
   }
   if (signal_fd_ >= 0) {
-    signalfd_siginfo info{};
-    while (::read(signal_fd_, &info, sizeof info) == ssize_t(sizeof info)) {
-      spdlog::warn("signal {} received: stopping", info.ssi_signo);
+    while (const uint32_t sig = next_signal(signal_fd_)) {
+      spdlog::warn("signal {} received: {}", sig, report_.interrupted ? "already stopping" : "stopping");
       report_.interrupted = true;
     }
   }
