@@ -84,6 +84,8 @@ Result<std::vector<FaultSpec>> parse_faults(std::string_view text) {
       spec.action = FaultAction::kExit;
     } else if (action == "hang") {
       spec.action = FaultAction::kHang;
+    } else if (action == "stall") {
+      spec.action = FaultAction::kStall;
     } else if (action == "oom") {
       spec.action = FaultAction::kOom;
     } else if (action.starts_with("delay=")) {
@@ -99,7 +101,7 @@ Result<std::vector<FaultSpec>> parse_faults(std::string_view text) {
     } else if (action == "corrupt") {
       spec.action = FaultAction::kCorrupt;
     } else {
-      return bad("unknown action (kill, exit, hang, oom, delay=MS, spike=MB, device_lost, error, corrupt)");
+      return bad("unknown action (kill, exit, hang, stall, oom, delay=MS, spike=MB, device_lost, error, corrupt)");
     }
     out.push_back(std::move(spec));
   }
@@ -116,6 +118,7 @@ std::string format_faults(const std::vector<FaultSpec>& specs) {
       case FaultAction::kKill: out += ":kill"; break;
       case FaultAction::kExit: out += ":exit"; break;
       case FaultAction::kHang: out += ":hang"; break;
+      case FaultAction::kStall: out += ":stall"; break;
       case FaultAction::kOom: out += ":oom"; break;
       case FaultAction::kDelay: out += ":delay=" + std::to_string(s.delay_ms); break;
       case FaultAction::kSpike: out += ":spike=" + std::to_string(s.spike_mb); break;
@@ -172,6 +175,8 @@ Status detail::fault_reached(const char* site, int partition, bool can_return, s
       case FaultAction::kHang:
         g_hung = true;
         for (;;) ::pause();
+      case FaultAction::kStall:  // this thread only; fault_hung() stays false
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
       case FaultAction::kOom:
         run_oom();
       case FaultAction::kDelay:

@@ -1,7 +1,9 @@
 // Worker pool behind parallel_for (see parallel.hpp). Threads are created once
 // and sleep on a condition variable between jobs; one job runs at a time
 // (callers from several threads are serialised), which is what the prover's
-// coarse operations (one NTT, one MSM at a time) need.
+// coarse operations (one NTT, one MSM at a time) need. Every finished task
+// counts as progress (progress.hpp): a worker busy for minutes in one MSM
+// still beats, task by task, while a stuck task stops the beats.
 #include "proofpipe/common/parallel.hpp"
 
 #include <sched.h>
@@ -13,6 +15,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "proofpipe/common/progress.hpp"
 
 namespace proofpipe {
 namespace {
@@ -53,7 +57,10 @@ class Pool {
  private:
   void drain() {
     t_in_pool_job = true;
-    for (size_t i; (i = next_.fetch_add(1)) < n_;) (*body_)(i);
+    for (size_t i; (i = next_.fetch_add(1)) < n_;) {
+      (*body_)(i);
+      note_progress();
+    }
     t_in_pool_job = false;
   }
   void loop() {
@@ -105,7 +112,10 @@ unsigned worker_count() {
 void parallel_for(size_t n, const std::function<void(size_t)>& body) {
   if (n == 0) return;
   if (n == 1 || worker_count() == 1 || t_in_pool_job) {
-    for (size_t i = 0; i < n; ++i) body(i);
+    for (size_t i = 0; i < n; ++i) {
+      body(i);
+      note_progress();
+    }
     return;
   }
   pool().run(n, body);

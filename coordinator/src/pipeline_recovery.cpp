@@ -302,14 +302,24 @@ void Pipeline::respawn_due() {
   }
 }
 
+// Liveness is progress (ipc/worker.hpp): a seat's beat is the last time its
+// work moved, so a worker whose main thread is stuck while its other threads
+// run is seen too. At work the limit is --hang-timeout; in set-up (the seat
+// record's phase, until HELLO) 10 times that, at least 5 minutes: loading a
+// key of tens of GB or uploading it to a device has long steps that count
+// no progress, and a set-up that never ends is still caught.
 void Pipeline::check_hangs() {
+  constexpr double kSetupFactor = 10, kSetupMinS = 300;
   const uint64_t now_ms = shm::monotonic_ms();
-  const auto limit_ms = uint64_t(cfg_.hang_timeout_s * 1000);
+  const auto work_ms = uint64_t(cfg_.hang_timeout_s * 1000);
+  const auto setup_ms = uint64_t(std::max(cfg_.hang_timeout_s * kSetupFactor, kSetupMinS) * 1000);
   for (auto& w : workers_) {
     if (!w.child) continue;
     const shm::SeatStatus st = ring_->seat_status(w.seat);
-    if (st.last_beat_ms == 0 || now_ms < st.last_beat_ms + limit_ms) continue;
-    w.kill_reason = fmt::format("no heartbeat for {:.1f} s", double(now_ms - st.last_beat_ms) / 1000);
+    const bool in_setup = st.phase == shm::SeatPhase::kSetup;
+    if (st.last_beat_ms == 0 || now_ms < st.last_beat_ms + (in_setup ? setup_ms : work_ms)) continue;
+    w.kill_reason = fmt::format("no heartbeat for {:.1f} s{}", double(now_ms - st.last_beat_ms) / 1000,
+                                in_setup ? " in its set-up" : "");
     spdlog::error("{} sent {}: killing it", seat_name(w), w.kill_reason);
     w.child->kill(SIGKILL);  // its death is handled when it is reaped
     ring_->beat(w.seat, now_ms);  // once

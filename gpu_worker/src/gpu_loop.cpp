@@ -28,6 +28,7 @@
 
 #include "proofpipe/backends/factory.hpp"
 #include "proofpipe/common/fault.hpp"
+#include "proofpipe/common/progress.hpp"
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
@@ -73,6 +74,7 @@ class GpuWorker {
       }
     }
     const auto t0 = Clock::now();
+    note_progress("prepare backend");
     PP_RETURN_IF_ERROR(backend_.prepare(pk_));
     // A device backend's memory is an operator's figure (info); the CPU backend has none.
     const size_t held = backend_.device_bytes();
@@ -98,6 +100,9 @@ class GpuWorker {
     // shared bytes, or a CONSUMING -> READY reclaim would hand a clobbered
     // record to the next prover), checking its checksum on the way, then
     // release the slot.
+    // Each stage counts as progress for the heartbeat (ipc/worker.hpp); CPU
+    // work counts its own chunks (parallel_for).
+    note_progress("intake");
     ipc::ProveStages stages;  // the worker's own clock, fault-point delays left out
     const auto t_claimed = Clock::now();
     Status backend_st;  // take intake: the copy into the backend
@@ -122,6 +127,7 @@ class GpuWorker {
     if (!backend_st) return prove_failed(h, backend_st);
     fault_point("gpu.after_release", int(d.partition));
 
+    note_progress("h step");
     const auto t_taken = Clock::now();
     Result<groth16::PreparedProof> prepared = groth16::PreparedProof{};
     if (take_) {
@@ -134,6 +140,7 @@ class GpuWorker {
     // A fault here may also return the error a device op gives (a sticky
     // kDeviceLost, or a plain failure), so the paths below are tested on CPUs.
     if (Status st = fault_status("gpu.mid_compute", int(d.partition)); !st) return prove_failed(h, st);
+    note_progress("msms");
     const auto t_h = Clock::now();
     auto proof = take_ ? groth16::prove_taken_finish(backend_, pk_) : groth16::prove_finish(backend_, pk_, *prepared);
     if (!proof) return prove_failed(h, proof.status());
@@ -244,6 +251,7 @@ int run(const ipc::WorkerArgs& args) {
   // Declared before the backend, which must not outlive them: the key (its
   // points are the backend's resident copies' source) and the record
   // buffers (which it may page-lock).
+  note_progress("load key");
   auto zkey = formats::load_zkey(args.zkey);
   RecordBuffers record;
   auto kind = groth16::parse_backend_kind(args.backend);

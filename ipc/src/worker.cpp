@@ -11,12 +11,24 @@
 
 #include "proofpipe/common/fault.hpp"
 #include "proofpipe/common/logging.hpp"
+#include "proofpipe/common/progress.hpp"
 
 namespace proofpipe::ipc {
 
-// 100 ms beats: a hung worker is noticed within the coordinator's timeout
-// (seconds) while the beat costs nothing next to a proof.
+// The heartbeat looks at the progress count every 100 ms: a stalled worker
+// is noticed within the coordinator's timeout (seconds) while the look costs
+// nothing next to a proof.
 constexpr auto kBeatInterval = std::chrono::milliseconds(100);
+
+namespace {
+// The figure to hold against the coordinator's deadlines (set-up's, and
+// --hang-timeout for the work): logged when each part ends.
+void log_longest_gap(const char* part, ProgressWatch& watch) {
+  spdlog::debug("heartbeat: longest gap between beats in {}: {:.3f} s (in '{}')", part,
+                double(watch.longest_gap_ms()) / 1000, watch.longest_gap_phase());
+  watch.reset_longest();
+}
+}  // namespace
 
 const char* worker_exit_name(int code) {
   switch (code) {
@@ -66,16 +78,32 @@ WorkerSession::WorkerSession(Role role, const WorkerArgs& args, shm::Ring ring, 
       dealer_(std::move(dealer)) {
   ring_.beat(seat_, shm::monotonic_ms());
   heartbeat_ = std::thread([this] {
+    ProgressWatch watch(shm::monotonic_ms());
+    bool in_setup = true;
     while (!stop_.load(std::memory_order_relaxed)) {
-      if (!fault_hung()) ring_.beat(seat_, shm::monotonic_ms());
       std::this_thread::sleep_for(kBeatInterval);
+      const uint64_t now = shm::monotonic_ms();
+      if (!fault_hung() && watch.moved(now)) ring_.beat(seat_, now);
+      if (in_setup && ready_.load(std::memory_order_relaxed) && watch.last_beat_ms() == now) {
+        log_longest_gap("set-up", watch);  // its last step ended with the HELLO beat
+        in_setup = false;
+      }
     }
+    log_longest_gap(in_setup ? "set-up" : "work", watch);
   });
 }
 
 WorkerSession::~WorkerSession() {
   stop_ = true;
   if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+Status WorkerSession::ready(std::string body) {
+  note_progress("ready");
+  ready_ = true;
+  ring_.beat(seat_, shm::monotonic_ms());
+  ring_.set_seat_phase(seat_, shm::SeatPhase::kWorking);
+  return send(MsgType::kHello, {}, std::move(body));
 }
 
 Status WorkerSession::send(MsgType type, MsgHeader h, std::string body) {
@@ -96,6 +124,7 @@ bool WorkerSession::parent_alive() const { return ::getppid() == parent_; }
 int serve(WorkerSession& s, MsgType type, const std::function<Status(const Message&)>& handle) {
   for (;;) {
     auto msg = s.recv(std::chrono::milliseconds(500));
+    note_progress("serve");  // idle or not, the loop turns
     if (!msg) {
       spdlog::error("{}", msg.status().message());
       return kWorkerExitProtocol;

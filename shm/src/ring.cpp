@@ -103,8 +103,10 @@ SeatRecord& Ring::seat(Seat seat) const {
 }
 
 void Ring::set_seat_owner(Seat s, uint32_t pid, uint32_t incarnation) {
-  // Reset the beat first, so the new owner is never judged by the old one's age.
+  // Reset the beat and phase first, so the new owner is never judged by the
+  // old one's age, nor held to the working deadline during its set-up.
   shared_ref(seat(s).last_beat_ms).store(monotonic_ms(), std::memory_order_relaxed);
+  shared_ref(seat(s).phase).store(uint64_t(SeatPhase::kSetup), std::memory_order_relaxed);
   shared_ref(seat(s).pid_incarnation).store(pack_owner(pid, incarnation), std::memory_order_release);
 }
 
@@ -115,12 +117,17 @@ void Ring::beat(Seat s, uint64_t now_ms) {
   shared_ref(seat(s).last_beat_ms).store(now_ms, std::memory_order_relaxed);
 }
 
+void Ring::set_seat_phase(Seat s, SeatPhase phase) {
+  shared_ref(seat(s).phase).store(uint64_t(phase), std::memory_order_relaxed);
+}
+
 SeatStatus Ring::seat_status(Seat s) const {
   const uint64_t owner = shared_ref(seat(s).pid_incarnation).load(std::memory_order_acquire);
   SeatStatus st;
   st.pid = uint32_t(owner & 0xFFFFFFFFu);
   st.incarnation = uint32_t(owner >> 32);
   st.last_beat_ms = shared_ref(seat(s).last_beat_ms).load(std::memory_order_relaxed);
+  st.phase = SeatPhase(shared_ref(seat(s).phase).load(std::memory_order_relaxed));
   return st;
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "proofpipe/common/fault.hpp"
+#include "proofpipe/common/progress.hpp"
 #include "proofpipe/formats/wtns.hpp"
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/prover.hpp"
@@ -43,13 +44,18 @@ class SynthWorker {
     auto c = fr_span(layout_.c_offset(), layout_.domain_size);
     auto w = fr_span(layout_.witness_offset(), layout_.n_vars);
 
-    // The witness goes straight into the slot: no private copy.
+    // The witness goes straight into the slot: no private copy. Each stage
+    // counts as progress for the heartbeat (ipc/worker.hpp); synthesis and
+    // the checksum count their own chunks (parallel_for).
+    note_progress("read witness");
     Status st = read_witness(m.body, w);
     if (!st) return fail(g, st, /*permanent=*/true);
     fault_point("synth.mid_write", int(g.partition));
+    note_progress("synthesize");
     st = groth16::synthesize(pk_, w, a, b, c);
     if (!st) return fail(g, st, /*permanent=*/false);
 
+    note_progress("checksum");
     shm::SlotRing::SealInfo info;
     info.request_id = g.request;
     info.partition_id = g.partition;
@@ -105,6 +111,7 @@ int run(const ipc::WorkerArgs& args) {
     return ipc::kWorkerExitSetup;
   }
   // Synthesis needs the coefficients only; the point sections stay unmapped.
+  note_progress("load key");
   auto zkey = formats::load_zkey(args.zkey, {.points = false});
   if (!zkey) {
     spdlog::error("set-up failed: {}", zkey.status().message());

@@ -1,11 +1,15 @@
 // PROOFPIPE_FAULTS parsing and the error-returning fault sites (fault.hpp).
-// Only actions that return or sleep are fired here: this process must live.
+// Only actions that return or sleep are fired here, and a stall on a thread
+// of its own: this process must live.
 #include "proofpipe/common/fault.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 namespace proofpipe {
@@ -14,10 +18,12 @@ namespace {
 TEST(Faults, EveryActionParsesAndFormatsBack) {
   const std::string text =
       "synth.mid_write:kill@2,gpu.after_claim~3:exit,a.b:hang,a.b:oom,a.b:delay=40,a.b:spike=16,"
-      "gpu.mid_compute:device_lost@2,gpu.mid_compute~1:error,synth.before_seal:corrupt@2";
+      "gpu.mid_compute:device_lost@2,gpu.mid_compute~1:error,synth.before_seal:corrupt@2,gpu.after_claim:stall@1";
   auto specs = parse_faults(text);
   ASSERT_TRUE(specs) << specs.status().message();
-  ASSERT_EQ(specs->size(), 9u);
+  ASSERT_EQ(specs->size(), 10u);
+  EXPECT_EQ((*specs)[9].action, FaultAction::kStall);
+  EXPECT_EQ((*specs)[9].nth, 1u);
   EXPECT_EQ((*specs)[8].action, FaultAction::kCorrupt);
   EXPECT_EQ((*specs)[6].action, FaultAction::kDeviceLost);
   EXPECT_EQ((*specs)[6].nth, 2u);
@@ -71,6 +77,25 @@ TEST(Faults, CorruptFlipsOneBitOfTheSitesBytesOnTheNthHit) {
   EXPECT_EQ(std::popcount(unsigned(bytes[50] ^ before[50])), 1);
   fault_point("test.nobytes");  // logs that it cannot fire there, and returns
   fault_damage("test.nobytes", -1, {});
+}
+
+// stall blocks the thread that reaches the site, for good, and nothing else:
+// the process is not marked hung (its heartbeat thread keeps running, so
+// only the heartbeat's progress rule can see the stall).
+TEST(Faults, StallBlocksOnlyTheCallingThread) {
+  ASSERT_EQ(::setenv("PROOFPIPE_FAULTS", "test.stall:stall", 1), 0);
+  ASSERT_TRUE(arm_faults_from_env());
+  ::unsetenv("PROOFPIPE_FAULTS");
+  static std::atomic<bool> reached{false}, returned{false};
+  std::thread([] {
+    reached = true;
+    fault_point("test.stall");
+    returned = true;
+  }).detach();  // it never ends; the process's exit takes it
+  while (!reached) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(returned.load());
+  EXPECT_FALSE(fault_hung());
 }
 
 }  // namespace

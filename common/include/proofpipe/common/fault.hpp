@@ -4,7 +4,11 @@
 //   PROOFPIPE_FAULTS=site[~partition]:action[@n],...   e.g. synth.mid_write:kill@2
 //
 // actions: kill (SIGKILL itself), exit (exit code kFaultExitCode), hang
-// (sleep until killed), oom (allocate and touch memory until the kernel kills
+// (sleep until killed, the heartbeat stopped too: the whole process looks
+// frozen), stall (block the calling thread until killed while every other
+// thread, the heartbeat's and the pool's, runs on: a deadlock or a kernel
+// that never returns, which only the heartbeat's progress rule sees, see
+// ipc/worker.hpp), oom (allocate and touch memory until the kernel kills
 // it), delay=MS (sleep MS milliseconds, then go on: a slow stage), spike=MB
 // (map, touch and unmap MB MiB at once: a short memory peak for the sampler),
 // and at the sites that can return an error (fault_status), device_lost (a
@@ -38,7 +42,7 @@ namespace proofpipe {
 // real worker exit code (ipc/worker.hpp), so the coordinator's log names it.
 inline constexpr int kFaultExitCode = 77;
 
-enum class FaultAction { kKill, kExit, kHang, kOom, kDelay, kSpike, kDeviceLost, kError, kCorrupt };
+enum class FaultAction { kKill, kExit, kHang, kStall, kOom, kDelay, kSpike, kDeviceLost, kError, kCorrupt };
 
 struct FaultSpec {
   std::string site;
@@ -54,7 +58,8 @@ Result<std::vector<FaultSpec>> parse_faults(std::string_view text);
 // The entries again in PROOFPIPE_FAULTS syntax (round trip of parse_faults).
 std::string format_faults(const std::vector<FaultSpec>& specs);
 // True once a `hang` fault fired in this process: the worker's heartbeat
-// thread stops beating then, so the process looks frozen as a whole.
+// thread stops beating then, so the process looks frozen as a whole. (A
+// `stall` leaves this false: its heartbeat thread runs, the work does not.)
 bool fault_hung();
 
 namespace detail {

@@ -2,6 +2,24 @@
 // coordinator's spawner, never typed by users), its exit codes, and the
 // session that ties it to the run: the ring mapping, the DEALER socket, the
 // seat heartbeat, and the check that the coordinator is still its parent.
+//
+// Liveness means progress. The heartbeat thread beats only when the work
+// counted progress (common/progress.hpp) since its last beat, so a main
+// thread that blocks for good stops the beats while every thread runs:
+//
+//   main thread (the work)              heartbeat thread, every 100 ms
+//   serve: recv / 500 ms timeout --+
+//   synthesis, proving: each stage -+-> progress count  --moved?--> yes: beat(now)
+//   parallel_for: each task index  -+   (one atomic)        |       into the seat record
+//   (pool threads, for main)                                no: no beat
+//                                                                   |
+//   coordinator, every loop turn (check_hangs):                     v
+//     now - last_beat_ms > --hang-timeout (before HELLO: the    SeatRecord
+//     longer set-up deadline) -> SIGKILL, reclaim, requeue      last_beat_ms
+//
+// A `stall` fault (fault.hpp) is exactly the case the old thread-only beat
+// missed. The largest gap between beats, and the step it was spent in, are
+// logged (debug) when the worker ends, to set --hang-timeout against.
 #pragma once
 
 #include <sys/types.h>
@@ -60,7 +78,9 @@ class WorkerSession {
   // dies before it ("set-up failed", retried once) from one that crashes
   // while working (restarted up to 5 times in a row). `body`: what the
   // worker proves with (the GPU worker's backend name), for the run summary.
-  Status ready(std::string body = {}) { return send(MsgType::kHello, {}, std::move(body)); }
+  // Beats first: from HELLO on the coordinator holds the seat to
+  // --hang-timeout, and the last set-up step may have been a long one.
+  Status ready(std::string body = {});
 
   shm::Ring& ring() { return ring_; }
   uint8_t seat() const { return seat_; }
@@ -81,6 +101,7 @@ class WorkerSession {
   shm::Ring ring_;
   Dealer dealer_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> ready_{false};  // HELLO said: set-up is over
   std::thread heartbeat_;
 };
 

@@ -22,7 +22,8 @@ inline constexpr uint64_t kControlMagic = 0x4C54434D48535050ull;
 // Bump on any change to a struct below, to the slot word encoding or to what
 // a field means: a worker built from another revision then refuses the
 // segment instead of misreading it. 2: the checksum is record_checksum.
-inline constexpr uint32_t kLayoutVersion = 2;
+// 3: SeatRecord::phase (set-up or work: which hang deadline applies).
+inline constexpr uint32_t kLayoutVersion = 3;
 
 inline constexpr uint64_t kCacheLine = 64;
 // Slots start on page boundaries, so a worker can map just its own slot
@@ -117,12 +118,21 @@ struct alignas(kCacheLine) ControlHeader {
 
 // One per worker seat. pid_incarnation packs (incarnation << 32 | pid) into one
 // word so a reader never pairs one incarnation's pid with another's counter;
-// 0 means the seat is vacant. last_beat_ms is CLOCK_MONOTONIC milliseconds.
+// 0 means the seat is vacant. last_beat_ms is CLOCK_MONOTONIC milliseconds of
+// the worker's last progress (ipc/worker.hpp). phase is a SeatPhase: the
+// coordinator holds a worker in set-up to a longer deadline than one at work.
 // One cache line each, so one worker's beats never bounce another's line.
 struct alignas(kCacheLine) SeatRecord {
   uint64_t pid_incarnation;
   uint64_t last_beat_ms;
-  uint64_t reserved[6];
+  uint64_t phase;
+  uint64_t reserved[5];
+};
+
+// SeatRecord::phase. Zero is set-up, so a fresh or reset record is in set-up.
+enum class SeatPhase : uint64_t {
+  kSetup = 0,    // spawned, loading the key, preparing the backend
+  kWorking = 1,  // said HELLO: serving, or idle in its serve loop
 };
 
 // One per slot, one cache line each. `word` is the state machine; the rest is

@@ -28,6 +28,7 @@ struct SeatStatus {
   uint32_t pid = 0;          // 0: seat vacant
   uint32_t incarnation = 0;  // never reused within a run
   uint64_t last_beat_ms = 0;
+  SeatPhase phase = SeatPhase::kSetup;
 };
 
 class Ring {
@@ -70,6 +71,8 @@ class Ring {
   void set_seat_owner(Seat seat, uint32_t pid, uint32_t incarnation);
   void clear_seat(Seat seat);
   void beat(Seat seat, uint64_t now_ms);
+  // The worker, when its set-up is done (set_seat_owner resets it to kSetup).
+  void set_seat_phase(Seat seat, SeatPhase phase);
   SeatStatus seat_status(Seat seat) const;
 
  private:
