@@ -123,8 +123,8 @@ bool WorkerSession::parent_alive() const { return ::getppid() == parent_; }
 
 int serve(WorkerSession& s, MsgType type, const std::function<Status(const Message&)>& handle) {
   for (;;) {
+    note_progress("serve");  // idle or not, the loop turns: at least every 500 ms
     auto msg = s.recv(std::chrono::milliseconds(500));
-    note_progress("serve");  // idle or not, the loop turns
     if (!msg) {
       spdlog::error("{}", msg.status().message());
       return kWorkerExitProtocol;
