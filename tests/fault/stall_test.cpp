@@ -68,5 +68,30 @@ INSTANTIATE_TEST_SUITE_P(Sites, FaultStall,
                            return name;
                          });
 
+// The other side of the progress rule: a proof that takes longer than
+// --hang-timeout is not a hang, because its CPU work counts progress task by
+// task (parallel_for). One thread per worker makes each proof of a 2^16
+// `gen` circuit last seconds against a 1 s timeout.
+TEST(Liveness, AProofLongerThanTheHangTimeoutIsNotKilled) {
+  TempDir tmp;
+  const auto gen = tmp / "gen";
+  auto g = run_command(proofpipe() + " gen --constraints 65528 --partitions 2 --seed 5 --out " + quote(gen));
+  ASSERT_EQ(g.exit_code, 0) << g.output;
+  const auto out = tmp / "out";
+  auto r = pp_run("--zkey " + quote(gen / "circuit.zkey") + " --witness-dir " + quote(gen) + " --out " + quote(out) +
+                      " --run-dir " + quote(tmp / "run") + " --synth-workers 1 --gpu-workers 1 --hang-timeout 1",
+                  "PROOFPIPE_THREADS=1 timeout -s TERM 120");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("no heartbeat"), std::string::npos) << r.output;
+  const auto summary = read_json(out / "summary.json");
+  EXPECT_EQ(summary["workers"]["restarts"].get<int>(), 0);
+  double longest_proof = 0;
+  for (const auto& p : summary["per_partition"]) {
+    longest_proof = std::max(longest_proof, p["stages"]["h_s"].get<double>() + p["stages"]["msms_s"].get<double>());
+  }
+  std::printf("longest proof %.2f s against --hang-timeout 1\n", longest_proof);
+  if (longest_proof <= 1.0) GTEST_SKIP() << "the proofs were too quick on this machine to show anything";
+}
+
 }  // namespace
 }  // namespace proofpipe::test
