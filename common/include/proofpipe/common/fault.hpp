@@ -9,8 +9,10 @@
 // thread, the heartbeat's and the pool's, runs on: a deadlock or a kernel
 // that never returns, which only the heartbeat's progress rule sees, see
 // ipc/worker.hpp), oom (allocate and touch memory until the kernel kills
-// it), delay=MS (sleep MS milliseconds, then go on: a slow stage), spike=MB
-// (map, touch and unmap MB MiB at once: a short memory peak for the sampler),
+// it), delay=MS (sleep MS milliseconds, then go on: a slow stage that
+// counts no progress, so one longer than --hang-timeout is killed as a
+// stall), spike=MB (map, touch and unmap MB MiB at once: a short memory
+// peak for the sampler),
 // and at the sites that can return an error (fault_status), device_lost (a
 // kDeviceLost error, as a sticky CUDA error gives: the GPU worker must exit
 // with kWorkerExitDevice and be restarted) and error (a kInternal error, as
