@@ -14,7 +14,7 @@
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/ipc/channel.hpp"
 #include "proofpipe/ipc/messages.hpp"
-#include "stale.hpp"
+#include "run_dir.hpp"
 
 namespace proofpipe::cli {
 namespace {
@@ -22,13 +22,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The run directories under the default base whose coordinator is alive.
+// The run directories under the default base whose coordinator is alive;
+// those this user cannot read are not among them (run_dir.hpp).
 std::vector<fs::path> live_runs() {
   std::vector<fs::path> runs;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(coord::default_run_base(), ec)) {
-    if (e.path().filename().string().rfind("proofpipe-run-", 0) != 0) continue;
-    if (fs::exists(e.path() / "run.json") && !coord::is_stale_run_dir(e.path())) runs.push_back(e.path());
+    if (e.path().filename().string().rfind(coord::kRunDirPrefix, 0) != 0) continue;
+    if (coord::inspect_run_dir(e.path()).kind == coord::RunDirKind::kLive) runs.push_back(e.path());
   }
   return runs;
 }
@@ -80,7 +81,14 @@ int run_status(const StatusArgs& args) {
     }
     dir = runs.front();
   }
-  if (!fs::exists(dir / "control")) return fail(fmt::format("'{}' is not a live run directory", dir.string()));
+  // error_code, not exceptions: another user's private run directory is an
+  // error line, not an abort.
+  std::error_code ec;
+  const fs::file_status control = fs::symlink_status(dir / "control", ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    return fail(fmt::format("--run-dir '{}': cannot access it: {}", dir.string(), ec.message()));
+  }
+  if (!fs::is_socket(control)) return fail(fmt::format("'{}' is not a live run directory", dir.string()));
   auto dealer = ipc::Dealer::connect("ipc://" + (dir / "control").string(), fmt::format("client.{}", ::getpid()));
   if (!dealer) return fail(dealer.status().message());
   ipc::MsgHeader h;
@@ -93,16 +101,15 @@ int run_status(const StatusArgs& args) {
   if (!reply->has_value() || (*reply)->header.type != ipc::MsgType::kStatusReply) {
     return fail(fmt::format("the coordinator of '{}' did not answer within 3 s", dir.string()));
   }
-  json s;
   try {
-    s = json::parse((*reply)->body);
+    const json s = json::parse((*reply)->body);
+    if (args.json) {
+      std::printf("%s\n", s.dump(2).c_str());
+    } else {
+      print_table(s);
+    }
   } catch (const std::exception& e) {
-    return fail(std::string("malformed status reply: ") + e.what());
-  }
-  if (args.json) {
-    std::printf("%s\n", s.dump(2).c_str());
-  } else {
-    print_table(s);
+    return fail(fmt::format("malformed status reply from '{}': {}", dir.string(), e.what()));
   }
   return kExitOk;
 }

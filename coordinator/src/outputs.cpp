@@ -13,6 +13,7 @@
 
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/proof_json.hpp"
+#include "procfs.hpp"
 
 namespace proofpipe::coord {
 namespace fs = std::filesystem;
@@ -94,7 +95,10 @@ Status write_partition_outputs(const fs::path& out, const std::string& stem, con
 
 Status write_run_info(const std::filesystem::path& file, pid_t pid, const std::string& ring_prefix,
                       const std::string& endpoint, const shm::Ring& ring, const std::filesystem::path& out) {
+  // pid_start_ticks tells this coordinator from a later process given the
+  // same pid, so a stale run is recognised (run_dir.hpp).
   nlohmann::json j = {{"pid", pid},
+                      {"pid_start_ticks", read_proc_start_ticks(pid).value_or(0)},
                       {"ring", ring_prefix},
                       {"endpoint", endpoint},
                       {"slots", ring.slot_count()},

@@ -20,6 +20,7 @@
 
 #include "outputs.hpp"
 #include "pipeline_impl.hpp"
+#include "run_dir.hpp"
 #include "stale.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
@@ -50,10 +51,8 @@ Pipeline::~Pipeline() {
   router_.reset();
   ring_.reset();
   if (!ring_prefix_.empty()) (void)shm::Ring::unlink(ring_prefix_);
-  if (run_dir_created_) {
-    std::error_code ec;
-    std::filesystem::remove_all(run_dir_, ec);
-  }
+  // Only run.json and the socket, then rmdir if this run made it (run_dir.hpp).
+  if (!run_dir_.empty()) remove_run_files(run_dir_, run_dir_created_);
   if (signal_fd_ >= 0) {
     // SIGINT/SIGTERM stay blocked for the rest of the process: what is left
     // of it writes summary.json and exits (130 if interrupted), and a signal
@@ -83,27 +82,14 @@ Status Pipeline::setup() {
   if (signal_fd_ < 0) return make_error(ErrorCode::kIo, "cannot watch for SIGINT/SIGTERM (signalfd): {}", std::strerror(errno));
   // The private run directory (0700): it holds the control socket, so only
   // this user's processes can talk to the coordinator.
-  if (cfg_.run_dir.empty()) {
-    const std::filesystem::path base = default_run_base();
-    std::string tmpl = (base / "proofpipe-run-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      return make_error(ErrorCode::kIo, "cannot create a run directory under '{}': {}", base.string(), std::strerror(errno));
-    }
-    run_dir_ = tmpl;
-  } else {
-    run_dir_ = cfg_.run_dir;
-    bool made = ::mkdir(run_dir_.c_str(), 0700) == 0;
-    if (!made && errno == EEXIST && is_stale_run_dir(run_dir_)) {
-      spdlog::info("removing stale run directory {} (its coordinator is gone)", run_dir_.string());
-      std::error_code ec;
-      std::filesystem::remove_all(run_dir_, ec);
-      made = ::mkdir(run_dir_.c_str(), 0700) == 0;
-    }
-    if (!made) {
-      return make_error(ErrorCode::kIo, "cannot create run directory '{}': {}", run_dir_.string(), std::strerror(errno));
-    }
+  {
+    PP_ASSIGN_OR_RETURN(RunDir dir, cfg_.run_dir.empty() ? RunDir::create_private(default_run_base())
+                                                         : RunDir::adopt(cfg_.run_dir));
+    // From here the destructor cleans it up (run_dir_created_: rmdir too).
+    run_dir_ = dir.path();
+    run_dir_created_ = dir.made();
+    dir.release();
   }
-  run_dir_created_ = true;
   const std::string socket_path = (run_dir_ / "control").string();
   if (socket_path.size() > kMaxIpcPath) {
     return make_error(ErrorCode::kInvalidArgument, "run directory path too long for a unix socket: '{}' ({} > {} bytes)",

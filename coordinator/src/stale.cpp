@@ -1,61 +1,65 @@
 // Stale-run cleanup (stale.hpp).
 #include "stale.hpp"
 
-#include <signal.h>
-#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
+#include <charconv>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+
+#include "run_dir.hpp"
 
 namespace proofpipe::coord {
 namespace fs = std::filesystem;
+namespace {
 
-bool coordinator_alive(long pid) {
-  if (pid <= 0 || (::kill(pid_t(pid), 0) != 0 && errno != EPERM)) return false;
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  return !(comm >> name) || name == "proofpipe";
+// The coordinator pid of a ring segment named exactly
+// "proofpipe-<pid>-<16 hex digits>-ctl" or "-data" (pipeline.cpp's names).
+std::optional<long> ring_segment_pid(std::string_view name) {
+  constexpr std::string_view kHead = "proofpipe-";
+  if (!name.starts_with(kHead)) return std::nullopt;
+  name.remove_prefix(kHead.size());
+  long pid = 0;
+  const auto [pid_end, pid_ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  if (pid_ec != std::errc() || pid <= 0 || pid_end == name.data() + name.size() || *pid_end != '-') return std::nullopt;
+  name.remove_prefix(size_t(pid_end - name.data()) + 1);
+  if (name.size() < 17 || name[16] != '-') return std::nullopt;
+  uint64_t run = 0;
+  const auto [run_end, run_ec] = std::from_chars(name.data(), name.data() + 16, run, 16);
+  if (run_ec != std::errc() || run_end != name.data() + 16) return std::nullopt;
+  name.remove_prefix(17);
+  if (name != "ctl" && name != "data") return std::nullopt;
+  return pid;
 }
 
-fs::path default_run_base() {
-  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
-  return (xdg && ::access(xdg, W_OK) == 0) ? fs::path(xdg) : fs::temp_directory_path();
-}
+}  // namespace
 
-bool is_stale_run_dir(const fs::path& dir) {
-  try {
-    std::ifstream f(dir / "run.json");
-    return !coordinator_alive(nlohmann::json::parse(f).at("pid").get<long>());
-  } catch (const std::exception&) {
-    return false;  // no run.json: not ours, or being written
-  }
-}
-
-void clean_stale_runs() {
+void clean_stale_runs(const fs::path& shm_dir, const fs::path& run_base) {
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/dev/shm", ec)) {
+  for (const auto& e : fs::directory_iterator(shm_dir, ec)) {
     const std::string name = e.path().filename().string();
-    long pid = 0;
-    unsigned long long run = 0;
-    char tail[8] = {};
-    if (std::sscanf(name.c_str(), "proofpipe-%ld-%16llx-%7s", &pid, &run, tail) != 3) continue;
-    if (coordinator_alive(pid)) continue;
-    spdlog::info("removing stale shared memory /dev/shm/{} (coordinator {} is gone)", name, pid);
-    ::shm_unlink(("/" + name).c_str());
+    const auto pid = ring_segment_pid(name);
+    if (!pid || coordinator_alive(*pid)) continue;
+    // Another user's segment (even one named like ours) is never ours to remove.
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    spdlog::info("removing stale shared memory {} (coordinator {} is gone)", e.path().string(), *pid);
+    ::unlink(e.path().c_str());  // shm_unlink("/<name>") is this unlink on Linux
   }
-  for (const auto& e : fs::directory_iterator(default_run_base(), ec)) {
-    if (e.path().filename().string().rfind("proofpipe-run-", 0) != 0) continue;
-    if (!is_stale_run_dir(e.path())) continue;
-    spdlog::info("removing stale run directory {} (its coordinator is gone)", e.path().string());
-    fs::remove_all(e.path(), ec);
+  for (const auto& e : fs::directory_iterator(run_base, ec)) {
+    if (e.path().filename().string().rfind(kRunDirPrefix, 0) != 0) continue;
+    const RunDirVerdict v = inspect_run_dir(e.path());
+    if (v.kind != RunDirKind::kStale) continue;
+    spdlog::info("removing stale run directory {} (its coordinator, {}, is gone)", e.path().string(), v.why);
+    remove_run_files(e.path(), true);
   }
 }
+
+void clean_stale_runs() { clean_stale_runs("/dev/shm", default_run_base()); }
 
 }  // namespace proofpipe::coord

@@ -3,23 +3,17 @@
 // and "-data") and its default run directory ("proofpipe-run-*" holding a
 // run.json with its pid). Its workers are gone already (PR_SET_PDEATHSIG);
 // its cgroups are cleaned by cgroup.cpp. Every run calls this at start.
+// Only what this user owns and proofpipe provably made is removed: run
+// directories by run_dir.hpp's rule, segments by their exact name.
 #pragma once
 
 #include <filesystem>
 
 namespace proofpipe::coord {
 
-// True when `pid` is a live process named proofpipe (a reused pid of
-// another program does not keep a stale ring alive).
-bool coordinator_alive(long pid);
-
-// The default parent of run directories: $XDG_RUNTIME_DIR if writable, else
-// the temporary directory.
-std::filesystem::path default_run_base();
-
+// Removes stale rings under `shm_dir` and stale run directories under
+// `run_base` (defaults: /dev/shm and default_run_base()).
+void clean_stale_runs(const std::filesystem::path& shm_dir, const std::filesystem::path& run_base);
 void clean_stale_runs();
-
-// A run directory whose run.json names a coordinator that is gone.
-bool is_stale_run_dir(const std::filesystem::path& dir);
 
 }  // namespace proofpipe::coord
