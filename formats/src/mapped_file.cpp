@@ -10,6 +10,8 @@
 #include <cstring>
 #include <utility>
 
+#include "proofpipe/common/safe_file.hpp"
+
 namespace proofpipe::formats {
 
 namespace {
@@ -26,7 +28,11 @@ struct FdGuard {
 
 Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
   const std::string name = path.string();
-  int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait forever for
+  // a writer (and a device may block or have side effects); every input is
+  // refused here unless it is a regular file. The mapping never reads
+  // through the descriptor, so the flag needs no clearing.
+  int fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
     if (err == ENOENT) return make_error(ErrorCode::kNotFound, "'{}': no such file", name);
@@ -38,7 +44,7 @@ Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
     return make_error(ErrorCode::kIo, "'{}': fstat failed: {}", name, std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode)) {
-    return make_error(ErrorCode::kInvalidArgument, "'{}': not a regular file", name);
+    return make_error(ErrorCode::kInvalidArgument, "'{}': not a regular file (a {})", name, file_kind(st.st_mode));
   }
   MappedFile f;
   f.path_ = path;
