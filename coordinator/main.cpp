@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 
 #include "proofpipe/common/logging.hpp"
+#include "proofpipe/shm/layout.hpp"
+#include "src/cli_checks.hpp"
+#include "src/cli_error.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -11,6 +14,8 @@ int main(int argc, char** argv) {
   CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "proofpipe 0.1.0");
+  // A worker count: at least 1 each (their sum is checked against the ring's seats later).
+  const CLI::Validator kSeats = count_range(1, proofpipe::shm::kMaxSeats);
 
   ProveArgs prove;
   auto* p = app.add_subcommand("prove", "prove one witness: writes snarkjs proof.json and public.json");
@@ -38,8 +43,8 @@ int main(int argc, char** argv) {
 
   GenArgs gen;
   auto* g = app.add_subcommand("gen", "TESTING ONLY: synthetic circuit + dev key + P satisfying witnesses (benchmarks)");
-  g->add_option("--constraints", gen.constraints, "number of constraints")->default_val(1u << 16);
-  g->add_option("--partitions", gen.partitions, "number of witnesses")->default_val(10);
+  g->add_option("--constraints", gen.constraints, "number of constraints")->default_val(1u << 16)->check(count_range(1, 1u << 30));
+  g->add_option("--partitions", gen.partitions, "number of witnesses")->default_val(10)->check(count_range(1, 1u << 20));
   g->add_option("--out", gen.out, "output folder")->required();
   g->add_option("--seed", gen.seed, "circuit and witness seed")->default_val(1);
 
@@ -50,23 +55,26 @@ int main(int argc, char** argv) {
   r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
   r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
   r->add_flag("--overwrite", run.overwrite, "replace the outputs of an earlier run in --out (else such an --out is refused)");
-  r->add_option("--synth-workers", run.synth_workers, "synthesis worker processes")->default_val(2);
-  r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes (default: one per --gpus device, else 1)");
+  r->add_option("--synth-workers", run.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);
+  r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes (default: one per --gpus device, else 1)")
+      ->check(kSeats);
   r->add_option("--gpus", run.gpus,
                 "CUDA devices for the proving workers, e.g. 0,1 or GPU-<uuid>: worker i sees only device i mod count "
                 "(CUDA_VISIBLE_DEVICES); implies --backend cuda");
-  r->add_option("--slots", run.slots, "ring slots K (default: from --mem-budget, else synth + gpu workers)");
+  r->add_option("--slots", run.slots, "ring slots K (default: from --mem-budget, else synth + gpu workers)")
+      ->check(count_range(1, proofpipe::shm::kMaxSlots));
   r->add_option("--mem-budget", run.mem_budget, "ring memory budget, e.g. 4G: K = how many slots fit");
   r->add_option("--synth-mem-max", run.synth_mem_max, "memory cap per synthesis worker, e.g. 2G (cgroup; else RLIMIT_AS)");
   r->add_option("--gpu-mem-max", run.gpu_mem_max, "memory cap per proving worker, e.g. 8G (cgroup only)");
-  r->add_option("--max-attempts", run.max_attempts, "attempts per partition before it is marked failed")->default_val(3);
+  r->add_option("--max-attempts", run.max_attempts, "attempts per partition before it is marked failed")->default_val(3)
+      ->check(count_range(1, 1000));
   r->add_option("--backend", run.backend, "auto|cpu|cuda")->default_val("auto");
   r->add_option("--run-dir", run.run_dir, "private run directory to create (default: a fresh one)");
-  r->add_option("--hang-timeout", run.hang_timeout_s, "seconds without a heartbeat before a worker is killed")
-      ->default_val(30);
+  r->add_option("--hang-timeout", run.hang_timeout_s, "seconds without a heartbeat before a worker is killed (0.5 to 604800)")
+      ->default_val(30)->check(hang_timeout_check());
   r->add_option("--metrics", run.metrics, "write one JSON line per sample and per event (docs/metrics.md)");
   r->add_option("--sample-ms", run.sample_ms, "sampling interval in milliseconds")->default_val(250)->check(
-      CLI::Range(10u, 60000u));
+      count_range(10, 60000));
 
   StatusArgs status;
   auto* st = app.add_subcommand("status", "show a running `proofpipe run`: workers, slots, partitions, memory");
@@ -77,15 +85,16 @@ int main(int argc, char** argv) {
   auto* d = app.add_subcommand("demo", "prove the bundled circuit's partitions through the full pipeline and verify them");
   d->add_option("--out", demo.out, "output folder")->default_val("proofpipe-demo");
   d->add_flag("--overwrite", demo.overwrite, "replace the outputs of an earlier demo in --out");
-  d->add_option("--synth-workers", demo.synth_workers, "synthesis worker processes")->default_val(2);
-  d->add_option("--gpu-workers", demo.gpu_workers, "proving worker processes")->default_val(1);
+  d->add_option("--synth-workers", demo.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);
+  d->add_option("--gpu-workers", demo.gpu_workers, "proving worker processes")->default_val(1)->check(kSeats);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
-    // CLI11 prints help/version with exit 0 and usage errors with its own code; usage errors are 2 here.
-    int code = app.exit(err);
-    return code == 0 ? 0 : 2;
+    // Help and version print as CLI11 does (exit 0); a usage error is one
+    // "proofpipe: error:" line and exit 2, like every other error.
+    if (err.get_exit_code() == 0) return app.exit(err);
+    return fail(err.what());
   }
   if (p->parsed()) return run_prove(prove);
   if (v->parsed()) return run_verify(verify);

@@ -12,7 +12,10 @@
 
 namespace proofpipe::cli {
 
-inline int fail(const std::string& message) {
+inline int fail(std::string message) {
+  // One line, whatever the message holds (CLI11's and errno texts included).
+  for (char& c : message) c = c == '\n' ? ' ' : c;
+  while (!message.empty() && message.back() == ' ') message.pop_back();
   std::fprintf(stderr, "proofpipe: error: %s\n", message.c_str());
   return kExitError;
 }

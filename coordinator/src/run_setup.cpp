@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "cli_checks.hpp"
 #include "outputs.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
@@ -92,6 +93,30 @@ Result<std::vector<std::string>> parse_gpus(std::string_view text, std::string_v
   return out;
 }
 
+// A size flag's value; the error names the flag.
+Result<uint64_t> flag_size(const char* flag, const std::string& text) {
+  auto bytes = parse_size(text);
+  if (!bytes) return make_error(ErrorCode::kInvalidArgument, "{}: {}", flag, bytes.status().message());
+  return *bytes;
+}
+
+// The counts and the timeout, before anything is read: each error names its
+// flag. main.cpp's validators refuse the same values at parse time; these
+// cover every other caller (demo).
+Status check_counts(const cli::RunArgs& args) {
+  if (args.synth_workers < 1) return make_error(ErrorCode::kInvalidArgument, "--synth-workers must be at least 1");
+  if (args.gpu_workers < 1) return make_error(ErrorCode::kInvalidArgument, "--gpu-workers must be at least 1");
+  if (args.synth_workers + args.gpu_workers > shm::kMaxSeats) {
+    return make_error(ErrorCode::kInvalidArgument, "--synth-workers {} + --gpu-workers {}: at most {} workers in all",
+                      args.synth_workers, args.gpu_workers, shm::kMaxSeats);
+  }
+  if (args.max_attempts < 1) return make_error(ErrorCode::kInvalidArgument, "--max-attempts must be at least 1");
+  if (std::string why = cli::hang_timeout_problem(args.hang_timeout_s); !why.empty()) {
+    return make_error(ErrorCode::kInvalidArgument, "--hang-timeout: {}", why);
+  }
+  return Status::ok();
+}
+
 std::filesystem::path own_bin_dir() {
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -113,7 +138,7 @@ Result<uint32_t> choose_slot_count(const cli::RunArgs& args, uint64_t slot_size,
     return args.slots;
   }
   if (!args.mem_budget.empty()) {
-    PP_ASSIGN_OR_RETURN(uint64_t budget, parse_size(args.mem_budget));
+    PP_ASSIGN_OR_RETURN(const uint64_t budget, flag_size("--mem-budget", args.mem_budget));
     const uint64_t fit = budget / slot_size;
     if (fit == 0) {
       return make_error(ErrorCode::kInvalidArgument, "--mem-budget {} is too small for one slot of {}",
@@ -132,11 +157,7 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   PP_ASSIGN_OR_RETURN(std::vector<std::string> gpus, parse_gpus(given.gpus, inherited != nullptr ? inherited : ""));
   cli::RunArgs args = given;
   if (args.gpu_workers == cli::kGpuWorkersAuto) args.gpu_workers = std::max<unsigned>(1, unsigned(gpus.size()));
-  if (args.synth_workers < 1 || args.gpu_workers < 1 || args.synth_workers + args.gpu_workers > shm::kMaxSeats) {
-    return make_error(ErrorCode::kInvalidArgument, "need at least one synth and one gpu worker, {} in all at most",
-                      shm::kMaxSeats);
-  }
-  if (args.max_attempts < 1) return make_error(ErrorCode::kInvalidArgument, "--max-attempts must be at least 1");
+  PP_RETURN_IF_ERROR(check_counts(args));
   PP_ASSIGN_OR_RETURN(auto kind, groth16::parse_backend_kind(args.backend));
   // Named devices mean the GPU is wanted: a worker whose device is missing
   // fails its set-up (and says which device) instead of proving on the CPU.
@@ -190,15 +211,15 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   if (!args.metrics.empty()) PP_RETURN_IF_ERROR(check_output_target(args.metrics, "--metrics"));
   cfg.sample_ms = args.sample_ms;
   if (!args.mem_budget.empty()) {
-    PP_ASSIGN_OR_RETURN(cfg.mem_budget, parse_size(args.mem_budget));
+    PP_ASSIGN_OR_RETURN(cfg.mem_budget, flag_size("--mem-budget", args.mem_budget));
   }
-  if (args.hang_timeout_s <= 0) return make_error(ErrorCode::kInvalidArgument, "--hang-timeout must be positive");
   for (auto [flag, text, dest] : {std::tuple{"--synth-mem-max", &args.synth_mem_max, &cfg.synth_mem_max},
                                   std::tuple{"--gpu-mem-max", &args.gpu_mem_max, &cfg.gpu_mem_max}}) {
     if (text->empty()) continue;
-    auto bytes = parse_size(*text);
-    if (!bytes) return make_error(ErrorCode::kInvalidArgument, "{}: {}", flag, bytes.status().message());
-    *dest = *bytes;
+    PP_ASSIGN_OR_RETURN(const uint64_t bytes, flag_size(flag, *text));
+    // 0 would read as "no cap" (PipelineConfig): a cap of nothing is a mistake, not a request.
+    if (bytes == 0) return make_error(ErrorCode::kInvalidArgument, "{} {}: a memory cap must be more than 0 bytes", flag, *text);
+    *dest = bytes;
   }
   const ipc::PartitionLayout layout{hdr.domain_size, hdr.n_vars};
   cfg.slot_size = (layout.payload_len() + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;

@@ -132,7 +132,7 @@ TEST_F(PipelineBadInput, GpusListIsChecked) {
       {"gpus_word", zkey, wtns, out, "'first' is not a device number or GPU-/MIG- UUID", " --gpus first"},
       {"gpus_twice", zkey, wtns, out, "device 1 is listed twice", " --gpus 1,0,1"},
       {"gpus_same_number", zkey, wtns, out, "device 0 is listed twice", " --gpus 0,00"},
-      {"gpu_workers_zero", zkey, wtns, out, "need at least one synth and one gpu worker", " --gpu-workers 0"},
+      {"gpu_workers_zero", zkey, wtns, out, "--gpu-workers", " --gpu-workers 0"},
   };
   for (const Case& c : cases) expect_rejected(c);
 }
