@@ -27,7 +27,7 @@ std::optional<uint32_t> Ledger::next_pending() const {
   return best;
 }
 
-void Ledger::start_write(uint32_t i, int seat, int slot, uint64_t epoch, double now) {
+void Ledger::start_write(uint32_t i, uint8_t seat, uint32_t slot, uint64_t epoch, double now) {
   Partition& p = parts_[i];
   PP_ASSERT(p.state == PartState::kPending, "start_write on a partition that is not pending");
   p.state = PartState::kWriting;
@@ -43,13 +43,13 @@ void Ledger::sealed(uint32_t i, uint64_t epoch, double now) {
   Partition& p = parts_[i];
   PP_ASSERT(p.state == PartState::kWriting, "sealed on a partition that is not being written");
   p.state = PartState::kReady;
-  p.seat = kNone;
+  p.seat.reset();
   p.epoch = epoch;
   p.sealed_s = now;
   p.synth_s = now - p.write_started_s;
 }
 
-void Ledger::proving(uint32_t i, int seat) {
+void Ledger::proving(uint32_t i, uint8_t seat) {
   Partition& p = parts_[i];
   PP_ASSERT(p.state == PartState::kReady, "proving on a partition that is not ready");
   p.state = PartState::kProving;
@@ -60,11 +60,11 @@ PartState Ledger::back_to_ready(uint32_t i, uint64_t epoch, std::string cause) {
   Partition& p = parts_[i];
   PP_ASSERT(p.state == PartState::kReady || p.state == PartState::kProving, "back_to_ready from a wrong state");
   p.causes.push_back(std::move(cause));
-  p.seat = kNone;
+  p.seat.reset();
   p.epoch = epoch;
   if (p.causes.size() >= max_attempts_) {
     p.state = PartState::kFailed;
-    p.slot = kNone;
+    p.slot.reset();
   } else {
     p.state = PartState::kReady;
   }
@@ -75,8 +75,8 @@ PartState Ledger::requeue(uint32_t i, std::string cause, bool permanent) {
   Partition& p = parts_[i];
   PP_ASSERT(p.state != PartState::kDone && p.state != PartState::kFailed, "requeue of a finished partition");
   p.causes.push_back(std::move(cause));
-  p.seat = kNone;
-  p.slot = kNone;
+  p.seat.reset();
+  p.slot.reset();
   p.state = (permanent || p.attempt >= max_attempts_) ? PartState::kFailed : PartState::kPending;
   return p.state;
 }
@@ -85,8 +85,8 @@ bool Ledger::commit(uint32_t i, double now) {
   Partition& p = parts_[i];
   if (p.state != PartState::kProving) return false;
   p.state = PartState::kDone;
-  p.seat = kNone;
-  p.slot = kNone;
+  p.seat.reset();
+  p.slot.reset();
   p.done_s = now;
   p.prove_s = now - p.sealed_s;
   return true;

@@ -27,8 +27,6 @@ namespace proofpipe::coord {
 enum class PartState { kPending, kWriting, kReady, kProving, kDone, kFailed };
 const char* part_state_name(PartState s);
 
-inline constexpr int kNone = -1;
-
 struct Partition {
   uint64_t request = 0;
   uint32_t index = 0;
@@ -38,8 +36,8 @@ struct Partition {
 
   PartState state = PartState::kPending;
   uint32_t attempt = 0;  // attempts started; the current one's number
-  int seat = kNone;      // the worker that holds it (WRITING, PROVING)
-  int slot = kNone;      // its slot (WRITING, READY, PROVING until released)
+  std::optional<uint8_t> seat;   // the worker that holds it (WRITING, PROVING)
+  std::optional<uint32_t> slot;  // its slot (WRITING, READY, PROVING until released)
   uint64_t epoch = 0;    // the slot word's epoch as last known
   std::vector<std::string> causes;  // one per failed attempt
   double started_s = 0, done_s = 0;  // run clock: first grant, commit
@@ -60,11 +58,11 @@ class Ledger {
   // The next partition to synthesize: oldest request first, then lowest index.
   std::optional<uint32_t> next_pending() const;
   // PENDING -> WRITING (attempt + 1).
-  void start_write(uint32_t i, int seat, int slot, uint64_t epoch, double now);
+  void start_write(uint32_t i, uint8_t seat, uint32_t slot, uint64_t epoch, double now);
   // WRITING -> READY.
   void sealed(uint32_t i, uint64_t epoch, double now);
   // READY -> PROVING by `seat` (the slot stays until released).
-  void proving(uint32_t i, int seat);
+  void proving(uint32_t i, uint8_t seat);
   // READY/PROVING -> READY after the coordinator reclaimed the slot of a dead
   // consumer (CONSUMING -> READY): the record is intact and is proved again
   // without re-synthesis. The cause counts against max_attempts like a

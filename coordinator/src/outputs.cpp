@@ -170,6 +170,7 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
       {"proofs_per_hour", r.wall_s > 0 ? 3600.0 * double(proved) / r.wall_s : 0.0},
       {"backpressure", {{"max_slots_filled", r.max_slots_filled}, {"max_waiting_for_grant", r.max_waiting_for_grant}}},
       {"stale_messages_dropped", r.stale_messages},
+      {"malformed_messages_dropped", r.malformed_messages},
       {"duplicate_proofs_dropped", r.duplicate_proofs},
       {"interrupted", r.interrupted},
       {"abort_reason", r.abort_reason},

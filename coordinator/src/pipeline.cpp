@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
-#include <zmq.h>
 
 #include "outputs.hpp"
 #include "pipeline_impl.hpp"
@@ -101,7 +100,7 @@ Status Pipeline::setup() {
   // The coordinator's pid in the name lets the next run recognise a ring
   // whose coordinator was killed (stale.cpp).
   clean_stale_runs();
-  ring_prefix_ = fmt::format("/proofpipe-{}-{:016x}", ::getpid(), run_id);
+  ring_prefix_ = shm::ring_prefix(long(::getpid()), run_id);
   const uint32_t seats = cfg_.synth_workers + cfg_.gpu_workers;
   PP_ASSIGN_OR_RETURN(shm::Ring ring, shm::Ring::create(ring_prefix_, cfg_.slots, cfg_.slot_size, seats, run_id));
   ring_.emplace(std::move(ring));
@@ -109,7 +108,7 @@ Status Pipeline::setup() {
   router_.emplace(std::move(router));
 
   setup_memory_caps(run_id);
-  slot_part_.assign(cfg_.slots, kNone);
+  scheduler_.emplace(ledger_, ring_->slots(), cfg_.synth_workers, cfg_.gpu_workers);
   report_.slots = cfg_.slots;
   report_.slot_size = ring_->slot_size();
   report_.ring_bytes = ring_->payload_bytes();
@@ -178,18 +177,21 @@ Result<RunReport> Pipeline::run() {
   // ru_maxrss counts only since the sampler's last VmHWM reset: keep the max.
   report_.coordinator_peak_rss_bytes = std::max(report_.coordinator_peak_rss_bytes, uint64_t(ru.ru_maxrss) * 1024);
   report_.stale_messages += router_->dropped();
+  report_.stale_messages += scheduler_->counts().stale_messages;
+  report_.malformed_messages = scheduler_->counts().malformed_messages;
+  report_.duplicate_proofs = scheduler_->counts().duplicate_proofs;
   for (const auto& w : workers_) report_.seats.push_back(w.report);
   return report_;
 }
 
 void Pipeline::loop() {
   while (!ledger_.finished()) {
-    schedule();
+    execute(scheduler_->schedule(now()));
     sample_occupancy();
     poll_events(std::min<int>(kPollMs, int(cfg_.sample_ms)));
     drain_messages();
     reap_children();
-    reconcile();
+    execute(scheduler_->reconcile(now()));
     respawn_due();
     check_hangs();
     abort_if_no_workers();
@@ -203,101 +205,17 @@ void Pipeline::loop() {
 }
 
 void Pipeline::poll_events(int timeout_ms) {
-  std::vector<zmq_pollitem_t> items;
-  items.push_back({router_->handle(), 0, ZMQ_POLLIN, 0});
-  if (signal_fd_ >= 0) items.push_back({nullptr, signal_fd_, ZMQ_POLLIN, 0});
+  std::vector<int> fds;
+  if (signal_fd_ >= 0) fds.push_back(signal_fd_);
   for (const auto& w : workers_) {
-    if (w.child && w.child->pidfd() >= 0) items.push_back({nullptr, w.child->pidfd(), ZMQ_POLLIN, 0});
+    if (w.child && w.child->pidfd() >= 0) fds.push_back(w.child->pidfd());
   }
-  if (zmq_poll(items.data(), int(items.size()), timeout_ms) < 0 && zmq_errno() != EINTR) {
-    spdlog::warn("poll: {}", zmq_strerror(zmq_errno()));
-  }
+  if (Status st = router_->poll(fds, timeout_ms); !st) spdlog::warn("{}", st.message());
   if (signal_fd_ >= 0) {
     while (const uint32_t sig = next_signal(signal_fd_)) {
       spdlog::warn("signal {} received: {}", sig, report_.interrupted ? "already stopping" : "stopping");
       report_.interrupted = true;
     }
-  }
-}
-
-void Pipeline::drain_messages() {
-  while (auto env = router_->try_recv()) on_message(*env);
-}
-
-void Pipeline::send(WorkerSlot& w, MsgType type, MsgHeader h, std::string body) {
-  h.type = type;
-  h.role = w.role;
-  h.seat = w.seat;
-  h.incarnation = w.incarnation;
-  if (!router_->send(w.peer, ipc::Message{h, std::move(body)})) {
-    spdlog::debug("{} to {} not delivered (peer gone)", ipc::msg_type_name(type), w.peer);
-  }
-}
-
-void Pipeline::schedule() {
-  grant_slots();
-  dispatch_ready();
-}
-
-void Pipeline::grant_slots() {
-  shm::SlotRing& slots = ring_->slots();
-  while (!grant_queue_.empty()) {
-    WorkerSlot& w = workers_[grant_queue_.front()];
-    if (!w.child || !w.waiting) {
-      grant_queue_.pop_front();
-      continue;
-    }
-    const auto part = ledger_.next_pending();
-    if (!part) return;
-    int slot = kNone;
-    shm::SlotWord word;
-    for (uint32_t s = 0; s < slots.slot_count() && slot == kNone; ++s) {
-      word = slots.load(s);
-      if (word.state == SlotState::kFree && slot_part_[s] == kNone) slot = int(s);
-    }
-    if (slot == kNone) return;  // backpressure: the worker waits for a release
-    if (!slots.grant(uint32_t(slot), word.epoch, w.seat)) continue;  // moved under us: look again
-    Partition& p = ledger_.at(*part);
-    ledger_.start_write(p.index, w.seat, slot, word.epoch + 1, now());
-    slot_part_[slot] = int(p.index);
-    grant_queue_.pop_front();
-    w.waiting = false;
-    w.partition = int(p.index);
-    MsgHeader h;
-    h.slot = uint32_t(slot);
-    h.epoch = word.epoch + 1;
-    h.request = p.request;
-    h.partition = p.index;
-    h.attempt = p.attempt;
-    send(w, MsgType::kGrant, h, p.wtns.string());
-    sample("grant", int(p.index));
-  }
-}
-
-void Pipeline::dispatch_ready() {
-  while (!ready_queue_.empty()) {
-    Partition& p = ledger_.at(ready_queue_.front());
-    if (p.state != PartState::kReady || p.seat != kNone) {  // stale entry
-      ready_queue_.pop_front();
-      continue;
-    }
-    WorkerSlot* gpu = nullptr;
-    for (auto& w : workers_) {
-      if (w.role == ipc::Role::kGpu && w.child && w.hello && w.partition == kNone) {
-        gpu = &w;
-        break;
-      }
-    }
-    if (gpu == nullptr) return;
-    ready_queue_.pop_front();
-    gpu->partition = int(p.index);
-    MsgHeader h;
-    h.slot = uint32_t(p.slot);
-    h.epoch = p.epoch;
-    h.request = p.request;
-    h.partition = p.index;
-    h.attempt = p.attempt;
-    send(*gpu, MsgType::kDispatch, h);
   }
 }
 
@@ -308,7 +226,7 @@ void Pipeline::sample_occupancy() {
     filled += st == SlotState::kWriting || st == SlotState::kReady;
   }
   uint32_t waiting = 0;
-  for (const auto& w : workers_) waiting += w.waiting;
+  for (const auto& w : workers_) waiting += scheduler_->seat(w.seat).waiting;
   report_.max_slots_filled = std::max(report_.max_slots_filled, filled);
   if (ledger_.next_pending()) report_.max_waiting_for_grant = std::max(report_.max_waiting_for_grant, waiting);
 }

@@ -73,6 +73,7 @@ struct RunReport {
   uint64_t max_total_peak_bytes = 0;   // most of the summed per-interval peaks at one sample
   uint64_t samples = 0;
   uint64_t stale_messages = 0;
+  uint64_t malformed_messages = 0;  // dropped: a field no message of ours can hold (scheduler.hpp)
   uint64_t duplicate_proofs = 0;
   uint64_t restarts = 0;
   std::string memory_caps;  // how caps were enforced ("cgroup v1", "RLIMIT_AS (no writable cgroup)", "none")

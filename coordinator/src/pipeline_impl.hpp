@@ -10,10 +10,12 @@
 
 #include "cgroup.hpp"
 #include "pipeline.hpp"
+#include "scheduler.hpp"
 
 namespace proofpipe::coord {
 
-// A worker seat and its current incarnation.
+// A worker seat's processes: the Supervisor's side. What the seat is doing
+// (hello, waiting, the partition it holds) is the Scheduler's SeatState.
 struct WorkerSlot {
   ipc::Role role = ipc::Role::kSynth;
   uint8_t seat = 0;
@@ -22,10 +24,7 @@ struct WorkerSlot {
   std::optional<CgroupLeaf> leaf;  // its cgroup, while it runs
   std::string kill_reason;     // set when the coordinator SIGKILLs it
   std::string peer;            // its routing id
-  bool hello = false;
   bool ever_hello = false;  // some incarnation of this seat got through its set-up
-  bool waiting = false;    // synth: asked for a slot
-  int partition = kNone;   // synth: the one it writes; gpu: dispatched/proving
   uint32_t consecutive_deaths = 0;
   double respawn_at = -1;  // run clock; < 0: no respawn pending
   bool retired = false;    // crash-loop breaker tripped
@@ -45,23 +44,20 @@ class Pipeline {
   void setup_memory_caps(uint64_t run_id);
   void loop();
   void poll_events(int timeout_ms);
+  void sample_occupancy();
+  double now() const;
+
+  // --- pipeline_messages.cpp: the Scheduler's actions, executed ---
   void drain_messages();
   void on_message(const ipc::Envelope& env);
-  void on_sealed(WorkerSlot& w, const ipc::MsgHeader& h);
-  void on_synth_failed(WorkerSlot& w, const ipc::Message& m);
-  void on_gpu_message(WorkerSlot& w, const ipc::Message& m);
-  void on_proof(WorkerSlot& w, const ipc::Message& m);
-  void schedule();
-  void grant_slots();
-  void dispatch_ready();
-  void sample_occupancy();
+  void execute(Actions actions);
+  void verify_and_commit(const Action& a);
   void send(WorkerSlot& w, ipc::MsgType type, ipc::MsgHeader h, std::string body = {});
-  double now() const;
 
   // --- pipeline_metrics.cpp ---
   // One sample of every process's memory, the ring and the ledger; `event`
   // names the pipeline event that caused it ("sample" for the timer).
-  void sample(const char* event, int partition = kNone);
+  void sample(const char* event, std::optional<uint32_t> partition = std::nullopt);
   void sample_if_due();
   nlohmann::json status_json() const;
   void show_progress();
@@ -72,8 +68,6 @@ class Pipeline {
   ExitInfo classify(WorkerSlot& w, ExitInfo info);
   void reap_children();
   void on_death(WorkerSlot& w, const ExitInfo& info);
-  void recover_partition(uint32_t part, const std::string& cause);
-  void reconcile();
   void respawn_due();
   void check_hangs();
   void abort_if_no_workers();
@@ -93,9 +87,7 @@ class Pipeline {
   int signal_fd_ = -1;
   uint32_t next_incarnation_ = 1;
   std::vector<WorkerSlot> workers_;  // index = seat: synth seats first, then gpu
-  std::vector<int> slot_part_;      // slot -> partition it carries, or kNone
-  std::deque<uint8_t> grant_queue_;  // synth seats waiting for a slot, FIFO
-  std::deque<uint32_t> ready_queue_;  // READY partitions, oldest first
+  std::optional<Scheduler> scheduler_;  // every decision over the ledger and the slots
   RunReport report_;
   std::ofstream metrics_;
   double next_sample_s_ = 0;

@@ -27,7 +27,7 @@ void Pipeline::sample_if_due() {
   sample("sample");
 }
 
-void Pipeline::sample(const char* event, int partition) {
+void Pipeline::sample(const char* event, std::optional<uint32_t> partition) {
   const double t = now();
   json workers = json::array();
   uint64_t total_rss = 0, total_peak = 0;
@@ -73,7 +73,7 @@ void Pipeline::sample(const char* event, int partition) {
   json rec = {{"t", t},
               {"kind", std::string(event) == "sample" ? "sample" : "event"},
               {"event", event},
-              {"partition", partition},
+              {"partition", partition ? int64_t(*partition) : int64_t{-1}},
               {"processes", std::move(workers)},
               {"total_rss", total_rss},
               {"total_peak", total_peak},
@@ -102,18 +102,19 @@ void Pipeline::sample(const char* event, int partition) {
 json Pipeline::status_json() const {
   json workers = json::array();
   for (const auto& w : workers_) {
-    std::string state = w.child ? (w.partition != kNone ? (w.role == ipc::Role::kSynth ? "writing" : "proving")
-                                                        : (w.hello ? "idle" : "starting"))
+    const SeatState& seat = scheduler_->seat(w.seat);
+    std::string state = w.child ? (seat.partition ? (w.role == ipc::Role::kSynth ? "writing" : "proving")
+                                                  : (seat.hello ? "idle" : "starting"))
                                 : (w.retired ? "retired" : "restarting");
     json row = {{"worker", fmt::format("{}.{}", ipc::role_name(w.role), w.seat)},
                 {"pid", w.child ? w.child->pid() : 0},
                 {"incarnation", w.incarnation},
                 {"state", state},
-                {"partition", w.partition},
+                {"partition", seat.partition ? int64_t(*seat.partition) : int64_t{-1}},
                 {"restarts", w.report.incarnations > 0 ? w.report.incarnations - 1 : 0},
                 {"oom_kills", w.report.oom_kills},
                 {"peak", std::max(w.report.peak_rss_bytes, w.report.cgroup_peak_bytes)}};
-    if (w.role == ipc::Role::kGpu && w.hello) {  // what the live incarnation said it proves with
+    if (w.role == ipc::Role::kGpu && seat.hello) {  // what the live incarnation said it proves with
       row["backend"] = w.report.backend;
       row["devices"] = w.report.devices;
     }

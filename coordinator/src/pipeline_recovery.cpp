@@ -76,9 +76,7 @@ Status Pipeline::spawn(WorkerSlot& w) {
   spdlog::debug("spawned {} pid {} incarnation {}", seat_name(w), child->pid(), w.incarnation);
   w.child.emplace(std::move(*child));
   w.peer = ipc::routing_id(w.role, w.seat, w.incarnation);
-  w.hello = false;
-  w.waiting = false;
-  w.partition = kNone;
+  scheduler_->seat_started(w.seat, w.incarnation);
   w.respawn_at = -1;
   w.kill_reason.clear();
   w.report.incarnations += 1;
@@ -163,46 +161,17 @@ void Pipeline::on_death(WorkerSlot& w, const ExitInfo& info) {
   const std::string who = seat_name(w);
   const std::string cause = fmt::format("{} {}", who, info.describe());
   std::string held = "holding nothing";
-  if (w.partition != kNone) {
-    const Partition& p = ledger_.at(uint32_t(w.partition));
-    held = fmt::format("holding {} (job {}/{} attempt {}, slot {})", p.stem, p.request, p.index, p.attempt, p.slot);
+  if (const auto part = scheduler_->seat(w.seat).partition) {
+    const Partition& p = ledger_.at(*part);
+    held = fmt::format("holding {} (job {}/{} attempt {}, slot {})", p.stem, p.request, p.index, p.attempt,
+                       p.slot ? fmt::to_string(*p.slot) : std::string("none"));
   }
   const std::string line = fmt::format("{} (incarnation {}) died: {}; {}", who, w.incarnation, info.describe(), held);
   if (tty_) std::fprintf(stderr, "\n");
   spdlog::error("{}", line);
   w.report.deaths.push_back(line);
-  sample("death", w.partition);
-
-  // Reclaim, after the reap only (we are past try_reap): every slot word that
-  // still names this seat as its owner.
-  shm::SlotRing& slots = ring_->slots();
-  for (uint32_t s = 0; s < slots.slot_count(); ++s) {
-    const shm::SlotWord word = slots.load(s);
-    if (word.seat != w.seat) continue;
-    const int part = slot_part_[s];
-    if (word.state == SlotState::kWriting && slots.reclaim_writing(s, w.seat, word.epoch)) {
-      spdlog::warn("slot {} reclaimed WRITING -> FREE", s);
-      slot_part_[s] = kNone;
-      if (part != kNone && ledger_.at(uint32_t(part)).state == PartState::kWriting) {
-        ledger_.requeue(uint32_t(part), cause + " while writing");
-      }
-    } else if (word.state == SlotState::kConsuming && slots.reclaim_consuming(s, w.seat, word.epoch)) {
-      spdlog::warn("slot {} reclaimed CONSUMING -> READY: proved again without re-synthesis", s);
-      if (part == kNone) continue;
-      Partition& p = ledger_.at(uint32_t(part));
-      if (p.state != PartState::kReady && p.state != PartState::kProving) continue;
-      if (ledger_.back_to_ready(p.index, word.epoch + 1, cause + " while proving") == PartState::kReady) {
-        ready_queue_.push_front(p.index);
-      } else if (slots.quarantine(s, shm::SlotWord{SlotState::kReady, shm::kNoSeat, word.epoch + 1}) &&
-                 slots.release_quarantined(s, word.epoch + 2)) {
-        slot_part_[s] = kNone;  // failed for good: its slot goes back to the pool
-      }
-    }
-  }
-  if (w.partition != kNone) recover_partition(uint32_t(w.partition), cause);
-  w.partition = kNone;
-  w.waiting = false;
-  w.hello = false;
+  // Past try_reap: the Scheduler may reclaim every slot word naming this seat.
+  execute(scheduler_->seat_died(w.seat, cause, now()));
 
   w.consecutive_deaths += 1;
   const bool setup_exit = info.exit_code == ipc::kWorkerExitSetup || info.exit_code == ipc::kWorkerExitUsage;
@@ -221,70 +190,6 @@ void Pipeline::on_death(WorkerSlot& w, const ExitInfo& info) {
   }
   const double backoff = std::min(kBackoffCapS, kBackoffBaseS * std::pow(2.0, w.consecutive_deaths - 1));
   w.respawn_at = now() + backoff;
-}
-
-// The partition a dead worker held, where the slot scan above did not settle
-// it: sealed but the SEALED message was lost, aborted, dispatched but never
-// claimed, or released before the proof came back.
-void Pipeline::recover_partition(uint32_t part, const std::string& cause) {
-  Partition& p = ledger_.at(part);
-  shm::SlotRing& slots = ring_->slots();
-  switch (p.state) {
-    case PartState::kWriting: {
-      const shm::SlotWord word = p.slot == kNone ? shm::SlotWord{} : slots.load(uint32_t(p.slot));
-      const auto meta = p.slot == kNone ? shm::SlotRing::Meta{} : slots.meta(uint32_t(p.slot));
-      if (word.state == SlotState::kReady && meta.partition_id == p.index && meta.attempt == p.attempt) {
-        ledger_.sealed(part, word.epoch, now());  // the seal happened; only the message died
-        ready_queue_.push_back(part);
-        spdlog::warn("{}: sealed in slot {} before the death: kept, no re-synthesis", p.stem, p.slot);
-      } else {
-        if (p.slot != kNone && slot_part_[p.slot] == int(part)) slot_part_[p.slot] = kNone;
-        ledger_.requeue(part, cause + " while writing");
-      }
-      return;
-    }
-    case PartState::kReady: {
-      // Dispatched to the dead worker. Still READY: prove it elsewhere. Else
-      // the worker claimed it and released it (its CLAIMED/RELEASED died
-      // with it): the bytes are gone, synthesize again.
-      const shm::SlotWord word = p.slot == kNone ? shm::SlotWord{} : slots.load(uint32_t(p.slot));
-      if (word.state == SlotState::kReady && word.epoch == p.epoch) {
-        if (std::find(ready_queue_.begin(), ready_queue_.end(), part) == ready_queue_.end()) ready_queue_.push_front(part);
-        return;
-      }
-      if (p.slot != kNone && slot_part_[p.slot] == int(part)) slot_part_[p.slot] = kNone;
-      [[fallthrough]];
-    }
-    case PartState::kProving:
-      // Released already: the slot bytes are gone, so synthesize again.
-      spdlog::warn("{}: the prover died after releasing its slot: synthesizing again", p.stem);
-      ledger_.requeue(part, cause + " after releasing its slot");
-      return;
-    default:
-      return;
-  }
-}
-
-void Pipeline::reconcile() {
-  // A READY partition must be either queued or held by a gpu worker; one that
-  // is neither lost its dispatch (CLAIM_LOST, a dead gpu) and is queued again.
-  for (uint32_t i = 0; i < ledger_.size(); ++i) {
-    const Partition& p = ledger_.at(i);
-    if (p.state != PartState::kReady) continue;
-    const bool held = std::any_of(workers_.begin(), workers_.end(), [&](const WorkerSlot& w) {
-      return w.role == ipc::Role::kGpu && w.child && w.partition == int(i);
-    });
-    if (held || std::find(ready_queue_.begin(), ready_queue_.end(), i) != ready_queue_.end()) continue;
-    const shm::SlotWord word = ring_->slots().load(uint32_t(p.slot));
-    if (word.state == SlotState::kReady && word.epoch == p.epoch) {
-      ready_queue_.push_back(i);
-    } else {
-      spdlog::error("{}: slot {} is {} at epoch {}, expected READY at {}: resynthesizing", p.stem, p.slot,
-                    shm::slot_state_name(word.state), word.epoch, p.epoch);
-      if (slot_part_[p.slot] == int(i)) slot_part_[p.slot] = kNone;
-      ledger_.requeue(i, "slot record lost");
-    }
-  }
 }
 
 void Pipeline::respawn_due() {
@@ -341,12 +246,7 @@ void Pipeline::abort_if_no_workers() {
   }
 }
 
-void Pipeline::fail_remaining(const std::string& cause) {
-  for (uint32_t i = 0; i < ledger_.size(); ++i) {
-    const PartState s = ledger_.at(i).state;
-    if (s != PartState::kDone && s != PartState::kFailed) ledger_.requeue(i, cause, /*permanent=*/true);
-  }
-}
+void Pipeline::fail_remaining(const std::string& cause) { scheduler_->fail_remaining(cause); }
 
 void Pipeline::shutdown_workers() {
   stopping_ = true;

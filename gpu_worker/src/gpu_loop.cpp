@@ -86,10 +86,9 @@ class GpuWorker {
 
   Status handle_dispatch(const MsgHeader& d) {
     shm::SlotRing& slots = s_.ring().slots();
-    if (d.slot >= slots.slot_count() || !slots.claim(d.slot, s_.seat(), d.epoch)) {
-      return s_.send(MsgType::kClaimLost, d);
-    }
-    shm::Epoch epoch = d.epoch + 1;  // CONSUMING(us)
+    const auto claimed = d.slot < slots.slot_count() ? slots.claim(d.slot, s_.seat(), d.epoch) : std::nullopt;
+    if (!claimed) return s_.send(MsgType::kClaimLost, d);
+    const shm::Epoch epoch = *claimed;  // CONSUMING(us)
     MsgHeader h = d;
     h.epoch = epoch;
     PP_RETURN_IF_ERROR(s_.send(MsgType::kClaimed, h));
@@ -113,14 +112,14 @@ class GpuWorker {
     if (backend_st.code() == ErrorCode::kDeviceLost) return backend_st;
     if (!bad) {
       spdlog::error("slot {}: {}", d.slot, bad.message());
-      if (!slots.quarantine(d.slot, shm::SlotWord{shm::SlotState::kConsuming, s_.seat(), epoch})) {
-        spdlog::warn("quarantine lost: slot {} moved", d.slot);
-      }
-      h.epoch = epoch + 1;
+      const auto quarantined = slots.quarantine(d.slot, shm::SlotWord{shm::SlotState::kConsuming, s_.seat(), epoch});
+      if (!quarantined) spdlog::warn("quarantine lost: slot {} moved", d.slot);
+      h.epoch = quarantined.value_or(epoch);
       return s_.send(MsgType::kQuarantined, h, bad.message());
     }
-    if (!slots.release(d.slot, s_.seat(), epoch)) spdlog::warn("release lost: slot {} moved", d.slot);
-    h.epoch = epoch + 1;
+    const auto released = slots.release(d.slot, s_.seat(), epoch);
+    if (!released) spdlog::warn("release lost: slot {} moved", d.slot);
+    h.epoch = released.value_or(epoch);
     PP_RETURN_IF_ERROR(s_.send(MsgType::kReleased, h));
     // A failed copy into the backend (not sticky): the slot is free again
     // and the partition goes back to be synthesized again.

@@ -2,6 +2,7 @@
 // a Status: callers above this file never see zmq::error_t.
 #include "proofpipe/ipc/channel.hpp"
 
+#include <cerrno>
 #include <cstring>
 #include <iterator>
 #include <vector>
@@ -84,6 +85,19 @@ bool Router::send(const std::string& peer, const Message& message) {
   } catch (const zmq::error_t&) {
     return false;  // EHOSTUNREACH: the peer is gone
   }
+}
+
+Status Router::poll(std::span<const int> fds, int timeout_ms) {
+  std::vector<zmq::pollitem_t> items;
+  items.reserve(fds.size() + 1);
+  items.push_back({sock_->handle(), 0, ZMQ_POLLIN, 0});
+  for (int fd : fds) items.push_back({nullptr, fd, ZMQ_POLLIN, 0});
+  try {
+    zmq::poll(items.data(), items.size(), std::chrono::milliseconds(timeout_ms));
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EINTR) return make_error(ErrorCode::kIo, "poll on the control socket: {}", e.what());
+  }
+  return Status::ok();
 }
 
 void* Router::handle() { return sock_->handle(); }

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <ctime>
 
@@ -37,6 +38,28 @@ Result<uint64_t> make_run_id() {
 }
 
 std::string ring_prefix(uint64_t run_id) { return fmt::format("/proofpipe-{:016x}", run_id); }
+
+std::string ring_prefix(long pid, uint64_t run_id) { return fmt::format("/proofpipe-{}-{:016x}", pid, run_id); }
+
+std::optional<RingName> parse_ring_name(std::string_view name) {
+  if (name.starts_with('/')) name.remove_prefix(1);
+  constexpr std::string_view kHead = "proofpipe-";
+  if (!name.starts_with(kHead)) return std::nullopt;
+  name.remove_prefix(kHead.size());
+  RingName r;
+  const char* end = name.data() + name.size();
+  auto [pid_end, pid_ec] = std::from_chars(name.data(), end, r.pid);
+  if (pid_ec != std::errc() || r.pid <= 0 || pid_end == end || *pid_end != '-') return std::nullopt;
+  name.remove_prefix(size_t(pid_end - name.data()) + 1);
+  constexpr size_t kRunDigits = 16;
+  if (name.size() < kRunDigits + 1 || name[kRunDigits] != '-') return std::nullopt;
+  auto [run_end, run_ec] = std::from_chars(name.data(), name.data() + kRunDigits, r.run_id, 16);
+  if (run_ec != std::errc() || run_end != name.data() + kRunDigits) return std::nullopt;
+  name.remove_prefix(kRunDigits + 1);
+  if (name != "ctl" && name != "data") return std::nullopt;
+  r.segment = std::string(name);
+  return r;
+}
 
 uint64_t monotonic_ms() {
   timespec ts{};

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "proofpipe/common/assert.hpp"
 #include "proofpipe/common/parallel.hpp"
 
@@ -175,43 +177,69 @@ bool SlotRing::is_sane(SlotWord w) const {
   return w.seat < seat_count_ || w.seat == kNoSeat;
 }
 
-bool SlotRing::cas(uint32_t slot, SlotWord from, SlotWord to) {
+std::optional<Epoch> SlotRing::cas(uint32_t slot, SlotWord from, SlotWord to, SlotWord* found) {
   uint64_t expected = from.pack();
-  return shared_ref(header(slot).word)
-      .compare_exchange_strong(expected, to.pack(), kCasOrder, std::memory_order_acquire);
+  if (shared_ref(header(slot).word).compare_exchange_strong(expected, to.pack(), kCasOrder, std::memory_order_acquire)) {
+    return to.epoch;
+  }
+  if (found != nullptr) *found = SlotWord::unpack(expected);
+  return std::nullopt;
 }
 
-bool SlotRing::cas_from(uint32_t slot, SlotState from, Epoch epoch, SlotWord to) {
+std::optional<Epoch> SlotRing::cas_from(uint32_t slot, SlotState from, Epoch epoch, SlotWord to) {
   const SlotWord now = load(slot);
-  if (now.state != from || now.epoch != epoch) return false;
+  if (now.state != from || now.epoch != epoch) return std::nullopt;
   return cas(slot, now, to);
 }
 
-bool SlotRing::grant(uint32_t slot, Epoch epoch, Seat seat) {
-  if (seat >= seat_count_) return false;
+std::optional<Epoch> SlotRing::reclaim(const char* what, uint32_t slot, SlotWord from, SlotWord to) {
+  SlotWord found;
+  const auto won = cas(slot, from, to, &found);
+  if (!won) {
+    spdlog::warn("{} of slot {} lost: expected {} seat {} epoch {} ({:#x}), found {} seat {} epoch {} ({:#x})", what,
+                 slot, slot_state_name(from.state), from.seat, from.epoch, from.pack(), slot_state_name(found.state),
+                 found.seat, found.epoch, found.pack());
+  }
+  return won;
+}
+
+std::optional<Epoch> SlotRing::grant(uint32_t slot, Epoch epoch, Seat seat) {
+  if (seat >= seat_count_) return std::nullopt;
   return cas_from(slot, SlotState::kFree, epoch, {SlotState::kWriting, seat, next(epoch)});
 }
 
-bool SlotRing::reclaim_writing(uint32_t slot, Seat dead_seat, Epoch epoch) {
-  return cas(slot, {SlotState::kWriting, dead_seat, epoch}, {SlotState::kFree, kNoSeat, next(epoch)});
+std::optional<Epoch> SlotRing::reclaim_writing(uint32_t slot, Seat dead_seat, Epoch epoch) {
+  return reclaim("reclaim_writing", slot, {SlotState::kWriting, dead_seat, epoch},
+                 {SlotState::kFree, kNoSeat, next(epoch)});
 }
 
-bool SlotRing::reclaim_consuming(uint32_t slot, Seat dead_seat, Epoch epoch) {
-  return cas(slot, {SlotState::kConsuming, dead_seat, epoch}, {SlotState::kReady, kNoSeat, next(epoch)});
+std::optional<Epoch> SlotRing::reclaim_consuming(uint32_t slot, Seat dead_seat, Epoch epoch) {
+  return reclaim("reclaim_consuming", slot, {SlotState::kConsuming, dead_seat, epoch},
+                 {SlotState::kReady, kNoSeat, next(epoch)});
 }
 
-bool SlotRing::release_quarantined(uint32_t slot, Epoch epoch) {
+std::optional<Epoch> SlotRing::release_quarantined(uint32_t slot, Epoch epoch) {
   return cas_from(slot, SlotState::kQuarantined, epoch, {SlotState::kFree, kNoSeat, next(epoch)});
 }
 
-bool SlotRing::seal(uint32_t slot, Seat seat, Epoch epoch, const SealInfo& info) {
+std::optional<Epoch> SlotRing::discard(uint32_t slot, Epoch epoch) {
+  const SlotWord now = load(slot);
+  if (now.state != SlotState::kReady || now.epoch != epoch) return std::nullopt;
+  const auto quarantined = quarantine(slot, now);
+  if (!quarantined) return std::nullopt;
+  const auto freed = release_quarantined(slot, *quarantined);
+  if (!freed) spdlog::warn("discard of slot {}: QUARANTINED@{} moved before its release", slot, *quarantined);
+  return freed;
+}
+
+std::optional<Epoch> SlotRing::seal(uint32_t slot, Seat seat, Epoch epoch, const SealInfo& info) {
   PP_ASSERT(info.payload_len <= slot_size_, "sealed payload longer than the slot");
   const SlotWord mine{SlotState::kWriting, seat, epoch};
   // Owner check before the stores: a stale writer (old epoch) must not touch
   // the header of a round it no longer owns. A live owner cannot lose the slot
   // between this check and the CAS: only the coordinator takes WRITING slots,
   // and only from reaped owners.
-  if (load(slot) != mine) return false;
+  if (load(slot) != mine) return std::nullopt;
   SlotHeader& h = header(slot);
   // Relaxed stores: the seal CAS below (release) is what publishes them.
   shared_ref(h.request_id).store(info.request_id, std::memory_order_relaxed);
@@ -223,21 +251,21 @@ bool SlotRing::seal(uint32_t slot, Seat seat, Epoch epoch, const SealInfo& info)
   return cas(slot, mine, {SlotState::kReady, seat, next(epoch)});
 }
 
-bool SlotRing::abort_write(uint32_t slot, Seat seat, Epoch epoch) {
+std::optional<Epoch> SlotRing::abort_write(uint32_t slot, Seat seat, Epoch epoch) {
   return cas(slot, {SlotState::kWriting, seat, epoch}, {SlotState::kFree, kNoSeat, next(epoch)});
 }
 
-bool SlotRing::claim(uint32_t slot, Seat seat, Epoch epoch) {
-  if (seat >= seat_count_) return false;
+std::optional<Epoch> SlotRing::claim(uint32_t slot, Seat seat, Epoch epoch) {
+  if (seat >= seat_count_) return std::nullopt;
   return cas_from(slot, SlotState::kReady, epoch, {SlotState::kConsuming, seat, next(epoch)});
 }
 
-bool SlotRing::release(uint32_t slot, Seat seat, Epoch epoch) {
+std::optional<Epoch> SlotRing::release(uint32_t slot, Seat seat, Epoch epoch) {
   return cas(slot, {SlotState::kConsuming, seat, epoch}, {SlotState::kFree, seat, next(epoch)});
 }
 
-bool SlotRing::quarantine(uint32_t slot, SlotWord expected) {
-  if (expected.state == SlotState::kQuarantined) return false;
+std::optional<Epoch> SlotRing::quarantine(uint32_t slot, SlotWord expected) {
+  if (expected.state == SlotState::kQuarantined) return std::nullopt;
   return cas(slot, expected, {SlotState::kQuarantined, expected.seat, next(expected.epoch)});
 }
 

@@ -63,7 +63,8 @@ class SynthWorker {
     info.payload_len = layout_.payload_len();
     info.checksum = shm::record_checksum(std::span<const std::byte>(base, info.payload_len));
     fault_damage("synth.before_seal", int(g.partition), std::span<std::byte>(base, info.payload_len));
-    if (!slots.seal(g.slot, s_.seat(), g.epoch, info)) {
+    const auto sealed = slots.seal(g.slot, s_.seat(), g.epoch, info);
+    if (!sealed) {
       spdlog::warn("seal lost: slot {} epoch {} was taken from us", g.slot, g.epoch);
       return Status::ok();
     }
@@ -71,7 +72,7 @@ class SynthWorker {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::debug("sealed job {}/{} in slot {} ({:.3f} s)", g.request, g.partition, g.slot, secs);
     MsgHeader h = g;
-    h.epoch = g.epoch + 1;
+    h.epoch = *sealed;
     return s_.send(MsgType::kSealed, h);
   }
 
@@ -88,11 +89,10 @@ class SynthWorker {
 
   Status fail(const MsgHeader& g, const Status& why, bool permanent) {
     spdlog::error("job {}/{} attempt {}: {}", g.request, g.partition, g.attempt, why.message());
-    if (!s_.ring().slots().abort_write(g.slot, s_.seat(), g.epoch)) {
-      spdlog::warn("abort lost: slot {} epoch {} was taken from us", g.slot, g.epoch);
-    }
+    const auto aborted = s_.ring().slots().abort_write(g.slot, s_.seat(), g.epoch);
+    if (!aborted) spdlog::warn("abort lost: slot {} epoch {} was taken from us", g.slot, g.epoch);
     MsgHeader h = g;
-    h.epoch = g.epoch + 1;
+    h.epoch = aborted.value_or(g.epoch);
     h.flags = permanent ? ipc::kFlagPermanent : 0;
     return s_.send(MsgType::kSynthFailed, h, why.message());
   }

@@ -238,11 +238,33 @@ TEST(RingCreate, RunIdsArePrefixesOfTheirOwn) {
   EXPECT_TRUE(Segment::check_name(Ring::data_name(ring_prefix(id))).is_ok());
 }
 
+// The coordinator names its ring after its pid (a later run finds rings whose
+// coordinator is gone); stale-run cleanup parses the names back.
+TEST(RingNames, ACoordinatorsPrefixRoundTripsThroughParseRingName) {
+  const std::string prefix = ring_prefix(4242L, 0xDEADBEEF00C0FFEEull);
+  EXPECT_EQ(prefix, "/proofpipe-4242-deadbeef00c0ffee");
+  EXPECT_TRUE(Segment::check_name(Ring::control_name(prefix)).is_ok());
+  EXPECT_EQ(parse_ring_name(Ring::control_name(prefix)), (RingName{4242, 0xDEADBEEF00C0FFEEull, "ctl"}));
+  EXPECT_EQ(parse_ring_name(Ring::data_name(prefix).substr(1)), (RingName{4242, 0xDEADBEEF00C0FFEEull, "data"}));
+}
+
+TEST(RingNames, ParseRingNameRefusesEveryOtherName) {
+  for (const char* name : {"", "proofpipe-", "proofpipe-1-", "proofpipe-0000000000000abc-data",  // no pid
+                           "proofpipe-12-00000000000abc-data",                                      // 14 digits
+                           "proofpipe-12-0000000000000abc-log", "proofpipe-12-0000000000000abc-data-x",
+                           "proofpipe--12-0000000000000abc-ctl", "proofpipe-0-0000000000000abc-ctl",
+                           "proofpipe-x-0000000000000abc-ctl", "proofpipe-12-00000000000zzabc-ctl",
+                           "other-12-0000000000000abc-ctl", "proofpipe-run-abc123"}) {
+    EXPECT_EQ(parse_ring_name(name), std::nullopt) << name;
+  }
+}
+
 // Child (a synth worker): open the ring by name, check the grant, write a
 // record, checksum it, seal. Parent (GPU worker + coordinator): claim, verify.
 TEST_F(RingTest, MultiProcessAChildSealsASlotAndTheParentClaimsAndVerifiesIt) {
-  ASSERT_TRUE(ring_->slots().grant(1, 0, kSynth));
-  const Epoch granted = 1;
+  const auto grant = ring_->slots().grant(1, 0, kSynth);
+  ASSERT_TRUE(grant);
+  const Epoch granted = *grant;
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -257,15 +279,18 @@ TEST_F(RingTest, MultiProcessAChildSealsASlotAndTheParentClaimsAndVerifiesIt) {
   }
   ASSERT_EQ(reap(pid), 0) << "10 open failed, 11 not owner, 12 seal lost";
   SlotRing& slots = ring_->slots();
-  EXPECT_EQ(slots.load(1), (SlotWord{SlotState::kReady, kSynth, granted + 1}));
-  ASSERT_TRUE(slots.claim(1, kGpu, granted + 1));
+  const SlotWord sealed = slots.load(1);
+  EXPECT_EQ(sealed, (SlotWord{SlotState::kReady, kSynth, sealed.epoch}));
+  EXPECT_GT(sealed.epoch, granted);
+  const auto claimed = slots.claim(1, kGpu, sealed.epoch);
+  ASSERT_TRUE(claimed);
   auto meta = slots.verify(1);
   ASSERT_TRUE(meta.is_ok()) << meta.status().to_string();
   EXPECT_EQ(meta->request_id, 42u);
   EXPECT_EQ(meta->partition_id, 3u);
   EXPECT_EQ(meta->payload_len, 6000u);
   EXPECT_EQ(slots.payload(1)[5999], std::byte(uint8_t(5999 * 7 + 3)));
-  EXPECT_TRUE(slots.release(1, kGpu, granted + 2));
+  EXPECT_TRUE(slots.release(1, kGpu, *claimed));
 }
 
 // The child is SIGKILLed half-way through its record. Only after waitpid()

@@ -173,9 +173,9 @@ std::string apply_step(State& s, Step step) {
       return "";
     }
     case StepKind::kClaim: {
-      const SlotWord w = ring.load(slot);
-      if (!ring.claim(slot, step.seat, w.epoch)) return "claim of a READY slot lost with no rival";
-      *a = Actor{w.epoch + 1, kClaimed, uint8_t(slot), kNone, 0, a->incarnation, {}};
+      const auto claimed = ring.claim(slot, step.seat, ring.load(slot).epoch);
+      if (!claimed) return "claim of a READY slot lost with no rival";
+      *a = Actor{*claimed, kClaimed, uint8_t(slot), kNone, 0, a->incarnation, {}};
       return "";
     }
     case StepKind::kVerify: {
@@ -229,8 +229,8 @@ std::string apply_step(State& s, Step step) {
       uint8_t p = 0;
       while (s.ledger[p].status != kPending) ++p;
       if (auto err = reconcile_slot(s, ring, slot); !err.empty()) return err;
-      const SlotWord w = ring.load(slot);
-      if (!ring.grant(slot, w.epoch, seat)) return "grant of a FREE slot lost with no rival";
+      const auto granted = ring.grant(slot, ring.load(slot).epoch, seat);
+      if (!granted) return "grant of a FREE slot lost with no rival";
       s.ledger[p].status = kInSlot;
       s.ledger[p].slot = uint8_t(slot);
       s.slot_partition[slot] = p;
@@ -238,7 +238,7 @@ std::string apply_step(State& s, Step step) {
       // A grant to a seat that died in the queue is a message nobody reads;
       // the slot stays WRITING(dead seat) until the reap and reclaim.
       if (to.phase == kWaiting)
-        to = Actor{w.epoch + 1, kGranted, uint8_t(slot), p, s.ledger[p].attempt, to.incarnation, {}};
+        to = Actor{*granted, kGranted, uint8_t(slot), p, s.ledger[p].attempt, to.incarnation, {}};
       return "";
     }
     case StepKind::kReap: {

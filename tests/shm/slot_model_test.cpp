@@ -75,23 +75,23 @@ bool expected_win(Op op, SlotWord w, Seat seat, Epoch e, SlotState q_state, Slot
 bool run_op(SlotRing& ring, Op op, Seat seat, Epoch e, SlotState q_state) {
   switch (op) {
     case Op::kGrant:
-      return ring.grant(0, e, seat);
+      return ring.grant(0, e, seat).has_value();
     case Op::kReclaimWriting:
-      return ring.reclaim_writing(0, seat, e);
+      return ring.reclaim_writing(0, seat, e).has_value();
     case Op::kReclaimConsuming:
-      return ring.reclaim_consuming(0, seat, e);
+      return ring.reclaim_consuming(0, seat, e).has_value();
     case Op::kReleaseQuarantined:
-      return ring.release_quarantined(0, e);
+      return ring.release_quarantined(0, e).has_value();
     case Op::kSeal:
-      return ring.seal(0, seat, e, {1, 2, 3, 4, 5});
+      return ring.seal(0, seat, e, {1, 2, 3, 4, 5}).has_value();
     case Op::kAbortWrite:
-      return ring.abort_write(0, seat, e);
+      return ring.abort_write(0, seat, e).has_value();
     case Op::kClaim:
-      return ring.claim(0, seat, e);
+      return ring.claim(0, seat, e).has_value();
     case Op::kRelease:
-      return ring.release(0, seat, e);
+      return ring.release(0, seat, e).has_value();
     case Op::kQuarantine:
-      return ring.quarantine(0, {q_state, seat, e});
+      return ring.quarantine(0, {q_state, seat, e}).has_value();
   }
   return false;
 }

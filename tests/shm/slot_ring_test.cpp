@@ -159,8 +159,9 @@ class SlotRingTest : public ::testing::Test {
     auto bytes = ring_.payload(slot);
     std::memset(bytes.data(), fill, len);
     SlotRing::SealInfo info{77, 5, 2, len, record_checksum(bytes.first(len))};
-    EXPECT_TRUE(ring_.seal(slot, seat, epoch, info));
-    return epoch + 1;
+    const auto sealed = ring_.seal(slot, seat, epoch, info);
+    EXPECT_TRUE(sealed);
+    return sealed.value_or(epoch);
   }
 
   std::vector<SlotHeader> headers_;
@@ -249,6 +250,38 @@ TEST_F(SlotRingTest, ACorruptedPayloadFailsVerifyAndTheSlotIsQuarantinedThenFree
   EXPECT_EQ(ring_.load(0), (SlotWord{SlotState::kFree, kNoSeat, ready + 3}));
 }
 
+TEST_F(SlotRingTest, EveryTransitionReturnsTheEpochOfTheWordItWrote) {
+  const auto granted = ring_.grant(0, 0, kWriter);
+  ASSERT_EQ(granted, Epoch{1});
+  const Epoch ready = write_and_seal(0, kWriter, *granted, 0x42);
+  EXPECT_EQ(ring_.load(0).epoch, ready);
+  const auto claimed = ring_.claim(0, kGpu, ready);
+  ASSERT_TRUE(claimed);
+  EXPECT_EQ(ring_.load(0), (SlotWord{SlotState::kConsuming, kGpu, *claimed}));
+  const auto back = ring_.reclaim_consuming(0, kGpu, *claimed);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(ring_.load(0), (SlotWord{SlotState::kReady, kNoSeat, *back}));
+  EXPECT_EQ(ring_.reclaim_consuming(0, kGpu, *claimed), std::nullopt);  // lost (and logged): nothing moves
+  EXPECT_EQ(ring_.load(0).epoch, *back);
+}
+
+// A READY record that must not be proved goes back to the pool in one call,
+// through QUARANTINED, and a stale epoch moves nothing.
+TEST_F(SlotRingTest, DiscardTakesAReadyRecordThroughQuarantineToFree) {
+  const auto granted = ring_.grant(1, 0, kWriter);
+  ASSERT_TRUE(granted);
+  const Epoch ready = write_and_seal(1, kWriter, *granted, 0x07);
+  EXPECT_EQ(ring_.discard(1, ready - 1), std::nullopt);  // stale
+  EXPECT_EQ(ring_.load(1), (SlotWord{SlotState::kReady, kWriter, ready}));
+  const auto freed = ring_.discard(1, ready);
+  ASSERT_EQ(freed, ready + 2);  // READY -> QUARANTINED -> FREE: two CASes, two bumps
+  EXPECT_EQ(ring_.load(1), (SlotWord{SlotState::kFree, kNoSeat, *freed}));
+  EXPECT_EQ(ring_.discard(1, *freed), std::nullopt);  // FREE is not READY
+  const auto writing = ring_.grant(2, 0, kWriter);
+  ASSERT_TRUE(writing);
+  EXPECT_EQ(ring_.discard(2, *writing), std::nullopt);  // nor is WRITING
+}
+
 TEST_F(SlotRingTest, VerifyRejectsAHeaderWhoseLengthExceedsTheSlot) {
   ASSERT_TRUE(ring_.grant(0, 0, kWriter));
   write_and_seal(0, kWriter, 1, 0x01);
@@ -278,18 +311,19 @@ TEST_F(SlotRingTest, RacingClaimersExactlyOneWinsEachReadySlot) {
   for (int round = 0; round < kRounds; ++round) {
     const uint32_t slot = uint32_t(rng() % kK);
     const SlotWord w = ring_.load(slot);
-    ASSERT_TRUE(ring_.grant(slot, w.epoch, 0));
-    const Epoch ready = write_and_seal(slot, 0, w.epoch + 1, uint8_t(round), 8);
+    const auto granted = ring_.grant(slot, w.epoch, 0);
+    ASSERT_TRUE(granted);
+    const Epoch ready = write_and_seal(slot, 0, *granted, uint8_t(round), 8);
     std::vector<std::thread> threads;
     std::atomic<int> go{0};
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
         go.fetch_add(1);
         while (go.load() < kThreads) std::this_thread::yield();
-        if (ring_.claim(slot, Seat(1 + t), ready)) {
+        if (const auto claimed = ring_.claim(slot, Seat(1 + t), ready)) {
           wins[round].fetch_add(1);
           EXPECT_TRUE(ring_.verify(slot).is_ok());
-          EXPECT_TRUE(ring_.release(slot, Seat(1 + t), ready + 1));
+          EXPECT_TRUE(ring_.release(slot, Seat(1 + t), *claimed));
         }
       });
     }

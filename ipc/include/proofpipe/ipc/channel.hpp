@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "proofpipe/common/status.hpp"
@@ -42,7 +43,11 @@ class Router {
   // False when the peer is gone (ROUTER_MANDATORY): the message is dropped,
   // which is fine - the worker's death reaches us through its pidfd.
   bool send(const std::string& peer, const Message& message);
-  // The socket for zmq_poll.
+  // Waits up to timeout_ms (-1: no limit) until a message is queued or one of
+  // `fds` is readable; the caller then looks at each. An interrupted wait
+  // (EINTR) is not an error.
+  Status poll(std::span<const int> fds, int timeout_ms);
+  // The socket itself, for a poll set of the caller's own.
   void* handle();
   uint64_t dropped() const { return dropped_; }
 

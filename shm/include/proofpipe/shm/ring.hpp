@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,19 @@ Result<uint64_t> make_run_id();
 // "/proofpipe-<16 hex digits>": the run-specific prefix both segment names
 // start with, so two runs (or two test processes) never share a ring.
 std::string ring_prefix(uint64_t run_id);
+// "/proofpipe-<pid>-<16 hex digits>": the coordinator's prefix. Its pid lets
+// a later run recognise a ring whose coordinator was killed (parse_ring_name).
+std::string ring_prefix(long pid, uint64_t run_id);
+// A /dev/shm entry of a coordinator's ring, parsed.
+struct RingName {
+  long pid = 0;
+  uint64_t run_id = 0;
+  std::string segment;  // "ctl" or "data"
+  bool operator==(const RingName&) const = default;
+};
+// "proofpipe-<pid>-<16 hex>-ctl" or "-data", with or without the leading '/';
+// nullopt for any other name (another program's, a test ring without a pid).
+std::optional<RingName> parse_ring_name(std::string_view name);
 // CLOCK_MONOTONIC in milliseconds, the clock of SeatRecord::last_beat_ms.
 uint64_t monotonic_ms();
 

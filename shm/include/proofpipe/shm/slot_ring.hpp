@@ -1,13 +1,13 @@
 // SlotRing: the slot state machine over K slot headers (layout.hpp) and the
 // payload bytes they describe, plus record_checksum (a tree of checksum64
 // streams), the record checksum a writer seals and a consumer verifies.
-// A non-owning view: no locks, no waits.
-// Protocol background: shared/reference/shm-recovery.md §2.3; docs/shm-layout.md.
+// A non-owning view: no locks, no waits. Protocol: docs/shm-layout.md.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "proofpipe/common/status.hpp"
@@ -86,9 +86,9 @@ uint64_t copy_with_record_checksum(std::span<const std::byte> src, std::span<con
 //      |          |    after reaping w]                  |
 //      |          |  abort_write [w]                     | seal [w]: publishes
 //      |          |                                      v   payload + metadata
-//      |   FREE   |                               +--------------+
-//      |          |                               |    READY     |
-//      |          |                               +--------------+
+//      |   FREE   |  discard [coordinator]: two   +--------------+
+//      |          | <--- CASes via QUARANTINED --- |    READY     |
+//      |          |   (a record never to prove)   +--------------+
 //      |          |                                 |          ^
 //      |          |                       claim [g] |          | reclaim_consuming [coordinator,
 //      |          |                                 v          |   after reaping g]: the record
@@ -100,9 +100,9 @@ uint64_t copy_with_record_checksum(std::span<const std::byte> src, std::span<con
 //      +----------+                               +--------------+     coordinator], from any
 //                                                                      other word
 //
-// Who may move what (DESIGN.md §3): only the coordinator grants and reclaims,
-// and it reclaims only after it has reaped the owner (waitid): never from a
-// live process. The epoch is the fence: an actor that still holds an old
+// Who may move what (docs/shm-layout.md): only the coordinator grants and
+// reclaims, and it reclaims only after it has reaped the owner (waitid): never
+// from a live process. The epoch is the fence: an actor that still holds an old
 // (seat, epoch) - a zombie, a duplicate message, a stale grant - loses its CAS.
 //
 // Memory ordering: every CAS is acq_rel (on x86-64 any locked RMW is a full
@@ -113,9 +113,12 @@ uint64_t copy_with_record_checksum(std::span<const std::byte> src, std::span<con
 //    its first write, so a new record never overwrites bytes still being read.
 //
 // Concurrency: all methods may be called from any process and thread at once.
-// Each transition returns true iff its CAS won; false means the slot was not in
-// the expected word (someone else moved it, or the caller is stale) and nothing
-// was changed. Slot indices must be < slot_count() (PP_ASSERT).
+// Each transition returns the epoch of the word it wrote when its CAS won, so
+// no caller computes epochs itself; nullopt means the slot was not in the
+// expected word (someone else moved it, or the caller is stale) and nothing
+// was changed. A reclaim that loses logs the word it expected and the one it
+// found: the coordinator reclaims only from reaped owners, so that is news.
+// Slot indices must be < slot_count() (PP_ASSERT).
 class SlotRing {
  public:
   SlotRing() = default;
@@ -138,13 +141,19 @@ class SlotRing {
   // --- coordinator ------------------------------------------------------
   // FREE@epoch -> WRITING(seat)@epoch+1. Read the FREE word's seat first: it
   // names the consumer that released the slot (see layout.hpp).
-  [[nodiscard]] bool grant(uint32_t slot, Epoch epoch, Seat seat);
+  [[nodiscard]] std::optional<Epoch> grant(uint32_t slot, Epoch epoch, Seat seat);
   // WRITING(dead)@epoch -> FREE(kNoSeat)@epoch+1; the partition is requeued.
-  [[nodiscard]] bool reclaim_writing(uint32_t slot, Seat dead_seat, Epoch epoch);
+  [[nodiscard]] std::optional<Epoch> reclaim_writing(uint32_t slot, Seat dead_seat, Epoch epoch);
   // CONSUMING(dead)@epoch -> READY(kNoSeat)@epoch+1; the record is consumed again.
-  [[nodiscard]] bool reclaim_consuming(uint32_t slot, Seat dead_seat, Epoch epoch);
+  [[nodiscard]] std::optional<Epoch> reclaim_consuming(uint32_t slot, Seat dead_seat, Epoch epoch);
   // QUARANTINED@epoch -> FREE(kNoSeat)@epoch+1, once its partition is requeued.
-  [[nodiscard]] bool release_quarantined(uint32_t slot, Epoch epoch);
+  [[nodiscard]] std::optional<Epoch> release_quarantined(uint32_t slot, Epoch epoch);
+  // READY@epoch -> QUARANTINED@epoch+1 -> FREE(kNoSeat)@epoch+2: a sealed
+  // record that must not be proved (its partition failed for good, or was
+  // requeued). Returns the FREE word's epoch; nullopt when the READY word had
+  // moved (nothing changed) or, impossibly, the second CAS lost (logged; the
+  // slot stays QUARANTINED for the coordinator's scan to free).
+  [[nodiscard]] std::optional<Epoch> discard(uint32_t slot, Epoch epoch);
 
   // --- writer -----------------------------------------------------------
   struct SealInfo {
@@ -157,24 +166,24 @@ class SlotRing {
   // WRITING(seat)@epoch -> READY(seat)@epoch+1 after storing `info` in the
   // header. Metadata is stored only if the caller owns the slot at that
   // moment, so a stale writer never scribbles over another round's header.
-  [[nodiscard]] bool seal(uint32_t slot, Seat seat, Epoch epoch, const SealInfo& info);
+  [[nodiscard]] std::optional<Epoch> seal(uint32_t slot, Seat seat, Epoch epoch, const SealInfo& info);
   // WRITING(seat)@epoch -> FREE(kNoSeat)@epoch+1: the writer gives up (e.g. its
   // witness generator failed); the coordinator requeues as for a reclaim.
-  [[nodiscard]] bool abort_write(uint32_t slot, Seat seat, Epoch epoch);
+  [[nodiscard]] std::optional<Epoch> abort_write(uint32_t slot, Seat seat, Epoch epoch);
 
   // --- consumer ---------------------------------------------------------
   // READY@epoch -> CONSUMING(seat)@epoch+1. Two consumers racing for one
   // READY word: exactly one wins.
-  [[nodiscard]] bool claim(uint32_t slot, Seat seat, Epoch epoch);
+  [[nodiscard]] std::optional<Epoch> claim(uint32_t slot, Seat seat, Epoch epoch);
   // CONSUMING(seat)@epoch -> FREE(seat)@epoch+1, as soon as the payload bytes
   // are no longer needed (after the device upload), not after the proof.
-  [[nodiscard]] bool release(uint32_t slot, Seat seat, Epoch epoch);
+  [[nodiscard]] std::optional<Epoch> release(uint32_t slot, Seat seat, Epoch epoch);
 
   // --- any actor --------------------------------------------------------
   // expected -> QUARANTINED(expected.seat)@expected.epoch+1, from any word but
   // QUARANTINED itself (an insane word included). Called by the consumer that
   // owns a slot whose verify() failed, or by the coordinator on a scan.
-  [[nodiscard]] bool quarantine(uint32_t slot, SlotWord expected);
+  [[nodiscard]] std::optional<Epoch> quarantine(uint32_t slot, SlotWord expected);
 
   // --- metadata and payload ---------------------------------------------
   struct Meta {
@@ -205,12 +214,16 @@ class SlotRing {
   std::span<std::byte> payload_segment() const { return {payload_, slot_count_ * slot_size_}; }
 
  private:
-  bool cas(uint32_t slot, SlotWord from, SlotWord to);
+  // One CAS from the exact word `from` to `to`: to.epoch when it won. The
+  // word found instead is stored in *found when given.
+  std::optional<Epoch> cas(uint32_t slot, SlotWord from, SlotWord to, SlotWord* found = nullptr);
   // For transitions out of FREE/READY/QUARANTINED, whose seat field is
   // history the caller need not know: checks (state, epoch) against the
   // current word, then CASes from that exact word. (slot, epoch) names a
   // unique word, so this is the same single CAS on (state, epoch).
-  bool cas_from(uint32_t slot, SlotState from, Epoch epoch, SlotWord to);
+  std::optional<Epoch> cas_from(uint32_t slot, SlotState from, Epoch epoch, SlotWord to);
+  // A coordinator reclaim: cas() that logs the word it found when it loses.
+  std::optional<Epoch> reclaim(const char* what, uint32_t slot, SlotWord from, SlotWord to);
   SlotHeader& header(uint32_t slot) const;
 
   SlotHeader* headers_ = nullptr;

@@ -1,0 +1,107 @@
+// Scheduler (scheduler.hpp) after a death, and the reconcile scan: reclaiming
+// a dead worker's slots (called only after the Supervisor reaped it),
+// requeueing or re-dispatching its partition, and settling what lost messages
+// left behind. Rules: docs/shm-layout.md "Reclaim rules", docs/pipeline.md.
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "scheduler.hpp"
+
+namespace proofpipe::coord {
+
+using shm::SlotState;
+
+Actions Scheduler::seat_died(uint8_t seat, const std::string& cause, double now) {
+  SeatState& w = seats_[seat];
+  w.alive = false;
+  Actions out{sample("death", w.partition)};
+  // Every slot word that still names this seat as its owner.
+  for (uint32_t s = 0; s < slots_.slot_count(); ++s) {
+    const shm::SlotWord word = slots_.load(s);
+    if (word.seat != w.seat) continue;
+    const auto part = slot_part_[s];
+    if (word.state == SlotState::kWriting) {
+      if (!slots_.reclaim_writing(s, w.seat, word.epoch)) continue;
+      spdlog::warn("slot {} reclaimed WRITING -> FREE", s);
+      slot_part_[s].reset();
+      if (part && ledger_.at(*part).state == PartState::kWriting) ledger_.requeue(*part, cause + " while writing");
+    } else if (word.state == SlotState::kConsuming) {
+      const auto ready = slots_.reclaim_consuming(s, w.seat, word.epoch);
+      if (!ready) continue;
+      spdlog::warn("slot {} reclaimed CONSUMING -> READY: proved again without re-synthesis", s);
+      if (!part) continue;
+      Partition& p = ledger_.at(*part);
+      if (p.state != PartState::kReady && p.state != PartState::kProving) continue;
+      if (ledger_.back_to_ready(p.index, *ready, cause + " while proving") == PartState::kReady) {
+        queue_ready(p.index, /*front=*/true);
+      } else if (slots_.discard(s, *ready)) {
+        slot_part_[s].reset();  // failed for good: its slot goes back to the pool
+      }
+    }
+  }
+  if (w.partition) recover_partition(*w.partition, cause, now);
+  w.partition.reset();
+  w.waiting = false;
+  w.hello = false;
+  return out;
+}
+
+// The partition a dead worker held, where the slot scan above did not settle
+// it: sealed but the SEALED message was lost, aborted, dispatched but never
+// claimed, or released before the proof came back.
+void Scheduler::recover_partition(uint32_t part, const std::string& cause, double now) {
+  Partition& p = ledger_.at(part);
+  const shm::SlotWord word = p.slot ? slots_.load(*p.slot) : shm::SlotWord{};
+  switch (p.state) {
+    case PartState::kWriting: {
+      const auto meta = p.slot ? slots_.meta(*p.slot) : shm::SlotRing::Meta{};
+      if (word.state == SlotState::kReady && meta.partition_id == p.index && meta.attempt == p.attempt) {
+        ledger_.sealed(part, word.epoch, now);  // the seal happened; only the message died
+        queue_ready(part, /*front=*/false);
+        spdlog::warn("{}: sealed in slot {} before the death: kept, no re-synthesis", p.stem, *p.slot);
+      } else {
+        unmap_slot(p);
+        ledger_.requeue(part, cause + " while writing");
+      }
+      return;
+    }
+    case PartState::kReady:
+      // Dispatched to the dead worker. Still READY: prove it elsewhere. Else
+      // the worker claimed it and released it (its CLAIMED/RELEASED died
+      // with it): the bytes are gone, synthesize again.
+      if (word.state == SlotState::kReady && word.epoch == p.epoch) return queue_ready(part, /*front=*/true);
+      unmap_slot(p);
+      [[fallthrough]];
+    case PartState::kProving:
+      // Released already: the slot bytes are gone, so synthesize again.
+      spdlog::warn("{}: the prover died after releasing its slot: synthesizing again", p.stem);
+      ledger_.requeue(part, cause + " after releasing its slot");
+      return;
+    default:
+      return;
+  }
+}
+
+Actions Scheduler::reconcile(double now) {
+  (void)now;
+  // A READY partition must be either queued or held by a gpu worker; one that
+  // is neither lost its dispatch (CLAIM_LOST, a dead gpu) and is queued again.
+  for (uint32_t i = 0; i < ledger_.size(); ++i) {
+    const Partition& p = ledger_.at(i);
+    if (p.state != PartState::kReady) continue;
+    if (held_by_gpu(i) || std::find(ready_queue_.begin(), ready_queue_.end(), i) != ready_queue_.end()) continue;
+    const shm::SlotWord word = slots_.load(*p.slot);
+    if (word.state == SlotState::kReady && word.epoch == p.epoch) {
+      ready_queue_.push_back(i);
+    } else {
+      spdlog::error("{}: slot {} is {} at epoch {}, expected READY at {}: resynthesizing", p.stem, *p.slot,
+                    shm::slot_state_name(word.state), word.epoch, p.epoch);
+      unmap_slot(p);
+      ledger_.requeue(i, "slot record lost");
+    }
+  }
+  return {};
+}
+
+}  // namespace proofpipe::coord
