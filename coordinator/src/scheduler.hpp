@@ -103,7 +103,8 @@ class Scheduler {
   void grant_slots(double now, Actions& out);
   void dispatch_ready(Actions& out);
   void recover_partition(uint32_t part, const std::string& cause, double now);
-  void settle_slot(uint32_t slot, double now);
+  void reclaim_slot(uint32_t slot, shm::SlotWord word, const std::string& cause);
+  void settle_slot(uint32_t slot);
   bool held_by_gpu(uint32_t part) const;
   void queue_ready(uint32_t part, bool front);
   void unmap_slot(const Partition& p);

@@ -4,6 +4,7 @@
 // left behind. Rules: docs/shm-layout.md "Reclaim rules", docs/pipeline.md.
 #include <algorithm>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "scheduler.hpp"
@@ -19,32 +20,79 @@ Actions Scheduler::seat_died(uint8_t seat, const std::string& cause, double now)
   // Every slot word that still names this seat as its owner.
   for (uint32_t s = 0; s < slots_.slot_count(); ++s) {
     const shm::SlotWord word = slots_.load(s);
-    if (word.seat != w.seat) continue;
-    const auto part = slot_part_[s];
-    if (word.state == SlotState::kWriting) {
-      if (!slots_.reclaim_writing(s, w.seat, word.epoch)) continue;
-      spdlog::warn("slot {} reclaimed WRITING -> FREE", s);
-      slot_part_[s].reset();
-      if (part && ledger_.at(*part).state == PartState::kWriting) ledger_.requeue(*part, cause + " while writing");
-    } else if (word.state == SlotState::kConsuming) {
-      const auto ready = slots_.reclaim_consuming(s, w.seat, word.epoch);
-      if (!ready) continue;
-      spdlog::warn("slot {} reclaimed CONSUMING -> READY: proved again without re-synthesis", s);
-      if (!part) continue;
-      Partition& p = ledger_.at(*part);
-      if (p.state != PartState::kReady && p.state != PartState::kProving) continue;
-      if (ledger_.back_to_ready(p.index, *ready, cause + " while proving") == PartState::kReady) {
-        queue_ready(p.index, /*front=*/true);
-      } else if (slots_.discard(s, *ready)) {
-        slot_part_[s].reset();  // failed for good: its slot goes back to the pool
-      }
-    }
+    if (word.seat == w.seat) reclaim_slot(s, word, cause);
   }
   if (w.partition) recover_partition(*w.partition, cause, now);
   w.partition.reset();
   w.waiting = false;
   w.hello = false;
   return out;
+}
+
+// A WRITING or CONSUMING word of a seat that is not alive (reaped): WRITING
+// goes back to FREE and its partition to pending; CONSUMING goes back to
+// READY and its intact record is proved again, or discarded once its
+// partition has spent its attempts.
+void Scheduler::reclaim_slot(uint32_t s, shm::SlotWord word, const std::string& cause) {
+  const auto part = slot_part_[s];
+  if (word.state == SlotState::kWriting) {
+    if (!slots_.reclaim_writing(s, word.seat, word.epoch)) return;
+    spdlog::warn("slot {} reclaimed WRITING -> FREE", s);
+    slot_part_[s].reset();
+    if (part && ledger_.at(*part).state == PartState::kWriting) ledger_.requeue(*part, cause + " while writing");
+  } else if (word.state == SlotState::kConsuming) {
+    const auto ready = slots_.reclaim_consuming(s, word.seat, word.epoch);
+    if (!ready) return;
+    spdlog::warn("slot {} reclaimed CONSUMING -> READY: proved again without re-synthesis", s);
+    if (!part) return;
+    Partition& p = ledger_.at(*part);
+    if (p.state != PartState::kReady && p.state != PartState::kProving) return;
+    if (ledger_.back_to_ready(p.index, *ready, cause + " while proving") == PartState::kReady) {
+      queue_ready(p.index, /*front=*/true);
+    } else if (slots_.discard(s, *ready)) {
+      slot_part_[s].reset();  // failed for good: its slot goes back to the pool
+    }
+  }
+}
+
+// One slot word against the ledger, for the scan (docs/shm-layout.md,
+// "Reclaim rules"): an insane word is quarantined; a QUARANTINED slot (its
+// owner may have died before saying so) has its partition requeued and is
+// freed; a WRITING/CONSUMING word of a seat that is not alive is reclaimed;
+// a FREE slot still mapped to a partition that no longer holds it is unmapped.
+void Scheduler::settle_slot(uint32_t s) {
+  shm::SlotWord word = slots_.load(s);
+  const auto part = slot_part_[s];
+  if (!slots_.is_sane(word)) {
+    spdlog::error("slot {} holds an insane word {:#x}: quarantined", s, word.pack());
+    const auto quarantined = slots_.quarantine(s, word);
+    if (!quarantined) return;  // it moved: the next scan looks again
+    word = shm::SlotWord{SlotState::kQuarantined, word.seat, *quarantined};
+  }
+  const bool holds = part && ledger_.at(*part).slot == s;
+  const PartState st = part ? ledger_.at(*part).state : PartState::kDone;
+  switch (word.state) {
+    case SlotState::kQuarantined: {
+      if (holds && (st == PartState::kWriting || st == PartState::kReady || st == PartState::kProving)) {
+        spdlog::error("{}: slot {} was quarantined: synthesizing again", ledger_.at(*part).stem, s);
+        for (SeatState& w : seats_) {
+          if (w.partition == part) w.partition.reset();  // its message about it is now stale
+        }
+        ledger_.requeue(*part, fmt::format("slot {} quarantined (corrupt record or slot word)", s));
+      }
+      if (slots_.release_quarantined(s, word.epoch)) slot_part_[s].reset();
+      return;
+    }
+    case SlotState::kWriting:
+    case SlotState::kConsuming:
+      if (!seats_[word.seat].alive) reclaim_slot(s, word, fmt::format("{}.{} gone", ipc::role_name(seats_[word.seat].role), word.seat));
+      return;
+    case SlotState::kFree:
+      if (part && (!holds || (st != PartState::kWriting && st != PartState::kProving))) slot_part_[s].reset();
+      return;
+    default:
+      return;
+  }
 }
 
 // The partition a dead worker held, where the slot scan above did not settle
@@ -85,6 +133,7 @@ void Scheduler::recover_partition(uint32_t part, const std::string& cause, doubl
 
 Actions Scheduler::reconcile(double now) {
   (void)now;
+  for (uint32_t s = 0; s < slots_.slot_count(); ++s) settle_slot(s);
   // A READY partition must be either queued or held by a gpu worker; one that
   // is neither lost its dispatch (CLAIM_LOST, a dead gpu) and is queued again.
   for (uint32_t i = 0; i < ledger_.size(); ++i) {

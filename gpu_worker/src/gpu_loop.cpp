@@ -114,6 +114,9 @@ class GpuWorker {
       spdlog::error("slot {}: {}", d.slot, bad.message());
       const auto quarantined = slots.quarantine(d.slot, shm::SlotWord{shm::SlotState::kConsuming, s_.seat(), epoch});
       if (!quarantined) spdlog::warn("quarantine lost: slot {} moved", d.slot);
+      // Killed here, the QUARANTINED word is all the coordinator learns: its
+      // reconcile scan frees the slot and requeues the partition.
+      fault_point("gpu.after_quarantine", int(d.partition));
       h.epoch = quarantined.value_or(epoch);
       return s_.send(MsgType::kQuarantined, h, bad.message());
     }

@@ -265,5 +265,65 @@ TEST_F(SchedulerTest, MalformedAndStaleMessagesAreDroppedAndCounted) {
   EXPECT_EQ(ledger_->at(0).causes.back(), "malformed proof message (5 bytes)");
 }
 
+// A prover that quarantines a corrupt record and is killed before its
+// QUARANTINED message leaves (fault site gpu.after_quarantine): the slot
+// word is the only record. The scan frees the slot and requeues the
+// partition; before, the slot stayed QUARANTINED and mapped for the rest of
+// the run (with one slot, the run hung).
+TEST_F(SchedulerTest, AQuarantinedSlotWhoseProverDiedIsFreedAndItsPartitionRequeued) {
+  make(/*slots=*/1, /*parts=*/1, /*synth=*/1, /*gpu=*/1);
+  send(0, MsgType::kWantSlot);
+  seal(sends(sched_->schedule(now_)).at(0));
+  const auto d = sends(sched_->schedule(now_));
+  ASSERT_EQ(d.size(), 1u);
+  const uint64_t consuming = claim(d[0]);
+  ASSERT_TRUE(ring_.quarantine(0, SlotWord{SlotState::kConsuming, 1, consuming}));
+  sched_->seat_died(1, "gpu.1 killed", now_);
+  sched_->reconcile(now_);
+  EXPECT_EQ(ring_.load(0).state, SlotState::kFree);
+  EXPECT_EQ(ledger_->at(0).state, PartState::kPending);
+  start(1);
+  send(0, MsgType::kWantSlot);
+  const auto g = sends(sched_->schedule(now_));
+  ASSERT_EQ(g.size(), 1u);  // the only slot is back in the pool
+  EXPECT_EQ(g[0].message.header.attempt, 2u);
+}
+
+// A word no code of ours writes (a state out of range, an owner seat past
+// the seat count) is quarantined by the scan, freed, and what the slot
+// carried is synthesized again.
+TEST_F(SchedulerTest, AnInsaneSlotWordIsQuarantinedAndItsPartitionRequeued) {
+  make(/*slots=*/2, /*parts=*/1);
+  send(0, MsgType::kWantSlot);
+  const auto g = sends(sched_->schedule(now_));
+  ASSERT_EQ(g.size(), 1u);
+  const uint32_t slot = g[0].message.header.slot;
+  headers_[slot].word = SlotWord{SlotState::kWriting, 77, ring_.load(slot).epoch}.pack();  // seat 77: no such seat
+  ASSERT_FALSE(ring_.is_sane(ring_.load(slot)));
+  sched_->reconcile(now_);
+  EXPECT_EQ(ring_.load(slot).state, SlotState::kFree);
+  EXPECT_EQ(ledger_->at(0).state, PartState::kPending);
+  EXPECT_FALSE(sched_->slot_partition(slot));
+}
+
+// A WRITING word naming a seat that is not alive (its death scan lost the
+// race, or the word was never seen) is reclaimed by the scan.
+TEST_F(SchedulerTest, AWritingWordOfASeatThatIsNotAliveIsReclaimedByTheScan) {
+  make(/*slots=*/1, /*parts=*/1);
+  send(0, MsgType::kWantSlot);
+  const auto g = sends(sched_->schedule(now_));
+  ASSERT_EQ(g.size(), 1u);
+  // The seat died while its slot was (wrongly) still FREE to the death scan;
+  // the word is WRITING(0) now.
+  const SlotWord writing = ring_.load(0);
+  headers_[0].word = SlotWord{SlotState::kFree, shm::kNoSeat, writing.epoch}.pack();
+  sched_->seat_died(0, "synth.0 killed", now_);
+  headers_[0].word = writing.pack();
+  sched_->reconcile(now_);
+  EXPECT_EQ(ring_.load(0).state, SlotState::kFree);
+  EXPECT_EQ(ledger_->at(0).state, PartState::kPending);
+  EXPECT_FALSE(sched_->slot_partition(0));
+}
+
 }  // namespace
 }  // namespace proofpipe::coord
