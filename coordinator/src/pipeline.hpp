@@ -1,7 +1,8 @@
-// The coordinator's event loop for one `proofpipe run` (DESIGN.md §2-§5):
-// creates the ring and the private run directory, spawns and supervises the
-// workers, grants slots, dispatches sealed slots, verifies and commits each
-// proof exactly once, and cleans everything up on the way out.
+// The coordinator of one `proofpipe run` (docs/pipeline.md): the Supervisor
+// (Pipeline, pipeline_impl.hpp) creates the ring and the private run
+// directory, spawns and supervises the workers, and executes what the
+// Scheduler (scheduler.hpp) decides: grants, dispatches, reclaims, and the
+// commit of each verified proof exactly once; it cleans up on the way out.
 //
 // It never blocks on shared memory: it only loads and CASes slot words, and
 // it waits only in one poll over the ROUTER socket, the children's pidfds and

@@ -1,7 +1,7 @@
-// Supervision (DESIGN.md §5, shm-recovery.md §2.4): spawning workers, learning
-// of deaths from the children themselves, reclaiming a dead worker's slots
-// only after it is reaped, requeueing or re-dispatching its partition,
-// respawning with capped backoff, and the level-triggered reconcile scan.
+// Supervision (docs/pipeline.md, docs/shm-layout.md): spawning workers, learning
+// of deaths from the children themselves and handing each one, after the
+// reap, to the Scheduler (which reclaims its slots and settles its
+// partition), respawning with capped backoff, hang checks and shutdown.
 #include <signal.h>
 #include <unistd.h>
 

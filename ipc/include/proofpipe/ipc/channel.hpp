@@ -1,4 +1,4 @@
-// ZeroMQ sockets of the control plane (DESIGN.md §4): the coordinator binds a
+// ZeroMQ sockets of the control plane (docs/pipeline.md): the coordinator binds a
 // ROUTER on an ipc:// endpoint in its private run directory; each worker
 // incarnation connects a DEALER whose routing id names it ("synth.2.5": role,
 // seat, incarnation), so a restarted worker never inherits its predecessor's

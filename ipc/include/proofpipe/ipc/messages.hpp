@@ -1,5 +1,5 @@
 // The control-plane messages between the coordinator and its workers
-// (DESIGN.md §4). Messages are hints: shared memory and the coordinator's
+// (docs/pipeline.md). Messages are hints: shared memory and the coordinator's
 // ledger are the truth, and a message may be lost with a killed process. Each
 // one therefore names who sent it (seat, incarnation) and what it is about
 // (slot, epoch, request, partition, attempt), so a stale or duplicate one is

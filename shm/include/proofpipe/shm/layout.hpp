@@ -1,7 +1,7 @@
 // The control segment's fixed, versioned layout: header, per-seat heartbeat
 // records, K slot headers, and the packed slot word. Types and offsets only;
 // the state machine that moves the words lives in slot_ring.hpp. See
-// docs/shm-layout.md and shared/reference/shm-recovery.md §2.2.
+// docs/shm-layout.md.
 #pragma once
 
 #include <atomic>
