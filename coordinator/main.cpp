@@ -1,4 +1,4 @@
-// proofpipe: the command-line front (DESIGN.md §7). Parses arguments and
+// proofpipe: the command-line front (docs/design/overview.md §7). Parses arguments and
 // hands each subcommand to its implementation in src/.
 #include <CLI/CLI.hpp>
 

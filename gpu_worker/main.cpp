@@ -1,4 +1,4 @@
-// proofpipe-gpu-worker: the proving process (DESIGN.md §2). Spawned by
+// proofpipe-gpu-worker: the proving process (docs/design/overview.md §2). Spawned by
 // `proofpipe run` with its seat and run endpoints; not meant to be run by hand.
 #include "gpu_loop.hpp"
 

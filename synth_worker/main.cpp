@@ -1,4 +1,4 @@
-// proofpipe-synth-worker: the synthesis process (DESIGN.md §2). Spawned by
+// proofpipe-synth-worker: the synthesis process (docs/design/overview.md §2). Spawned by
 // `proofpipe run` with its seat and run endpoints; not meant to be run by hand.
 #include "synth_loop.hpp"
 

@@ -1,4 +1,4 @@
-// Per-worker memory caps with cgroups (DESIGN.md §5, shm-recovery.md §1.7):
+// Per-worker memory caps with cgroups (docs/design/overview.md §5, docs/design/recovery.md §5):
 // a run-level parent cgroup under the coordinator's own, and one leaf per
 // worker incarnation with the cap, created before the worker execs and removed
 // when it is reaped. Its OOM-kill counter classifies the death; its peak is

@@ -1,4 +1,4 @@
-// Everything `proofpipe run` checks before it creates anything (DESIGN.md §5
+// Everything `proofpipe run` checks before it creates anything (docs/design/overview.md §5
 // "bad input"): the key, every witness (length, w[0], values below r), the
 // output folder, the worker counts, and the slot count K from --slots or
 // --mem-budget. A failure here is one line and exit 2, with nothing written

@@ -1,5 +1,5 @@
-// Writing the circom/snarkjs binary container (reference/snarkjs-formats.md
-// §5): a buffered little-endian writer with a sticky error, and the
+// Writing the circom/snarkjs binary container (docs/design/formats.md
+// §1): a buffered little-endian writer with a sticky error, and the
 // temp-file-then-rename wrapper every writer uses, so a reader never sees a
 // half-written file and a failure leaves nothing behind. Internal to formats/.
 #pragma once

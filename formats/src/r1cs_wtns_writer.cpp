@@ -1,5 +1,5 @@
-// write_r1cs and write_wtns: the circom containers (reference/snarkjs-formats.md
-// §6.1, §6.2) for synthetic workloads (`proofpipe gen`). Values go out in
+// write_r1cs and write_wtns: the circom containers (docs/design/formats.md
+// §2.1, §2.2) for synthetic workloads (`proofpipe gen`). Values go out in
 // standard form, as circom writes them.
 #include <array>
 

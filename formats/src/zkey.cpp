@@ -1,5 +1,5 @@
 // load_zkey: section table -> protocol -> Groth16 header -> sized point views
-// -> coefficient index checks. Layout: reference/snarkjs-formats.md §6.3.
+// -> coefficient index checks. Layout: docs/design/formats.md §2.3.
 #include "proofpipe/formats/zkey.hpp"
 
 #include <bit>

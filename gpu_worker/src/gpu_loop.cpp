@@ -1,5 +1,5 @@
 // Proving worker loop (gpu_loop.hpp). Fault sites, in the order a partition
-// reaches them (shm-recovery.md §3): gpu.after_claim (slot held),
+// reaches them (docs/design/recovery.md §6): gpu.after_claim (slot held),
 // gpu.intake (taken-inputs intake only: the upload failed with the slot
 // held; device_lost/error), gpu.after_release (record out, slot free),
 // gpu.mid_compute (H done, MSMs next; also device_lost/error, the errors a

@@ -1,5 +1,5 @@
 // Synthesis worker loop (synth_loop.hpp). Fault sites, in the order a
-// partition reaches them (shm-recovery.md §3): synth.after_grant,
+// partition reaches them (docs/design/recovery.md §6): synth.after_grant,
 // synth.mid_write, synth.before_seal, synth.after_seal.
 #include "synth_loop.hpp"
 

@@ -1,5 +1,5 @@
 // Fault points: named sites in the workers where a test can make the process
-// die, hang or stall on purpose (DESIGN.md §5, shm-recovery.md §1.8/§3).
+// die, hang or stall on purpose (docs/design/overview.md §5, docs/design/recovery.md §6).
 //
 //   PROOFPIPE_FAULTS=site[~partition]:action[@n],...   e.g. synth.mid_write:kill@2
 //

@@ -48,7 +48,7 @@ struct GenArgs {
 };
 int run_gen(const GenArgs& args);
 
-// `proofpipe run`: the multi-process pipeline (DESIGN.md §2-§5, §7).
+// `proofpipe run`: the multi-process pipeline (docs/design/overview.md §2-§5, §7).
 inline constexpr unsigned kGpuWorkersAuto = ~0u;  // --gpu-workers not given
 struct RunArgs {
   std::string zkey;

@@ -1,5 +1,5 @@
 // The iden3 "binfile" container shared by .r1cs, .wtns, .zkey and .ptau
-// (@iden3/binfileutils; reference/snarkjs-formats.md §5), read over bytes that
+// (@iden3/binfileutils; docs/design/formats.md §1), read over bytes that
 // the caller owns (normally a MappedFile). Every access is bounds-checked;
 // nothing here dereferences a raw pointer computed from file contents.
 //

@@ -1,4 +1,4 @@
-// Rank-1 constraint systems in circom's .r1cs format (version 1; reference/
+// Rank-1 constraint systems in circom's .r1cs format (version 1;
 // docs/design/formats.md §2.1), BLS12-381's scalar field only. Loaded into
 // compressed sparse rows; the wire->label map (section 3) is size-checked but
 // not loaded; custom gates (sections 4/5, PLONK only) are rejected.

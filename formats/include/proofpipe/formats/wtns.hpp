@@ -1,5 +1,5 @@
 // Witnesses in the .wtns format (version 2, as circom's witness calculator and
-// `snarkjs wtns calculate` write it; reference/snarkjs-formats.md §6.2),
+// `snarkjs wtns calculate` write it; docs/design/formats.md §2.2),
 // BLS12-381's scalar field only. Read fully into memory (not a view): the
 // values are converted to Montgomery form on load.
 #pragma once

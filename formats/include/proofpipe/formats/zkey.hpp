@@ -1,5 +1,5 @@
 // Groth16 proving keys in snarkjs's .zkey format (version 1, protocol 1),
-// BLS12-381 only (reference/snarkjs-formats.md §6.3, §6.4). Points are exposed
+// BLS12-381 only (docs/design/formats.md §2.3, §2.4). Points are exposed
 // as spans straight into the mmap (zero copy) after every section size has been
 // checked against nVars/nPublic/domainSize. Not a writer; not PLONK/FFLONK.
 #pragma once

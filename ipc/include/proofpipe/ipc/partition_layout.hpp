@@ -1,4 +1,4 @@
-// Where a synthesized partition lives inside its slot (DESIGN.md §3):
+// Where a synthesized partition lives inside its slot (docs/design/overview.md §3):
 //
 //   slot offset 0                                                 payload_len
 //   +--------------+--------------+--------------+---------------+--------+

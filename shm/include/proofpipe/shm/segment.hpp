@@ -26,7 +26,7 @@ class Segment {
   // it read-write. The pre-allocation turns a too-small /dev/shm into this
   // error (kResourceExhausted, naming the requested and free sizes) instead of
   // a SIGBUS at first touch hours later, and charges the pages to the
-  // creator's cgroup (DESIGN.md §3). On any failure the name is unlinked
+  // creator's cgroup (docs/design/overview.md §3). On any failure the name is unlinked
   // again: no half-made segment is left behind. An existing name is kIo
   // ("already exists"): a stale segment from an earlier run must be unlinked
   // deliberately, never reused.
