@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "proofpipe/common/assert.hpp"
+
 namespace proofpipe::coord {
 
 using ipc::MsgHeader;
@@ -294,6 +296,16 @@ void Scheduler::queue_ready(uint32_t part, bool front) {
 
 void Scheduler::unmap_slot(const Partition& p) {
   if (p.slot && slot_part_[*p.slot] == p.index) slot_part_[*p.slot].reset();
+}
+
+void Scheduler::restore(Snapshot s) {
+  PP_ASSERT(s.seats.size() == seats_.size() && s.slot_part.size() == slot_part_.size(),
+            "restore of a snapshot of a Scheduler of another shape");
+  seats_ = std::move(s.seats);
+  slot_part_ = std::move(s.slot_part);
+  grant_queue_ = std::move(s.grant_queue);
+  ready_queue_ = std::move(s.ready_queue);
+  counts_ = s.counts;
 }
 
 void Scheduler::fail_remaining(const std::string& cause) {

@@ -96,6 +96,21 @@ class Scheduler {
   const std::deque<uint32_t>& ready_queue() const { return ready_queue_; }
   const std::deque<uint8_t>& grant_queue() const { return grant_queue_; }
 
+  // --- branching (the slot model, tests/shm/slot_model.hpp) -------------
+  // The Scheduler's own state; the Ledger and the ring are the caller's and
+  // are copied by it. A Scheduler over a copy of the Ledger and ring, given
+  // restore(snapshot()), decides as this one: the model checker branches a
+  // run at every step this way.
+  struct Snapshot {
+    std::vector<SeatState> seats;
+    std::vector<std::optional<uint32_t>> slot_part;
+    std::deque<uint8_t> grant_queue;
+    std::deque<uint32_t> ready_queue;
+    SchedulerCounts counts;
+  };
+  Snapshot snapshot() const { return {seats_, slot_part_, grant_queue_, ready_queue_, counts_}; }
+  void restore(Snapshot s);
+
  private:
   Actions on_synth_message(SeatState& w, const ipc::Message& m, double now);
   Actions on_gpu_message(SeatState& w, const ipc::Message& m, double now);
