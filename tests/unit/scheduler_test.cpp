@@ -325,5 +325,50 @@ TEST_F(SchedulerTest, AWritingWordOfASeatThatIsNotAliveIsReclaimedByTheScan) {
   EXPECT_FALSE(sched_->slot_partition(0));
 }
 
+// restore(snapshot()) on a Scheduler over copies of the Ledger and ring
+// decides as the original (the slot model branches runs this way).
+TEST_F(SchedulerTest, ARestoredSnapshotOverCopiedLedgerAndRingDecidesAsTheOriginal) {
+  make(/*slots=*/2, /*parts=*/3);
+  send(0, MsgType::kWantSlot);
+  send(1, MsgType::kWantSlot);
+  const auto g = sends(sched_->schedule(now_));
+  ASSERT_EQ(g.size(), 2u);
+  seal(g[1]);
+  send(1, MsgType::kWantSlot);  // waits: no FREE slot
+
+  Ledger ledger2 = *ledger_;
+  std::vector<shm::SlotHeader> headers2 = headers_;
+  std::vector<std::byte> payload2 = payload_;
+  shm::SlotRing ring2(headers2.data(), 2, 3, payload2.data(), kSlotBytes);
+  Scheduler copy(ledger2, ring2, 2, 1);
+  copy.restore(sched_->snapshot());
+
+  // The same events to both: a seal, then a schedule, then a death.
+  seal(g[0]);
+  const auto epoch0 = ring_.load(g[0].message.header.slot);
+  headers2 = headers_;
+  payload2 = payload_;
+  ASSERT_EQ(ring2.load(g[0].message.header.slot), epoch0);
+  const auto& h0 = g[0].message.header;
+  copy.on_message(ipc::routing_id(ipc::Role::kSynth, 0, sched_->seat(0).incarnation),
+                  msg(0, MsgType::kSealed, h0.slot, epoch0.epoch, h0.partition, h0.attempt), now_);
+  const auto a = sends(sched_->schedule(now_)), b = sends(copy.schedule(now_));
+  ASSERT_EQ(a.size(), 1u);  // the prover gets the older READY partition
+  ASSERT_EQ(b.size(), a.size());
+  EXPECT_EQ(b[0].seat, a[0].seat);
+  EXPECT_EQ(b[0].message.header.type, a[0].message.header.type);
+  EXPECT_EQ(b[0].message.header.partition, a[0].message.header.partition);
+  EXPECT_EQ(b[0].message.header.epoch, a[0].message.header.epoch);
+  EXPECT_EQ(copy.ready_queue(), sched_->ready_queue());
+  EXPECT_EQ(copy.grant_queue(), sched_->grant_queue());
+  sched_->seat_died(2, "gpu away", now_);
+  copy.seat_died(2, "gpu away", now_);
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(ledger2.at(i).state, ledger_->at(i).state) << i;
+    EXPECT_EQ(ledger2.at(i).attempt, ledger_->at(i).attempt) << i;
+  }
+  EXPECT_EQ(copy.ready_queue(), sched_->ready_queue());
+}
+
 }  // namespace
 }  // namespace proofpipe::coord
