@@ -1,8 +1,8 @@
 // The coordinator's set-up, event loop and scheduling (pipeline.hpp).
 // Messages are handled in pipeline_messages.cpp; deaths, reclaim and shutdown
-// in pipeline_recovery.cpp; sampling and status in pipeline_metrics.cpp.
+// in pipeline_recovery.cpp; figures, sampling and status by the Reporter
+// (reporter.cpp).
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,7 +21,6 @@
 #include "pipeline_impl.hpp"
 #include "run_dir.hpp"
 #include "stale.hpp"
-#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
 
 namespace proofpipe::coord {
@@ -43,7 +42,7 @@ static uint32_t next_signal(int fd) {
 }
 
 Pipeline::Pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk)
-    : cfg_(cfg), ledger_(ledger), vk_(vk), t0_(std::chrono::steady_clock::now()) {}
+    : cfg_(cfg), ledger_(ledger), vk_(vk), t0_(std::chrono::steady_clock::now()), reporter_(cfg, ledger, t0_) {}
 
 Pipeline::~Pipeline() {
   workers_.clear();  // Child destructors SIGKILL and reap anything still running
@@ -109,9 +108,6 @@ Status Pipeline::setup() {
 
   setup_memory_caps(run_id);
   scheduler_.emplace(ledger_, ring_->slots(), cfg_.synth_workers, cfg_.gpu_workers);
-  report_.slots = cfg_.slots;
-  report_.slot_size = ring_->slot_size();
-  report_.ring_bytes = ring_->payload_bytes();
   PP_RETURN_IF_ERROR(write_run_info(run_dir_ / "run.json", ::getpid(), ring_prefix_, endpoint, *ring_, cfg_.out));
   const std::string on_gpus = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
   std::fprintf(stderr, "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u gpu worker%s%s; %zu partitions\n",
@@ -120,20 +116,14 @@ Status Pipeline::setup() {
                cfg_.gpu_workers == 1 ? "" : "s", on_gpus.c_str(), ledger_.size());
   spdlog::info("run dir {} ring {} ({})", run_dir_.string(), ring_prefix_, ring_->describe());
 
-  if (!cfg_.metrics.empty()) {
-    // Created anew, never through a link planted at the name (safe_file.hpp).
-    PP_RETURN_IF_ERROR(open_new_stream(cfg_.metrics, "--metrics", metrics_));
-  }
-  tty_ = ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr;
   workers_.resize(seats);
   for (uint32_t s = 0; s < seats; ++s) {
-    WorkerSlot& w = workers_[s];
-    w.role = s < cfg_.synth_workers ? ipc::Role::kSynth : ipc::Role::kGpu;
-    w.seat = uint8_t(s);
-    w.report.role = w.role;
-    w.report.seat = s;
-    PP_RETURN_IF_ERROR(spawn(w));
+    workers_[s].role = s < cfg_.synth_workers ? ipc::Role::kSynth : ipc::Role::kGpu;
+    workers_[s].seat = uint8_t(s);
   }
+  const bool progress = ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr;
+  PP_RETURN_IF_ERROR(reporter_.open(*ring_, *scheduler_, seat_views(), progress));
+  for (WorkerSlot& w : workers_) PP_RETURN_IF_ERROR(spawn(w));
   sample("start");
   return Status::ok();
 }
@@ -144,10 +134,10 @@ void Pipeline::setup_memory_caps(uint64_t run_id) {
   const bool capped = cfg_.synth_mem_max != 0 || cfg_.gpu_mem_max != 0;
   auto cap = [](uint64_t b) { return b ? format_size(b) : std::string("none"); };
   if (cgroups_->version() != CgroupVersion::kUnavailable) {
-    report_.memory_caps = cgroup_version_name(cgroups_->version());
-    spdlog::info("worker cgroups under {} ({})", cgroups_->dir().string(), report_.memory_caps);
+    reporter_.set_memory_caps(cgroup_version_name(cgroups_->version()));
+    spdlog::info("worker cgroups under {} ({})", cgroups_->dir().string(), reporter_.memory_caps());
   } else {
-    report_.memory_caps = capped ? "RLIMIT_AS on synthesis workers (no writable cgroup)" : "none (no writable cgroup)";
+    reporter_.set_memory_caps(capped ? "RLIMIT_AS on synthesis workers (no writable cgroup)" : "none (no writable cgroup)");
     if (capped) {
       std::fprintf(stderr,
                    "proofpipe: warning: no writable memory cgroup (%s): --synth-mem-max is enforced as RLIMIT_AS, "
@@ -157,7 +147,7 @@ void Pipeline::setup_memory_caps(uint64_t run_id) {
   }
   if (capped) {
     std::fprintf(stderr, "proofpipe: memory caps: synth %s, gpu %s per process (%s)\n", cap(cfg_.synth_mem_max).c_str(),
-                 cap(cfg_.gpu_mem_max).c_str(), report_.memory_caps.c_str());
+                 cap(cfg_.gpu_mem_max).c_str(), reporter_.memory_caps().c_str());
   }
 }
 
@@ -165,29 +155,19 @@ Result<RunReport> Pipeline::run() {
   PP_RETURN_IF_ERROR(setup());
   loop();
   sample("end");
-  if (tty_) std::fprintf(stderr, "\n");
+  reporter_.end_progress_line();
   shutdown_workers();
   for (uint32_t s = 0; s < ring_->slot_count(); ++s) {
     const shm::SlotWord w = ring_->slots().load(s);
     if (w.state != SlotState::kFree) spdlog::warn("slot {} ends {} (epoch {})", s, shm::slot_state_name(w.state), w.epoch);
   }
-  report_.wall_s = now();
-  struct rusage ru {};
-  ::getrusage(RUSAGE_SELF, &ru);
-  // ru_maxrss counts only since the sampler's last VmHWM reset: keep the max.
-  report_.coordinator_peak_rss_bytes = std::max(report_.coordinator_peak_rss_bytes, uint64_t(ru.ru_maxrss) * 1024);
-  report_.stale_messages += router_->dropped();
-  report_.stale_messages += scheduler_->counts().stale_messages;
-  report_.malformed_messages = scheduler_->counts().malformed_messages;
-  report_.duplicate_proofs = scheduler_->counts().duplicate_proofs;
-  for (const auto& w : workers_) report_.seats.push_back(w.report);
-  return report_;
+  return reporter_.finish(router_->dropped(), interrupted_, abort_reason_);
 }
 
 void Pipeline::loop() {
   while (!ledger_.finished()) {
     execute(scheduler_->schedule(now()));
-    sample_occupancy();
+    reporter_.sample_occupancy();
     poll_events(std::min<int>(kPollMs, int(cfg_.sample_ms)));
     drain_messages();
     reap_children();
@@ -195,9 +175,9 @@ void Pipeline::loop() {
     respawn_due();
     check_hangs();
     abort_if_no_workers();
-    sample_if_due();
-    show_progress();
-    if (report_.interrupted) {
+    reporter_.sample_if_due(seat_views());
+    reporter_.show_progress();
+    if (interrupted_) {
       fail_remaining("interrupted by a signal");
       return;
     }
@@ -213,22 +193,24 @@ void Pipeline::poll_events(int timeout_ms) {
   if (Status st = router_->poll(fds, timeout_ms); !st) spdlog::warn("{}", st.message());
   if (signal_fd_ >= 0) {
     while (const uint32_t sig = next_signal(signal_fd_)) {
-      spdlog::warn("signal {} received: {}", sig, report_.interrupted ? "already stopping" : "stopping");
-      report_.interrupted = true;
+      spdlog::warn("signal {} received: {}", sig, interrupted_ ? "already stopping" : "stopping");
+      interrupted_ = true;
     }
   }
 }
 
-void Pipeline::sample_occupancy() {
-  uint32_t filled = 0;
-  for (uint32_t s = 0; s < ring_->slot_count(); ++s) {
-    const SlotState st = ring_->slots().load(s).state;
-    filled += st == SlotState::kWriting || st == SlotState::kReady;
+std::vector<SeatView> Pipeline::seat_views() const {
+  std::vector<SeatView> views;
+  views.reserve(workers_.size());
+  for (const WorkerSlot& w : workers_) {
+    views.push_back({w.role, w.seat, w.incarnation, w.child ? w.child->pid() : 0, w.leaf ? &*w.leaf : nullptr,
+                     w.retired});
   }
-  uint32_t waiting = 0;
-  for (const auto& w : workers_) waiting += scheduler_->seat(w.seat).waiting;
-  report_.max_slots_filled = std::max(report_.max_slots_filled, filled);
-  if (ledger_.next_pending()) report_.max_waiting_for_grant = std::max(report_.max_waiting_for_grant, waiting);
+  return views;
+}
+
+void Pipeline::sample(const char* event, std::optional<uint32_t> partition) {
+  reporter_.sample(seat_views(), event, partition);
 }
 
 Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk) {

@@ -1,15 +1,14 @@
 // Internals of run_pipeline shared by pipeline.cpp (set-up, the event loop,
 // messages, scheduling) and pipeline_recovery.cpp (deaths, reclaim, respawn,
-// hang checks, shutdown). Not a public interface.
+// hang checks, shutdown); figures, samples and progress go to the Reporter
+// (reporter.hpp). Not a public interface.
 #pragma once
 
 #include <chrono>
-#include <fstream>
-
-#include <nlohmann/json.hpp>
 
 #include "cgroup.hpp"
 #include "pipeline.hpp"
+#include "reporter.hpp"
 #include "scheduler.hpp"
 
 namespace proofpipe::coord {
@@ -29,7 +28,6 @@ struct WorkerSlot {
   double respawn_at = -1;  // run clock; < 0: no respawn pending
   bool retired = false;    // crash-loop breaker tripped
   std::string retired_because;  // for the run's abort reason
-  SeatReport report;
 };
 
 class Pipeline {
@@ -44,8 +42,10 @@ class Pipeline {
   void setup_memory_caps(uint64_t run_id);
   void loop();
   void poll_events(int timeout_ms);
-  void sample_occupancy();
   double now() const;
+  // What the Reporter reads of the children, and a sample of them now.
+  std::vector<SeatView> seat_views() const;
+  void sample(const char* event, std::optional<uint32_t> partition = std::nullopt);
 
   // --- pipeline_messages.cpp: the Scheduler's actions, executed ---
   void drain_messages();
@@ -53,14 +53,6 @@ class Pipeline {
   void execute(Actions actions);
   void verify_and_commit(const Action& a);
   void send(WorkerSlot& w, ipc::MsgType type, ipc::MsgHeader h, std::string body = {});
-
-  // --- pipeline_metrics.cpp ---
-  // One sample of every process's memory, the ring and the ledger; `event`
-  // names the pipeline event that caused it ("sample" for the timer).
-  void sample(const char* event, std::optional<uint32_t> partition = std::nullopt);
-  void sample_if_due();
-  nlohmann::json status_json() const;
-  void show_progress();
 
   // --- pipeline_recovery.cpp ---
   Status spawn(WorkerSlot& w);
@@ -88,12 +80,9 @@ class Pipeline {
   uint32_t next_incarnation_ = 1;
   std::vector<WorkerSlot> workers_;  // index = seat: synth seats first, then gpu
   std::optional<Scheduler> scheduler_;  // every decision over the ledger and the slots
-  RunReport report_;
-  std::ofstream metrics_;
-  double next_sample_s_ = 0;
-  nlohmann::json last_sample_;
-  bool tty_ = false;
-  size_t committed_ = 0;
+  Reporter reporter_;  // the run's figures, --metrics, progress and status
+  bool interrupted_ = false;
+  std::string abort_reason_;  // non-empty when the run gave up (no workers left)
   bool stopping_ = false;
 };
 

@@ -25,7 +25,7 @@ void Pipeline::on_message(const ipc::Envelope& env) {
     MsgHeader reply;
     reply.type = MsgType::kStatusReply;
     reply.role = ipc::Role::kClient;
-    router_->send(env.peer, ipc::Message{reply, status_json().dump()});
+    router_->send(env.peer, ipc::Message{reply, reporter_.status_json(seat_views()).dump()});
     return;
   }
   execute(scheduler_->on_message(env.peer, env.message, now()));
@@ -47,12 +47,7 @@ void Pipeline::execute(Actions actions) {
       case Action::Kind::kHello: {
         WorkerSlot& w = workers_[a.seat];
         w.ever_hello = true;
-        if (w.role == ipc::Role::kGpu) {
-          ipc::GpuHello hello = ipc::decode_gpu_hello(a.message.body);
-          w.report.backend = std::move(hello.backend);
-          w.report.devices = std::move(hello.devices);
-          w.report.intake = std::move(hello.intake);
-        }
+        if (w.role == ipc::Role::kGpu) reporter_.gpu_hello(w.seat, ipc::decode_gpu_hello(a.message.body));
         break;
       }
     }
@@ -91,12 +86,8 @@ void Pipeline::verify_and_commit(const Action& a) {
   }
   Actions after = scheduler_->committed(p.index, a.stages, now());
   if (after.empty()) return;  // a duplicate
-  ++committed_;
   execute(std::move(after));
-  if (!tty_) {
-    std::fprintf(stderr, "proofpipe: [%zu/%zu] %s proved (attempt %u, %.2f s)\n", committed_, ledger_.size(),
-                 p.stem.c_str(), p.attempt, p.done_s - p.started_s);
-  }
+  reporter_.committed(p);
 }
 
 }  // namespace proofpipe::coord

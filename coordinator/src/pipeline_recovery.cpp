@@ -79,10 +79,7 @@ Status Pipeline::spawn(WorkerSlot& w) {
   scheduler_->seat_started(w.seat, w.incarnation);
   w.respawn_at = -1;
   w.kill_reason.clear();
-  w.report.incarnations += 1;
-  w.report.backend.clear();  // this incarnation's, once it says HELLO
-  w.report.devices.clear();
-  w.report.intake.clear();
+  reporter_.seat_started(w.seat);
   return Status::ok();
 }
 
@@ -108,7 +105,7 @@ std::vector<std::string> Pipeline::worker_env(const WorkerSlot& w) const {
   const char* faults = std::getenv("PROOFPIPE_FAULTS");
   if (faults == nullptr || *faults == '\0') return env;
   const char* all = std::getenv("PROOFPIPE_FAULTS_ALL_INCARNATIONS");
-  const bool first = w.report.incarnations == 0;
+  const bool first = reporter_.incarnations(w.seat) == 0;
   auto specs = parse_faults(faults);
   if (!specs || first || (all != nullptr && std::string_view(all) == "1")) {
     env.push_back(std::string("PROOFPIPE_FAULTS=") + faults);  // a malformed value: the worker reports it
@@ -130,12 +127,12 @@ ExitInfo Pipeline::classify(WorkerSlot& w, ExitInfo info) {
     const uint64_t ooms = w.leaf->oom_kills();
     info.oom_killed = ooms > 0 && info.signal == SIGKILL;
     info.cap_bytes = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
-    w.report.oom_kills += ooms;
-    w.report.cgroup_peak_bytes = std::max(w.report.cgroup_peak_bytes, w.leaf->peak_bytes());
+  }
+  reporter_.seat_exited(w.seat, info.peak_rss_bytes, w.leaf ? &*w.leaf : nullptr);
+  if (w.leaf) {
     w.leaf->remove();
     w.leaf.reset();
   }
-  w.report.peak_rss_bytes = std::max(w.report.peak_rss_bytes, info.peak_rss_bytes);
   return info;
 }
 
@@ -167,9 +164,8 @@ void Pipeline::on_death(WorkerSlot& w, const ExitInfo& info) {
                        p.slot ? fmt::to_string(*p.slot) : std::string("none"));
   }
   const std::string line = fmt::format("{} (incarnation {}) died: {}; {}", who, w.incarnation, info.describe(), held);
-  if (tty_) std::fprintf(stderr, "\n");
+  reporter_.seat_died(w.seat, line);
   spdlog::error("{}", line);
-  w.report.deaths.push_back(line);
   // Past try_reap: the Scheduler may reclaim every slot word naming this seat.
   execute(scheduler_->seat_died(w.seat, cause, now()));
 
@@ -201,7 +197,7 @@ void Pipeline::respawn_due() {
       w.retired_because = "it could not be restarted: " + st.message();
       continue;
     }
-    ++report_.restarts;
+    reporter_.restarted();
     spdlog::warn("{} restarted (incarnation {})", seat_name(w), w.incarnation);
     sample("restart");
   }
@@ -240,8 +236,8 @@ void Pipeline::abort_if_no_workers() {
     for (const WorkerSlot& w : workers_) {
       if (w.role == role) why = w.retired_because;  // the last seat's reason; seats of a role fail alike
     }
-    report_.abort_reason = fmt::format("no {} worker left ({})", ipc::role_name(role), why);
-    fail_remaining(report_.abort_reason);
+    abort_reason_ = fmt::format("no {} worker left ({})", ipc::role_name(role), why);
+    fail_remaining(abort_reason_);
     return;
   }
 }

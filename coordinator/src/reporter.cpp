@@ -1,19 +1,25 @@
-// Peak-accurate sampling (issue 6, docs/metrics.md): every --sample-ms and at
+// The Reporter (reporter.hpp). Peak-accurate sampling (issue 6,
+// docs/metrics.md): every --sample-ms and at
 // every pipeline event, each process's RSS and high-water mark (procfs) and
 // each worker's cgroup usage and peak, the ring by slot state, and the
 // ledger. After reading a high-water mark the sampler resets it (VmHWM via
 // clear_refs, v1 cgroup max_usage_in_bytes), so each sample's "peak" is the
 // maximum since the previous sample: a spike between two samples is still
 // reported. Also the `proofpipe status` reply and the terminal progress bar.
+#include "reporter.hpp"
+
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "pipeline_impl.hpp"
 #include "procfs.hpp"
+#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
 
 namespace proofpipe::coord {
@@ -21,13 +27,106 @@ namespace proofpipe::coord {
 using nlohmann::json;
 using shm::SlotState;
 
-void Pipeline::sample_if_due() {
-  if (now() < next_sample_s_) return;
-  next_sample_s_ = now() + cfg_.sample_ms / 1000.0;  // event samples do not move the timer
-  sample("sample");
+Reporter::Reporter(const PipelineConfig& cfg, const Ledger& ledger, std::chrono::steady_clock::time_point t0)
+    : cfg_(cfg), ledger_(ledger), t0_(t0) {}
+
+double Reporter::now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+Status Reporter::open(const shm::Ring& ring, const Scheduler& scheduler, std::span<const SeatView> seats,
+                      bool progress) {
+  ring_ = &ring;
+  scheduler_ = &scheduler;
+  report_.slots = cfg_.slots;
+  report_.slot_size = ring.slot_size();
+  report_.ring_bytes = ring.payload_bytes();
+  for (const SeatView& v : seats) {
+    SeatReport r;
+    r.role = v.role;
+    r.seat = v.seat;
+    report_.seats.push_back(std::move(r));
+  }
+  if (!cfg_.metrics.empty()) {
+    // Created anew, never through a link planted at the name (safe_file.hpp).
+    PP_RETURN_IF_ERROR(open_new_stream(cfg_.metrics, "--metrics", metrics_));
+  }
+  tty_ = progress;
+  return Status::ok();
 }
 
-void Pipeline::sample(const char* event, std::optional<uint32_t> partition) {
+void Reporter::seat_started(uint8_t seat) {
+  SeatReport& r = report_.seats[seat];
+  r.incarnations += 1;
+  r.backend.clear();  // this incarnation's, once it says HELLO
+  r.devices.clear();
+  r.intake.clear();
+}
+
+void Reporter::gpu_hello(uint8_t seat, ipc::GpuHello hello) {
+  SeatReport& r = report_.seats[seat];
+  r.backend = std::move(hello.backend);
+  r.devices = std::move(hello.devices);
+  r.intake = std::move(hello.intake);
+}
+
+void Reporter::seat_exited(uint8_t seat, uint64_t peak_rss_bytes, const CgroupLeaf* leaf) {
+  SeatReport& r = report_.seats[seat];
+  if (leaf != nullptr) {
+    r.oom_kills += leaf->oom_kills();
+    r.cgroup_peak_bytes = std::max(r.cgroup_peak_bytes, leaf->peak_bytes());
+  }
+  r.peak_rss_bytes = std::max(r.peak_rss_bytes, peak_rss_bytes);
+}
+
+void Reporter::seat_died(uint8_t seat, const std::string& line) {
+  end_progress_line();
+  report_.seats[seat].deaths.push_back(line);
+}
+
+void Reporter::committed(const Partition& p) {
+  ++committed_;
+  if (!tty_) {
+    std::fprintf(stderr, "proofpipe: [%zu/%zu] %s proved (attempt %u, %.2f s)\n", committed_, ledger_.size(),
+                 p.stem.c_str(), p.attempt, p.done_s - p.started_s);
+  }
+}
+
+void Reporter::end_progress_line() const {
+  if (tty_) std::fprintf(stderr, "\n");
+}
+
+RunReport Reporter::finish(uint64_t dropped, bool interrupted, std::string abort_reason) {
+  report_.wall_s = now();
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  // ru_maxrss counts only since the sampler's last VmHWM reset: keep the max.
+  report_.coordinator_peak_rss_bytes = std::max(report_.coordinator_peak_rss_bytes, uint64_t(ru.ru_maxrss) * 1024);
+  report_.stale_messages = dropped + scheduler_->counts().stale_messages;
+  report_.malformed_messages = scheduler_->counts().malformed_messages;
+  report_.duplicate_proofs = scheduler_->counts().duplicate_proofs;
+  report_.interrupted = interrupted;
+  report_.abort_reason = std::move(abort_reason);
+  return report_;
+}
+
+void Reporter::sample_occupancy() {
+  uint32_t filled = 0;
+  for (uint32_t s = 0; s < ring_->slot_count(); ++s) {
+    const SlotState st = ring_->slots().load(s).state;
+    filled += st == SlotState::kWriting || st == SlotState::kReady;
+  }
+  uint32_t waiting = 0;
+  for (size_t s = 0; s < scheduler_->seat_count(); ++s) waiting += scheduler_->seat(uint8_t(s)).waiting;
+  report_.max_slots_filled = std::max(report_.max_slots_filled, filled);
+  if (ledger_.next_pending()) report_.max_waiting_for_grant = std::max(report_.max_waiting_for_grant, waiting);
+}
+
+void Reporter::sample_if_due(std::span<const SeatView> seats) {
+  if (now() < next_sample_s_) return;
+  next_sample_s_ = now() + cfg_.sample_ms / 1000.0;  // event samples do not move the timer
+  sample(seats, "sample");
+}
+
+void Reporter::sample(std::span<const SeatView> seats, const char* event, std::optional<uint32_t> partition) {
   const double t = now();
   json workers = json::array();
   uint64_t total_rss = 0, total_peak = 0;
@@ -54,10 +153,11 @@ void Pipeline::sample(const char* event, std::optional<uint32_t> partition) {
     workers.push_back(std::move(w));
   };
   add_process("coordinator", ::getpid(), nullptr, &report_.coordinator_peak_rss_bytes, nullptr);
-  for (auto& w : workers_) {
-    if (!w.child) continue;
-    add_process(fmt::format("{}.{}", ipc::role_name(w.role), w.seat), w.child->pid(), w.leaf ? &*w.leaf : nullptr,
-                &w.report.peak_rss_bytes, &w.report.cgroup_peak_bytes);
+  for (const SeatView& w : seats) {
+    if (w.pid == 0) continue;
+    SeatReport& r = report_.seats[w.seat];
+    add_process(fmt::format("{}.{}", ipc::role_name(w.role), w.seat), w.pid, w.leaf, &r.peak_rss_bytes,
+                &r.cgroup_peak_bytes);
   }
   uint32_t by_state[6] = {};
   for (uint32_t s = 0; s < ring_->slot_count(); ++s) {
@@ -99,28 +199,30 @@ void Pipeline::sample(const char* event, std::optional<uint32_t> partition) {
   last_sample_ = std::move(rec);
 }
 
-json Pipeline::status_json() const {
+json Reporter::status_json(std::span<const SeatView> seats) const {
   json workers = json::array();
-  for (const auto& w : workers_) {
+  for (const SeatView& w : seats) {
     const SeatState& seat = scheduler_->seat(w.seat);
-    std::string state = w.child ? (seat.partition ? (w.role == ipc::Role::kSynth ? "writing" : "proving")
+    const SeatReport& r = report_.seats[w.seat];
+    const bool running = w.pid != 0;
+    std::string state = running ? (seat.partition ? (w.role == ipc::Role::kSynth ? "writing" : "proving")
                                                   : (seat.hello ? "idle" : "starting"))
                                 : (w.retired ? "retired" : "restarting");
     json row = {{"worker", fmt::format("{}.{}", ipc::role_name(w.role), w.seat)},
-                {"pid", w.child ? w.child->pid() : 0},
+                {"pid", running ? w.pid : 0},
                 {"incarnation", w.incarnation},
                 {"state", state},
                 {"partition", seat.partition ? int64_t(*seat.partition) : int64_t{-1}},
-                {"restarts", w.report.incarnations > 0 ? w.report.incarnations - 1 : 0},
-                {"oom_kills", w.report.oom_kills},
-                {"peak", std::max(w.report.peak_rss_bytes, w.report.cgroup_peak_bytes)}};
+                {"restarts", r.incarnations > 0 ? r.incarnations - 1 : 0},
+                {"oom_kills", r.oom_kills},
+                {"peak", std::max(r.peak_rss_bytes, r.cgroup_peak_bytes)}};
     if (w.role == ipc::Role::kGpu && seat.hello) {  // what the live incarnation said it proves with
-      row["backend"] = w.report.backend;
-      row["devices"] = w.report.devices;
+      row["backend"] = r.backend;
+      row["devices"] = r.devices;
     }
     if (last_sample_.contains("processes")) {
       for (const auto& p : last_sample_["processes"]) {
-        if (p["worker"] == row["worker"] && w.child && p["pid"] == w.child->pid()) row["rss"] = p["rss"];
+        if (p["worker"] == row["worker"] && running && p["pid"] == w.pid) row["rss"] = p["rss"];
       }
     }
     workers.push_back(std::move(row));
@@ -148,18 +250,21 @@ json Pipeline::status_json() const {
             {"mem_budget", cfg_.mem_budget}}}};
 }
 
-void Pipeline::show_progress() {
-  if (!tty_) return;
-  const size_t done = ledger_.count(PartState::kDone), failed = ledger_.count(PartState::kFailed);
-  const size_t total = ledger_.size();
-  const double t = now(), rate = done ? double(done) / t : 0.0;
+std::string progress_line(size_t done, size_t failed, size_t total, double elapsed_s, uint64_t max_total_peak_bytes) {
+  const double rate = done ? double(done) / elapsed_s : 0.0;
   const double eta = rate > 0 ? double(total - done - failed) / rate : 0.0;
   constexpr int kWidth = 30;
   const int filled = total ? int(kWidth * (done + failed) / total) : kWidth;
-  std::fprintf(stderr, "\r[%-*s] %zu/%zu proved%s, %.2f proofs/s, ETA %.0f s, peak %s   ", kWidth,
-               std::string(size_t(filled), '#').c_str(), done, total,
-               failed ? fmt::format(" ({} failed)", failed).c_str() : "", rate, eta,
-               format_size(report_.max_total_peak_bytes).c_str());
+  return fmt::format("[{:<{}}] {}/{} proved{}, {:.2f} proofs/s, ETA {:.0f} s, peak {}   ",
+                     std::string(size_t(filled), '#'), kWidth, done, total,
+                     failed ? fmt::format(" ({} failed)", failed) : "", rate, eta, format_size(max_total_peak_bytes));
+}
+
+void Reporter::show_progress() const {
+  if (!tty_) return;
+  const std::string line = progress_line(ledger_.count(PartState::kDone), ledger_.count(PartState::kFailed),
+                                         ledger_.size(), now(), report_.max_total_peak_bytes);
+  std::fprintf(stderr, "\r%s", line.c_str());
   std::fflush(stderr);
 }
 
