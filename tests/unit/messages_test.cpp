@@ -2,14 +2,19 @@
 // devices and intake, three lines) survives a round trip, including the edge cases a
 // worker or a truncated frame can produce; PROOF's stage-time tail is the
 // fixed 24 bytes the coordinator checks the body length against, and the
-// PROOF body's codec.
+// PROOF body's codec. Every decoder and describer also takes garbage (random
+// bodies of any length, headers with any byte values) without throwing or
+// reading past the bytes it was given (sanitizer builds check the latter).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <random>
 #include <string>
 
 #include "proofpipe/ipc/messages.hpp"
+#include "support/test_seed.hpp"
 
 namespace proofpipe::test {
 namespace {
@@ -64,6 +69,52 @@ TEST(ProofBody, RoundTripsAndRefusesOtherLengths) {
 TEST(ProveStages, IsThreeDoublesOnTheWire) {
   EXPECT_EQ(sizeof(ipc::ProveStages), 3 * sizeof(double));
   EXPECT_GE(ipc::kWireVersion, 3u);  // the PROOF body grew in version 2, HELLO's intake in 3
+}
+
+// Random bodies of every length up to 2 KiB, each in a buffer of exactly its
+// size (a read past it is a heap overflow under ASan): the HELLO decoder
+// keeps its fields to 256 bytes and within the body, the PROOF decoder takes
+// only the one right length.
+TEST(MessageDecoders, TakeRandomAndTruncatedBodiesOfAnyLength) {
+  PP_SEEDED_RNG(rng);
+  std::uniform_int_distribution<int> byte(0, 255);
+  struct FakeProof {
+    uint64_t words[7];
+  };
+  for (size_t n = 0; n <= 2048; ++n) {
+    auto buf = std::make_unique<char[]>(n + 1);
+    for (size_t i = 0; i < n; ++i) buf[i] = char(i % 7 == 0 ? '\n' : byte(rng));
+    const std::string_view body(buf.get(), n);
+    ipc::GpuHello h;
+    ASSERT_NO_THROW(h = ipc::decode_gpu_hello(body)) << n;
+    EXPECT_LE(h.backend.size(), 256u);
+    EXPECT_LE(h.devices.size(), 256u);
+    EXPECT_LE(h.intake.size(), 256u);
+    EXPECT_LE(h.backend.size() + h.devices.size() + h.intake.size(), n);
+    EXPECT_NO_THROW((void)ipc::describe(h));
+    FakeProof proof{};
+    ipc::ProveStages stages;
+    EXPECT_EQ(ipc::decode_proof(body, &proof, &stages), n == sizeof proof + sizeof stages) << n;
+  }
+}
+
+// A header is 48 bytes copied off the wire: any values in its enums and
+// counters still describe and name without throwing.
+TEST(MessageDecoders, DescribeAHeaderWithAnyByteValues) {
+  PP_SEEDED_RNG(rng);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int i = 0; i < 10000; ++i) {
+    unsigned char raw[sizeof(ipc::MsgHeader)];
+    for (auto& b : raw) b = static_cast<unsigned char>(byte(rng));
+    if (i < 256) std::memset(raw, i, sizeof raw);  // every byte value in every field
+    ipc::MsgHeader h;
+    std::memcpy(&h, raw, sizeof h);
+    std::string text;
+    ASSERT_NO_THROW(text = ipc::describe(h));
+    EXPECT_FALSE(text.empty());
+    EXPECT_NE(ipc::msg_type_name(h.type), nullptr);
+    EXPECT_NE(ipc::role_name(h.role), nullptr);
+  }
 }
 
 }  // namespace
