@@ -18,8 +18,7 @@ using proofpipe::ff::Fr;
 // kMul picks the product: operator* (x86-64 kernels on this host, the lazy
 // Fq2 product), or the portable C++ / Karatsuba it replaced, as the baseline
 // in the same run.
-template <class F, F (F::*kMul)(const F&) const = &F::operator*>
-void BM_Mul(benchmark::State& state) {
+template <class F, F (F::*kMul)(const F&) const = &F::operator*> void BM_Mul(benchmark::State& state) {
   std::mt19937_64 rng(1);
   F acc[8];
   for (auto& a : acc) a = F::random(rng);
@@ -39,8 +38,7 @@ BENCHMARK(BM_Mul<Fq2, &Fq2::mul_karatsuba>)->Name("fq2_mul_karatsuba");
 
 // One dependent chain, x = x * m: the latency of one multiplication (what
 // exponentiation, inversion and square roots see).
-template <class F, F (F::*kMul)(const F&) const = &F::operator*>
-void BM_MulLatency(benchmark::State& state) {
+template <class F, F (F::*kMul)(const F&) const = &F::operator*> void BM_MulLatency(benchmark::State& state) {
   std::mt19937_64 rng(5);
   F x = F::random(rng);
   F m = F::random(rng);

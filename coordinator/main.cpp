@@ -3,10 +3,10 @@
 #include <CLI/CLI.hpp>
 
 #include "proofpipe/common/logging.hpp"
+#include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/shm/layout.hpp"
 #include "src/cli_checks.hpp"
 #include "src/cli_error.hpp"
-#include "proofpipe/coordinator/commands.hpp"
 
 int main(int argc, char** argv) {
   using namespace proofpipe::cli;
@@ -42,9 +42,14 @@ int main(int argc, char** argv) {
   sd->add_option("zkey", setup_dev.zkey, "output circuit.zkey (snarkjs format)")->required();
 
   GenArgs gen;
-  auto* g = app.add_subcommand("gen", "TESTING ONLY: synthetic circuit + dev key + P satisfying witnesses (benchmarks)");
-  g->add_option("--constraints", gen.constraints, "number of constraints")->default_val(1u << 16)->check(count_range(1, 1u << 30));
-  g->add_option("--partitions", gen.partitions, "number of witnesses")->default_val(10)->check(count_range(1, 1u << 20));
+  auto* g =
+      app.add_subcommand("gen", "TESTING ONLY: synthetic circuit + dev key + P satisfying witnesses (benchmarks)");
+  g->add_option("--constraints", gen.constraints, "number of constraints")
+      ->default_val(1u << 16)
+      ->check(count_range(1, 1u << 30));
+  g->add_option("--partitions", gen.partitions, "number of witnesses")
+      ->default_val(10)
+      ->check(count_range(1, 1u << 20));
   g->add_option("--out", gen.out, "output folder")->required();
   g->add_option("--seed", gen.seed, "circuit and witness seed")->default_val(1);
 
@@ -54,7 +59,8 @@ int main(int argc, char** argv) {
   r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
   r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
   r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
-  r->add_flag("--overwrite", run.overwrite, "replace the outputs of an earlier run in --out (else such an --out is refused)");
+  r->add_flag("--overwrite", run.overwrite,
+              "replace the outputs of an earlier run in --out (else such an --out is refused)");
   r->add_option("--synth-workers", run.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);
   r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes (default: one per --gpus device, else 1)")
       ->check(kSeats);
@@ -64,17 +70,22 @@ int main(int argc, char** argv) {
   r->add_option("--slots", run.slots, "ring slots K (default: from --mem-budget, else synth + gpu workers)")
       ->check(count_range(1, proofpipe::shm::kMaxSlots));
   r->add_option("--mem-budget", run.mem_budget, "ring memory budget, e.g. 4G: K = how many slots fit");
-  r->add_option("--synth-mem-max", run.synth_mem_max, "memory cap per synthesis worker, e.g. 2G (cgroup; else RLIMIT_AS)");
+  r->add_option("--synth-mem-max", run.synth_mem_max,
+                "memory cap per synthesis worker, e.g. 2G (cgroup; else RLIMIT_AS)");
   r->add_option("--gpu-mem-max", run.gpu_mem_max, "memory cap per proving worker, e.g. 8G (cgroup only)");
-  r->add_option("--max-attempts", run.max_attempts, "attempts per partition before it is marked failed")->default_val(3)
+  r->add_option("--max-attempts", run.max_attempts, "attempts per partition before it is marked failed")
+      ->default_val(3)
       ->check(count_range(1, 1000));
   r->add_option("--backend", run.backend, "auto|cpu|cuda")->default_val("auto");
   r->add_option("--run-dir", run.run_dir, "private run directory to create (default: a fresh one)");
-  r->add_option("--hang-timeout", run.hang_timeout_s, "seconds without a heartbeat before a worker is killed (0.5 to 604800)")
-      ->default_val(30)->check(hang_timeout_check());
+  r->add_option("--hang-timeout", run.hang_timeout_s,
+                "seconds without a heartbeat before a worker is killed (0.5 to 604800)")
+      ->default_val(30)
+      ->check(hang_timeout_check());
   r->add_option("--metrics", run.metrics, "write one JSON line per sample and per event (docs/metrics.md)");
-  r->add_option("--sample-ms", run.sample_ms, "sampling interval in milliseconds")->default_val(250)->check(
-      count_range(10, 60000));
+  r->add_option("--sample-ms", run.sample_ms, "sampling interval in milliseconds")
+      ->default_val(250)
+      ->check(count_range(10, 60000));
 
   StatusArgs status;
   auto* st = app.add_subcommand("status", "show a running `proofpipe run`: workers, slots, partitions, memory");
@@ -82,7 +93,8 @@ int main(int argc, char** argv) {
   st->add_flag("--json", status.json, "print the raw status JSON");
 
   DemoArgs demo;
-  auto* d = app.add_subcommand("demo", "prove the bundled circuit's partitions through the full pipeline and verify them");
+  auto* d =
+      app.add_subcommand("demo", "prove the bundled circuit's partitions through the full pipeline and verify them");
   d->add_option("--out", demo.out, "output folder")->default_val("proofpipe-demo");
   d->add_flag("--overwrite", demo.overwrite, "replace the outputs of an earlier demo in --out");
   d->add_option("--synth-workers", demo.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);

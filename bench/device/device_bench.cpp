@@ -13,8 +13,8 @@
 // Device times are kernel time with the data resident (cudaEvents, median of
 // --reps); the CPU times are wall time, median of --reps.
 // Output: one JSON object per line on --json (default stdout), then a table.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
   for (auto kind : {cuda::FieldKind::kFr, cuda::FieldKind::kFq}) {
     for (bool portable : {false, true}) {
       auto rate = cuda::time_mul_rate(kind, portable ? cuda::MulPath::kPortable : cuda::MulPath::kPtx);
-      const std::string what = std::string(kind == cuda::FieldKind::kFr ? "fr" : "fq") + "_mul" +
-                               (portable ? "_portable" : "_ptx");
+      const std::string what =
+          std::string(kind == cuda::FieldKind::kFr ? "fr" : "fq") + "_mul" + (portable ? "_portable" : "_ptx");
       if (!rate) {
         std::fprintf(stderr, "%s: %s\n", what.c_str(), rate.status().message().c_str());
         ++failures;
@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
       record({what, 0, *rate / 1e9, "Gmul/s", ""});
     }
   }
-  for (unsigned k = 20; k <= max_log; k += 2) device_row("ntt_forward", k, cuda::time_ntt_ms(k, cuda::NttOp::kForward, reps));
+  for (unsigned k = 20; k <= max_log; k += 2)
+    device_row("ntt_forward", k, cuda::time_ntt_ms(k, cuda::NttOp::kForward, reps));
   for (unsigned k = 20; k <= max_log; k += 2) device_row("h_step", k, cuda::time_compute_h_ms(k, reps));
   // What the context holds before the MSMs (the NTT tables stay cached
   // for the process; each MSM bench frees its own buffers).
@@ -136,12 +137,11 @@ int main(int argc, char** argv) {
       phase_lines.push_back(fmt::format("{} 2^{} phases: not measured ({})", what, k, ph.status().message()));
       continue;
     }
-    const std::pair<const char*, double> parts[] = {{"split", ph->split},   {"digits", ph->digits},
-                                                    {"sort", ph->sort},     {"runs", ph->runs},
-                                                    {"accumulate", ph->accumulate}, {"reduce", ph->reduce},
-                                                    {"combine", ph->combine}};
-    std::string line = fmt::format("{} 2^{} phases (ms; {} windowed, {} +-1; c = {}, {} groups, {} levels):", what,
-                                   k, ph->others, ph->ones, ph->window_bits, ph->groups, ph->levels);
+    const std::pair<const char*, double> parts[] = {
+        {"split", ph->split},           {"digits", ph->digits}, {"sort", ph->sort},      {"runs", ph->runs},
+        {"accumulate", ph->accumulate}, {"reduce", ph->reduce}, {"combine", ph->combine}};
+    std::string line = fmt::format("{} 2^{} phases (ms; {} windowed, {} +-1; c = {}, {} groups, {} levels):", what, k,
+                                   ph->others, ph->ones, ph->window_bits, ph->groups, ph->levels);
     for (const auto& [name, ms] : parts) {
       std::fprintf(json, "{\"what\":\"%s_phase_%s\",\"log_n\":%u,\"value\":%.4f,\"unit\":\"ms\",\"device\":\"%s\"}\n",
                    what, name, k, ms, info->name.c_str());
@@ -188,8 +188,8 @@ int main(int argc, char** argv) {
       if (const Row* cpu = find("cpu_" + r.what, 20)) ratio = fmt::format("{:.1f}x faster", cpu->value / r.value);
     }
     const std::string size = r.log_n ? fmt::format("2^{}", r.log_n) : "-";
-    std::printf("%-16s %6s %12.3f %8s  %s%s\n", r.what.c_str(), size.c_str(), r.value, r.unit.c_str(),
-                ratio.c_str(), r.note.c_str());
+    std::printf("%-16s %6s %12.3f %8s  %s%s\n", r.what.c_str(), size.c_str(), r.value, r.unit.c_str(), ratio.c_str(),
+                r.note.c_str());
   }
   for (const std::string& line : phase_lines) std::printf("%s\n", line.c_str());
   std::printf("anchors: G1 MSM 2^24 ZPrize'23 109 ms, H200 floor ~83 ms, first-version aim < 150 ms\n");
@@ -217,7 +217,8 @@ int main(int argc, char** argv) {
           line += fmt::format(" {} failed ({});", name, ms.status().message());
           continue;
         }
-        std::fprintf(json, "{\"what\":\"msm_g1_plan_%s\",\"log_n\":%u,\"value\":%.4f,\"unit\":\"ms\",\"device\":\"%s\"}\n",
+        std::fprintf(json,
+                     "{\"what\":\"msm_g1_plan_%s\",\"log_n\":%u,\"value\":%.4f,\"unit\":\"ms\",\"device\":\"%s\"}\n",
                      name.c_str(), max_log, *ms, info->name.c_str());
         std::fflush(json);
         line += fmt::format(" {} {:.1f}", name, *ms);

@@ -153,8 +153,7 @@ Status detail::fault_reached(const char* site, int partition, bool can_return, s
     if (f->spec.nth != 0 && hit != f->spec.nth) continue;
     const bool returns = f->spec.action == FaultAction::kDeviceLost || f->spec.action == FaultAction::kError;
     if (returns && !can_return) {
-      spdlog::warn("fault point {}: {} cannot fire here (this site returns no error)", site,
-                   format_faults({f->spec}));
+      spdlog::warn("fault point {}: {} cannot fire here (this site returns no error)", site, format_faults({f->spec}));
       continue;
     }
     if (f->spec.action == FaultAction::kCorrupt && damageable.empty()) {
@@ -170,18 +169,14 @@ Status detail::fault_reached(const char* site, int partition, bool can_return, s
       case FaultAction::kKill:
         ::kill(::getpid(), SIGKILL);
         for (;;) ::pause();
-      case FaultAction::kExit:
-        ::_exit(kFaultExitCode);
+      case FaultAction::kExit: ::_exit(kFaultExitCode);
       case FaultAction::kHang:
         g_hung = true;
         for (;;) ::pause();
       case FaultAction::kStall:  // this thread only; fault_hung() stays false
         for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-      case FaultAction::kOom:
-        run_oom();
-      case FaultAction::kDelay:
-        std::this_thread::sleep_for(std::chrono::milliseconds(f->spec.delay_ms));
-        break;
+      case FaultAction::kOom: run_oom();
+      case FaultAction::kDelay: std::this_thread::sleep_for(std::chrono::milliseconds(f->spec.delay_ms)); break;
       case FaultAction::kSpike: {
         // mmap/munmap, not malloc/free: the pages really come and go.
         const size_t len = size_t(f->spec.spike_mb) << 20;
@@ -199,9 +194,7 @@ Status detail::fault_reached(const char* site, int partition, bool can_return, s
       case FaultAction::kError:
         if (result) result = make_error(ErrorCode::kInternal, "fault point {}: injected error", site);
         break;
-      case FaultAction::kCorrupt:
-        damageable[damageable.size() / 2] ^= std::byte{1};
-        break;
+      case FaultAction::kCorrupt: damageable[damageable.size() / 2] ^= std::byte{1}; break;
     }
   }
   return result;

@@ -67,7 +67,8 @@ bool same_file(const fs::path& a, const fs::path& b) {
   if (fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal()) return true;
   // lstat: a link at an output name is replaced, not written through, so
   // two links to one file are two names; a hard link is the same file.
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   return ::lstat(a.c_str(), &sa) == 0 && ::lstat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
          sa.st_ino == sb.st_ino;
 }
@@ -85,7 +86,10 @@ Result<PendingFile> PendingFile::create(const fs::path& target, std::string_view
 }
 
 PendingFile::PendingFile(PendingFile&& o) noexcept
-    : target_(std::move(o.target_)), tmp_(std::move(o.tmp_)), what_(std::move(o.what_)), fd_(o.fd_),
+    : target_(std::move(o.target_)),
+      tmp_(std::move(o.tmp_)),
+      what_(std::move(o.what_)),
+      fd_(o.fd_),
       committed_(o.committed_) {
   o.fd_ = -1;
   o.committed_ = true;  // nothing left for the moved-from object to clean up

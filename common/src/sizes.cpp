@@ -24,7 +24,8 @@ Result<uint64_t> parse_size(std::string_view text) {
   }
   std::string unit;
   for (size_t j = i; j < s.size(); ++j) {
-    if (!std::isspace(static_cast<unsigned char>(s[j]))) unit += static_cast<char>(std::toupper(static_cast<unsigned char>(s[j])));
+    if (!std::isspace(static_cast<unsigned char>(s[j])))
+      unit += static_cast<char>(std::toupper(static_cast<unsigned char>(s[j])));
   }
   // Accept K, KB, KIB (and M, G, T likewise); all binary multiples.
   double mult = 1;
@@ -33,8 +34,8 @@ Result<uint64_t> parse_size(std::string_view text) {
     size_t p = kUnits.find(unit[0]);
     std::string_view rest = std::string_view(unit).substr(1);
     if (p == std::string_view::npos || !(rest.empty() || rest == "B" || rest == "IB")) {
-      return make_error(ErrorCode::kInvalidArgument, "size '{}': unknown unit '{}' (use K, M, G, T, optionally with B or iB)", s,
-                        s.substr(i));
+      return make_error(ErrorCode::kInvalidArgument,
+                        "size '{}': unknown unit '{}' (use K, M, G, T, optionally with B or iB)", s, s.substr(i));
     }
     mult = std::ldexp(1.0, 10 * static_cast<int>(p + 1));
   }

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "proofpipe/common/sizes.hpp"
 
@@ -23,7 +23,8 @@ inline constexpr double kMaxHangTimeoutS = 7 * 24 * 3600.0;
 // Empty when `seconds` is an acceptable --hang-timeout, else what is wrong.
 inline std::string hang_timeout_problem(double seconds) {
   if (std::isfinite(seconds) && seconds >= kMinHangTimeoutS && seconds <= kMaxHangTimeoutS) return {};
-  return fmt::format("{} is not a number of seconds from {} to {} (one week)", seconds, kMinHangTimeoutS, kMaxHangTimeoutS);
+  return fmt::format("{} is not a number of seconds from {} to {} (one week)", seconds, kMinHangTimeoutS,
+                     kMaxHangTimeoutS);
 }
 
 // A whole number from `min` to `max`: no sign, no fraction, no "auto" 0.
@@ -42,7 +43,8 @@ inline CLI::Validator hang_timeout_check() {
       [](std::string& text) -> std::string {
         char* end = nullptr;
         const double s = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size()) return fmt::format("'{}' is not a number of seconds", text);
+        if (text.empty() || end != text.c_str() + text.size())
+          return fmt::format("'{}' is not a number of seconds", text);
         return hang_timeout_problem(s);
       },
       "SECONDS");

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "cli_error.hpp"
 #include "dev_key.hpp"
 #include "proofpipe/common/parallel.hpp"
-#include "cli_error.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/formats/wtns.hpp"

@@ -9,8 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include "cli_error.hpp"
-#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/backends/factory.hpp"
+#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/formats/wtns.hpp"
@@ -77,7 +77,8 @@ int run_prove(const ProveArgs& args) {
   if (!verdict) return fail(verdict.status());
   if (!verdict->valid) return fail(why_invalid(args, verdict->reason));
   if (Status st = formats::write_proof_and_public(args.proof, *proof, args.public_json, pub); !st) return fail(st);
-  spdlog::info("proved n={} vars={} backend={} s={:.3f}", pk.domain_size, pk.n_vars, (*backend)->name(), seconds_since(t0));
+  spdlog::info("proved n={} vars={} backend={} s={:.3f}", pk.domain_size, pk.n_vars, (*backend)->name(),
+               seconds_since(t0));
   return kExitOk;
 }
 

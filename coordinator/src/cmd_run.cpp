@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli_error.hpp"
 #include "outputs.hpp"
 #include "pipeline.hpp"
 #include "proofpipe/common/sizes.hpp"
-#include "cli_error.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/ipc/messages.hpp"
@@ -63,8 +63,8 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
   for (const auto& s : r.seats) {
     std::string name = fmt::format("{}.{}", ipc::role_name(s.role), s.seat);
     if (!s.backend.empty()) name += " (" + ipc::describe(ipc::GpuHello{s.backend, s.devices, s.intake}) + ")";
-    std::printf("%-16s %12s %12s %6lu\n", name.c_str(),
-                format_size(s.peak_rss_bytes).c_str(), s.cgroup_peak_bytes ? format_size(s.cgroup_peak_bytes).c_str() : "-",
+    std::printf("%-16s %12s %12s %6lu\n", name.c_str(), format_size(s.peak_rss_bytes).c_str(),
+                s.cgroup_peak_bytes ? format_size(s.cgroup_peak_bytes).c_str() : "-",
                 static_cast<unsigned long>(s.oom_kills));
     peak_sum += s.peak_rss_bytes;
     ooms += s.oom_kills;
@@ -74,8 +74,8 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
               r.wall_s > 0 ? 3600.0 * double(proved) / r.wall_s : 0.0, static_cast<unsigned long>(r.restarts),
               static_cast<unsigned long>(ooms));
   if (!intake.empty()) {
-    std::printf("proving stages, median of %zu proofs (%s): intake %.3f s, H step %.3f s, MSMs %.3f s\n",
-                intake.size(), seat_backends(r).c_str(), median(intake), median(h), median(msms));
+    std::printf("proving stages, median of %zu proofs (%s): intake %.3f s, H step %.3f s, MSMs %.3f s\n", intake.size(),
+                seat_backends(r).c_str(), median(intake), median(h), median(msms));
   }
   std::printf("memory: sum of per-process peaks %s, most at one sample %s; ring %s (%u x %s)%s\n",
               format_size(peak_sum).c_str(), format_size(r.max_total_peak_bytes).c_str(),
@@ -129,8 +129,8 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   if (table) print_summary_table(ledger, *report, prepared->config);
   const std::string summary_note =
       summary_st ? "summary: " + summary.string() : "the summary could not be written: " + summary_st.message();
-  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved in %.2f s (%.3f s/proof); %s\n", o.proved,
-               o.partitions, report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0, summary_note.c_str());
+  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved in %.2f s (%.3f s/proof); %s\n", o.proved, o.partitions,
+               report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0, summary_note.c_str());
   if (!summary_st) {
     o.exit_code = kExitError;
   } else if (report->interrupted) {
@@ -148,7 +148,8 @@ int run_run(const RunArgs& args) { return run_batch(args, /*table=*/true).exit_c
 int run_demo(const DemoArgs& demo) {
   const std::filesystem::path dir = PP_DEMO_DIR;
   if (!std::filesystem::exists(dir / "circuit.zkey")) {
-    return fail(make_error(ErrorCode::kNotFound, "demo circuit not found in '{}' (run from a source checkout)", dir.string()));
+    return fail(
+        make_error(ErrorCode::kNotFound, "demo circuit not found in '{}' (run from a source checkout)", dir.string()));
   }
   RunArgs args;
   args.zkey = (dir / "circuit.zkey").string();
@@ -175,12 +176,12 @@ int run_demo(const DemoArgs& demo) {
   uint64_t peak_sum = o.report.coordinator_peak_rss_bytes;
   for (const auto& s : o.report.seats) peak_sum += s.peak_rss_bytes;
   std::printf("proofpipe demo\n");
-  std::printf("  partitions      %zu proved of %zu, %zu verified from disk (built-in verifier)\n", o.proved, o.partitions,
-              ok);
+  std::printf("  partitions      %zu proved of %zu, %zu verified from disk (built-in verifier)\n", o.proved,
+              o.partitions, ok);
   std::printf("  time            %.2f s wall, %.3f s/proof\n", o.report.wall_s,
               o.proved ? o.report.wall_s / double(o.proved) : 0.0);
-  std::printf("  workers         %u synth, %u gpu (backend: %s), %lu restarts\n", demo.synth_workers,
-              demo.gpu_workers, seat_backends(o.report).c_str(), static_cast<unsigned long>(o.report.restarts));
+  std::printf("  workers         %u synth, %u gpu (backend: %s), %lu restarts\n", demo.synth_workers, demo.gpu_workers,
+              seat_backends(o.report).c_str(), static_cast<unsigned long>(o.report.restarts));
   std::printf("  ring            %u slots x %s = %s\n", o.report.slots, format_size(o.report.slot_size).c_str(),
               format_size(o.report.ring_bytes).c_str());
   std::printf("  peak memory     %s (sum of per-process peak RSS)\n", format_size(peak_sum).c_str());

@@ -7,8 +7,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "dev_key.hpp"
 #include "cli_error.hpp"
+#include "dev_key.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/r1cs.hpp"
 #include "proofpipe/formats/zkey_writer.hpp"

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "proofpipe/common/sizes.hpp"
 #include "cli_error.hpp"
+#include "proofpipe/common/sizes.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/ipc/channel.hpp"
 #include "proofpipe/ipc/messages.hpp"
@@ -50,10 +50,10 @@ void print_table(const json& s) {
     const int part = w["partition"];
     const std::string backend =
         w.contains("backend") ? ipc::describe(ipc::GpuHello{w["backend"], w.value("devices", std::string()), {}}) : "-";
-    std::printf("%-10s %8d %-11s %9s %10s %10s %8d %4d  %s\n", w["worker"].get<std::string>().c_str(), w["pid"].get<int>(),
-                w["state"].get<std::string>().c_str(), part >= 0 ? std::to_string(part).c_str() : "-",
-                size_or_dash(w, "rss").c_str(), size_or_dash(w, "peak").c_str(), w["restarts"].get<int>(),
-                w["oom_kills"].get<int>(), backend.c_str());
+    std::printf("%-10s %8d %-11s %9s %10s %10s %8d %4d  %s\n", w["worker"].get<std::string>().c_str(),
+                w["pid"].get<int>(), w["state"].get<std::string>().c_str(),
+                part >= 0 ? std::to_string(part).c_str() : "-", size_or_dash(w, "rss").c_str(),
+                size_or_dash(w, "peak").c_str(), w["restarts"].get<int>(), w["oom_kills"].get<int>(), backend.c_str());
   }
   const auto& sl = s["slots"];
   std::printf("slots: %d x %s: free %d, writing %d, ready %d, consuming %d, quarantined %d\n",
@@ -73,7 +73,8 @@ int run_status(const StatusArgs& args) {
   fs::path dir = args.run_dir;
   if (dir.empty()) {
     const auto runs = live_runs();
-    if (runs.empty()) return fail(fmt::format("no running proofpipe run under '{}'", coord::default_run_base().string()));
+    if (runs.empty())
+      return fail(fmt::format("no running proofpipe run under '{}'", coord::default_run_base().string()));
     if (runs.size() > 1) {
       std::string list;
       for (const auto& r : runs) list += " " + r.string();

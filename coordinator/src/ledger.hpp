@@ -30,20 +30,20 @@ const char* part_state_name(PartState s);
 struct Partition {
   uint64_t request = 0;
   uint32_t index = 0;
-  std::string stem;            // output name: <stem>.proof.json
+  std::string stem;  // output name: <stem>.proof.json
   std::filesystem::path wtns;
   std::vector<ff::Fr> public_signals;  // w[1..nPublic], read at start
 
   PartState state = PartState::kPending;
-  uint32_t attempt = 0;  // attempts started; the current one's number
-  std::optional<uint8_t> seat;   // the worker that holds it (WRITING, PROVING)
-  std::optional<uint32_t> slot;  // its slot (WRITING, READY, PROVING until released)
-  uint64_t epoch = 0;    // the slot word's epoch as last known
-  std::vector<std::string> causes;  // one per failed attempt
-  double started_s = 0, done_s = 0;  // run clock: first grant, commit
+  uint32_t attempt = 0;                      // attempts started; the current one's number
+  std::optional<uint8_t> seat;               // the worker that holds it (WRITING, PROVING)
+  std::optional<uint32_t> slot;              // its slot (WRITING, READY, PROVING until released)
+  uint64_t epoch = 0;                        // the slot word's epoch as last known
+  std::vector<std::string> causes;           // one per failed attempt
+  double started_s = 0, done_s = 0;          // run clock: first grant, commit
   double write_started_s = 0, sealed_s = 0;  // of the last attempt
-  double synth_s = 0, prove_s = 0;  // last attempt: grant -> seal, seal -> commit (queueing included)
-  ipc::ProveStages stages;          // the committed proof's, as its proving worker timed them
+  double synth_s = 0, prove_s = 0;           // last attempt: grant -> seal, seal -> commit (queueing included)
+  ipc::ProveStages stages;                   // the committed proof's, as its proving worker timed them
 };
 
 class Ledger {

@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "procfs.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/proof_json.hpp"
-#include "procfs.hpp"
 
 namespace proofpipe::coord {
 namespace fs = std::filesystem;
@@ -73,7 +73,8 @@ Status remove_old_outputs(const fs::path& out, std::span<const Partition> parts)
 CreatedDirs::CreatedDirs(const fs::path& out) : out_(fs::absolute(out).lexically_normal()) {
   if (out_.filename().empty()) out_ = out_.parent_path();  // "out/" names out
   std::error_code ec;
-  for (fs::path p = out_; !p.empty() && p != p.root_path() && !fs::exists(fs::symlink_status(p, ec)); p = p.parent_path()) {
+  for (fs::path p = out_; !p.empty() && p != p.root_path() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
     first_new_ = p;
   }
 }
@@ -113,20 +114,22 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
   nlohmann::json failed = nlohmann::json::array();
   nlohmann::json retried = nlohmann::json::array();
   for (const auto& p : ledger.all()) {
-    if (p.state == PartState::kFailed) failed.push_back({{"partition", p.stem}, {"attempts", p.attempt}, {"causes", p.causes}});
+    if (p.state == PartState::kFailed)
+      failed.push_back({{"partition", p.stem}, {"attempts", p.attempt}, {"causes", p.causes}});
     if (p.state == PartState::kDone && !p.causes.empty()) {
       retried.push_back({{"partition", p.stem}, {"attempts", p.attempt}, {"causes", p.causes}});
     }
   }
   nlohmann::json per_partition = nlohmann::json::array();
   for (const auto& p : ledger.all()) {
-    per_partition.push_back({{"partition", p.stem},
-                             {"state", part_state_name(p.state)},
-                             {"attempts", p.attempt},
-                             {"synth_s", p.synth_s},
-                             {"prove_s", p.prove_s},
-                             {"stages", {{"intake_s", p.stages.intake_s}, {"h_s", p.stages.h_s}, {"msms_s", p.stages.msms_s}}},
-                             {"done_at_s", p.done_s}});
+    per_partition.push_back(
+        {{"partition", p.stem},
+         {"state", part_state_name(p.state)},
+         {"attempts", p.attempt},
+         {"synth_s", p.synth_s},
+         {"prove_s", p.prove_s},
+         {"stages", {{"intake_s", p.stages.intake_s}, {"h_s", p.stages.h_s}, {"msms_s", p.stages.msms_s}}},
+         {"done_at_s", p.done_s}});
   }
   nlohmann::json seats = nlohmann::json::array();
   uint64_t peak_sum = r.coordinator_peak_rss_bytes;
@@ -152,7 +155,11 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
       {"retried", retried},
       {"wall_s", r.wall_s},
       {"s_per_proof", proved ? r.wall_s / double(proved) : 0.0},
-      {"ring", {{"slots", r.slots}, {"slot_bytes", r.slot_size}, {"ring_bytes", r.ring_bytes}, {"slots_from", cfg.slots_reason}}},
+      {"ring",
+       {{"slots", r.slots},
+        {"slot_bytes", r.slot_size},
+        {"ring_bytes", r.ring_bytes},
+        {"slots_from", cfg.slots_reason}}},
       {"workers", {{"synth", cfg.synth_workers}, {"gpu", cfg.gpu_workers}, {"restarts", r.restarts}}},
       {"memory",
        {{"coordinator_peak_rss_bytes", r.coordinator_peak_rss_bytes},

@@ -8,10 +8,10 @@
 // proofpipe writes").
 #pragma once
 
+#include <sys/types.h>
 #include <filesystem>
 #include <span>
 #include <string>
-#include <sys/types.h>
 
 #include "ledger.hpp"
 #include "pipeline.hpp"

@@ -19,9 +19,9 @@
 
 #include "outputs.hpp"
 #include "pipeline_impl.hpp"
+#include "proofpipe/common/sizes.hpp"
 #include "run_dir.hpp"
 #include "stale.hpp"
-#include "proofpipe/common/sizes.hpp"
 
 namespace proofpipe::coord {
 
@@ -77,12 +77,13 @@ Status Pipeline::setup() {
   sigaddset(&set, SIGTERM);
   ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal_fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (signal_fd_ < 0) return make_error(ErrorCode::kIo, "cannot watch for SIGINT/SIGTERM (signalfd): {}", std::strerror(errno));
+  if (signal_fd_ < 0)
+    return make_error(ErrorCode::kIo, "cannot watch for SIGINT/SIGTERM (signalfd): {}", std::strerror(errno));
   // The private run directory (0700): it holds the control socket, so only
   // this user's processes can talk to the coordinator.
   {
-    PP_ASSIGN_OR_RETURN(RunDir dir, cfg_.run_dir.empty() ? RunDir::create_private(default_run_base())
-                                                         : RunDir::adopt(cfg_.run_dir));
+    PP_ASSIGN_OR_RETURN(
+        RunDir dir, cfg_.run_dir.empty() ? RunDir::create_private(default_run_base()) : RunDir::adopt(cfg_.run_dir));
     // From here the destructor cleans it up (run_dir_created_: rmdir too).
     run_dir_ = dir.path();
     run_dir_created_ = dir.made();
@@ -90,8 +91,9 @@ Status Pipeline::setup() {
   }
   const std::string socket_path = (run_dir_ / "control").string();
   if (socket_path.size() > kMaxIpcPath) {
-    return make_error(ErrorCode::kInvalidArgument, "run directory path too long for a unix socket: '{}' ({} > {} bytes)",
-                      socket_path, socket_path.size(), kMaxIpcPath);
+    return make_error(ErrorCode::kInvalidArgument,
+                      "run directory path too long for a unix socket: '{}' ({} > {} bytes)", socket_path,
+                      socket_path.size(), kMaxIpcPath);
   }
   const std::string endpoint = "ipc://" + socket_path;
 
@@ -110,7 +112,8 @@ Status Pipeline::setup() {
   scheduler_.emplace(ledger_, ring_->slots(), cfg_.synth_workers, cfg_.gpu_workers);
   PP_RETURN_IF_ERROR(write_run_info(run_dir_ / "run.json", ::getpid(), ring_prefix_, endpoint, *ring_, cfg_.out));
   const std::string on_gpus = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
-  std::fprintf(stderr, "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u gpu worker%s%s; %zu partitions\n",
+  std::fprintf(stderr,
+               "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u gpu worker%s%s; %zu partitions\n",
                cfg_.slots, format_size(ring_->slot_size()).c_str(), format_size(ring_->payload_bytes()).c_str(),
                cfg_.slots_reason.c_str(), cfg_.synth_workers, cfg_.synth_workers == 1 ? "" : "s", cfg_.gpu_workers,
                cfg_.gpu_workers == 1 ? "" : "s", on_gpus.c_str(), ledger_.size());
@@ -137,7 +140,8 @@ void Pipeline::setup_memory_caps(uint64_t run_id) {
     reporter_.set_memory_caps(cgroup_version_name(cgroups_->version()));
     spdlog::info("worker cgroups under {} ({})", cgroups_->dir().string(), reporter_.memory_caps());
   } else {
-    reporter_.set_memory_caps(capped ? "RLIMIT_AS on synthesis workers (no writable cgroup)" : "none (no writable cgroup)");
+    reporter_.set_memory_caps(capped ? "RLIMIT_AS on synthesis workers (no writable cgroup)"
+                                     : "none (no writable cgroup)");
     if (capped) {
       std::fprintf(stderr,
                    "proofpipe: warning: no writable memory cgroup (%s): --synth-mem-max is enforced as RLIMIT_AS, "
@@ -159,7 +163,8 @@ Result<RunReport> Pipeline::run() {
   shutdown_workers();
   for (uint32_t s = 0; s < ring_->slot_count(); ++s) {
     const shm::SlotWord w = ring_->slots().load(s);
-    if (w.state != SlotState::kFree) spdlog::warn("slot {} ends {} (epoch {})", s, shm::slot_state_name(w.state), w.epoch);
+    if (w.state != SlotState::kFree)
+      spdlog::warn("slot {} ends {} (epoch {})", s, shm::slot_state_name(w.state), w.epoch);
   }
   return reporter_.finish(router_->dropped(), interrupted_, abort_reason_);
 }
@@ -203,8 +208,8 @@ std::vector<SeatView> Pipeline::seat_views() const {
   std::vector<SeatView> views;
   views.reserve(workers_.size());
   for (const WorkerSlot& w : workers_) {
-    views.push_back({w.role, w.seat, w.incarnation, w.child ? w.child->pid() : 0, w.leaf ? &*w.leaf : nullptr,
-                     w.retired});
+    views.push_back(
+        {w.role, w.seat, w.incarnation, w.child ? w.child->pid() : 0, w.leaf ? &*w.leaf : nullptr, w.retired});
   }
   return views;
 }

@@ -40,9 +40,9 @@ struct PipelineConfig {
   std::string backend = "auto";
   std::vector<std::string> gpus;  // --gpus: proving worker i gets CUDA_VISIBLE_DEVICES=gpus[i % size]
   double hang_timeout_s = 30;
-  uint64_t synth_mem_max = 0;  // per synthesis worker; 0: no cap
-  uint64_t gpu_mem_max = 0;    // per proving worker; 0: no cap
-  uint64_t mem_budget = 0;     // --mem-budget, for reports (0: none given)
+  uint64_t synth_mem_max = 0;     // per synthesis worker; 0: no cap
+  uint64_t gpu_mem_max = 0;       // per proving worker; 0: no cap
+  uint64_t mem_budget = 0;        // --mem-budget, for reports (0: none given)
   std::filesystem::path metrics;  // --metrics FILE.jsonl; empty: none
   unsigned sample_ms = 250;
 };
@@ -52,7 +52,7 @@ struct SeatReport {
   ipc::Role role = ipc::Role::kSynth;
   unsigned seat = 0;
   unsigned incarnations = 0;
-  uint64_t peak_rss_bytes = 0;  // max over its incarnations (ru_maxrss; includes slot pages it touched)
+  uint64_t peak_rss_bytes = 0;     // max over its incarnations (ru_maxrss; includes slot pages it touched)
   uint64_t cgroup_peak_bytes = 0;  // max over its incarnations of the leaf cgroup's high-water mark
   uint64_t oom_kills = 0;
   std::vector<std::string> deaths;  // one line per unexpected death
@@ -68,7 +68,7 @@ struct RunReport {
   uint64_t slot_size = 0;
   uint64_t coordinator_peak_rss_bytes = 0;
   std::vector<SeatReport> seats;
-  uint32_t max_slots_filled = 0;     // most slots WRITING or READY at once (sampled at every event)
+  uint32_t max_slots_filled = 0;       // most slots WRITING or READY at once (sampled at every event)
   uint32_t max_waiting_for_grant = 0;  // most synth workers idle for lack of a free slot
   uint64_t max_total_rss_bytes = 0;    // most resident memory of all processes at one sample
   uint64_t max_total_peak_bytes = 0;   // most of the summed per-interval peaks at one sample

@@ -18,15 +18,15 @@ namespace proofpipe::coord {
 struct WorkerSlot {
   ipc::Role role = ipc::Role::kSynth;
   uint8_t seat = 0;
-  uint32_t incarnation = 0;  // of the current (or last) child
-  std::optional<Child> child;  // set while a child of this seat is running
+  uint32_t incarnation = 0;        // of the current (or last) child
+  std::optional<Child> child;      // set while a child of this seat is running
   std::optional<CgroupLeaf> leaf;  // its cgroup, while it runs
-  std::string kill_reason;     // set when the coordinator SIGKILLs it
-  std::string peer;            // its routing id
-  bool ever_hello = false;  // some incarnation of this seat got through its set-up
+  std::string kill_reason;         // set when the coordinator SIGKILLs it
+  std::string peer;                // its routing id
+  bool ever_hello = false;         // some incarnation of this seat got through its set-up
   uint32_t consecutive_deaths = 0;
-  double respawn_at = -1;  // run clock; < 0: no respawn pending
-  bool retired = false;    // crash-loop breaker tripped
+  double respawn_at = -1;       // run clock; < 0: no respawn pending
+  bool retired = false;         // crash-loop breaker tripped
   std::string retired_because;  // for the run's abort reason
 };
 
@@ -78,9 +78,9 @@ class Pipeline {
   std::optional<ipc::Router> router_;
   int signal_fd_ = -1;
   uint32_t next_incarnation_ = 1;
-  std::vector<WorkerSlot> workers_;  // index = seat: synth seats first, then gpu
+  std::vector<WorkerSlot> workers_;     // index = seat: synth seats first, then gpu
   std::optional<Scheduler> scheduler_;  // every decision over the ledger and the slots
-  Reporter reporter_;  // the run's figures, --metrics, progress and status
+  Reporter reporter_;                   // the run's figures, --metrics, progress and status
   bool interrupted_ = false;
   std::string abort_reason_;  // non-empty when the run gave up (no workers left)
   bool stopping_ = false;

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <thread>
 
 #include <fmt/format.h>
@@ -49,13 +49,20 @@ Status Pipeline::spawn(WorkerSlot& w) {
   w.incarnation = next_incarnation_++;
   SpawnOptions opt;
   opt.argv = {exe.string(),
-              "--endpoint", "ipc://" + (run_dir_ / "control").string(),
-              "--ring", ring_prefix_,
-              "--zkey", cfg_.zkey.string(),
-              "--seat", std::to_string(w.seat),
-              "--incarnation", std::to_string(w.incarnation),
-              "--parent", std::to_string(::getpid()),
-              "--backend", cfg_.backend};
+              "--endpoint",
+              "ipc://" + (run_dir_ / "control").string(),
+              "--ring",
+              ring_prefix_,
+              "--zkey",
+              cfg_.zkey.string(),
+              "--seat",
+              std::to_string(w.seat),
+              "--incarnation",
+              std::to_string(w.incarnation),
+              "--parent",
+              std::to_string(::getpid()),
+              "--backend",
+              cfg_.backend};
   opt.env = worker_env(w);
   const uint64_t cap = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
   w.leaf.reset();
@@ -222,7 +229,7 @@ void Pipeline::check_hangs() {
     w.kill_reason = fmt::format("no heartbeat for {:.1f} s{}", double(now_ms - st.last_beat_ms) / 1000,
                                 in_setup ? " in its set-up" : "");
     spdlog::error("{} sent {}: killing it", seat_name(w), w.kill_reason);
-    w.child->kill(SIGKILL);  // its death is handled when it is reaped
+    w.child->kill(SIGKILL);       // its death is handled when it is reaped
     ring_->beat(w.seat, now_ms);  // once
   }
 }

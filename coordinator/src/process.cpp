@@ -40,7 +40,7 @@ Result<Child> Child::spawn(const SpawnOptions& opt) {
   envp.push_back(nullptr);
   int gate[2];
   if (::pipe2(gate, O_CLOEXEC) != 0) return make_error(ErrorCode::kIo, "pipe: {}", std::strerror(errno));
-  const struct rlimit limit {rlim_t(opt.rlimit_as), rlim_t(opt.rlimit_as)};
+  const struct rlimit limit { rlim_t(opt.rlimit_as), rlim_t(opt.rlimit_as) };
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {

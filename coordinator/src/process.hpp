@@ -15,12 +15,12 @@
 namespace proofpipe::coord {
 
 struct ExitInfo {
-  int exit_code = -1;  // when it exited
-  int signal = 0;      // when a signal killed it
+  int exit_code = -1;           // when it exited
+  int signal = 0;               // when a signal killed it
   uint64_t peak_rss_bytes = 0;  // ru_maxrss of the incarnation
   // Filled in by the supervisor from what it knows beyond the wait status.
-  bool oom_killed = false;   // the incarnation's cgroup counted an OOM kill
-  uint64_t cap_bytes = 0;    // its memory cap, for the message
+  bool oom_killed = false;     // the incarnation's cgroup counted an OOM kill
+  uint64_t cap_bytes = 0;      // its memory cap, for the message
   std::string killed_because;  // the coordinator sent the SIGKILL ("no heartbeat for 30 s")
   // "exit 65 (worker set-up failed)", "killed by SIGKILL", "OOM-killed by its cgroup"
   std::string describe() const;

@@ -15,8 +15,8 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "procfs.hpp"
 
@@ -87,8 +87,8 @@ std::optional<std::pair<long, uint64_t>> run_json_owner(int dir_fd, std::string*
   text.resize(size_t(got));
   const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   const bool ours = j.is_object() && j.contains("pid") && j["pid"].is_number_integer() &&
-                    j.contains("pid_start_ticks") && j["pid_start_ticks"].is_number_unsigned() &&
-                    j.contains("ring") && j["ring"].is_string() && j.contains("endpoint") && j["endpoint"].is_string();
+                    j.contains("pid_start_ticks") && j["pid_start_ticks"].is_number_unsigned() && j.contains("ring") &&
+                    j["ring"].is_string() && j.contains("endpoint") && j["endpoint"].is_string();
   if (!ours || j["pid"].get<long>() <= 0) {
     *why = "its run.json is not a proofpipe run's (pid, pid_start_ticks, ring, endpoint)";
     return std::nullopt;
@@ -132,7 +132,8 @@ RunDirVerdict inspect_run_dir(const fs::path& dir) {
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) return foreign(fmt::format("cannot stat it: {}", std::strerror(errno)));
-  if (st.st_uid != ::geteuid()) return foreign(fmt::format("it is owned by uid {}, not by this user (uid {})", st.st_uid, ::geteuid()));
+  if (st.st_uid != ::geteuid())
+    return foreign(fmt::format("it is owned by uid {}, not by this user (uid {})", st.st_uid, ::geteuid()));
   if ((st.st_mode & 07777) != 0700) return foreign(fmt::format("its mode is {:04o}, not 0700", st.st_mode & 07777));
   bool has_run_json = false, empty = true;
   if (std::string why = check_entries(fd, &has_run_json, &empty); !why.empty()) return foreign(std::move(why));
@@ -166,7 +167,8 @@ void remove_run_files(const fs::path& dir, bool remove_dir) {
 Result<RunDir> RunDir::create_private(const fs::path& base) {
   std::string tmpl = (base / (std::string(kRunDirPrefix) + "XXXXXX")).string();
   if (::mkdtemp(tmpl.data()) == nullptr) {
-    return make_error(ErrorCode::kIo, "cannot create a run directory under '{}': {}", base.string(), std::strerror(errno));
+    return make_error(ErrorCode::kIo, "cannot create a run directory under '{}': {}", base.string(),
+                      std::strerror(errno));
   }
   return RunDir(fs::path(tmpl), true);
 }
@@ -186,18 +188,16 @@ Result<RunDir> RunDir::adopt(const fs::path& dir) {
   };
   const RunDirVerdict v = inspect_run_dir(dir);
   switch (v.kind) {
-    case RunDirKind::kMissing:
-      return make();
-    case RunDirKind::kEmpty:
-      return RunDir(dir, false);
+    case RunDirKind::kMissing: return make();
+    case RunDirKind::kEmpty: return RunDir(dir, false);
     case RunDirKind::kStale:
       spdlog::info("removing stale run directory {} (its coordinator, {}, is gone)", dir.string(), v.why);
       remove_run_files(dir, true);
       return make();
     case RunDirKind::kLive:
-      return make_error(ErrorCode::kInvalidArgument, "--run-dir '{}' belongs to a running proofpipe ({})", dir.string(), v.why);
-    case RunDirKind::kForeign:
-      break;
+      return make_error(ErrorCode::kInvalidArgument, "--run-dir '{}' belongs to a running proofpipe ({})", dir.string(),
+                        v.why);
+    case RunDirKind::kForeign: break;
   }
   return make_error(ErrorCode::kInvalidArgument,
                     "--run-dir '{}' exists and is not a proofpipe run directory ({}): not using or removing it; give a "

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string_view>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -39,7 +39,8 @@ Result<std::vector<std::filesystem::path>> list_witnesses(const cli::RunArgs& ar
     std::sort(found.begin(), found.end());
     paths.insert(paths.end(), found.begin(), found.end());
   }
-  if (paths.empty()) return make_error(ErrorCode::kInvalidArgument, "no witnesses: give --witness FILE... or --witness-dir DIR");
+  if (paths.empty())
+    return make_error(ErrorCode::kInvalidArgument, "no witnesses: give --witness FILE... or --witness-dir DIR");
   return paths;
 }
 
@@ -68,26 +69,32 @@ Status check_out_dir(const std::filesystem::path& out, std::span<const Partition
 Result<std::vector<std::string>> parse_gpus(std::string_view text, std::string_view inherited) {
   std::vector<std::string> out;
   if (text.empty()) return out;
-  const std::vector<std::string_view> allowed = inherited.empty() ? std::vector<std::string_view>{} : split_list(inherited);
+  const std::vector<std::string_view> allowed =
+      inherited.empty() ? std::vector<std::string_view>{} : split_list(inherited);
   for (std::string_view item : split_list(text)) {
     unsigned k = 0;
     const bool ordinal = parse_uint(item, &k);
     const bool uuid = (item.rfind("GPU-", 0) == 0 || item.rfind("MIG-", 0) == 0) && item.size() > 4 &&
-                      std::all_of(item.begin(), item.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '-' || c == '/'; });
+                      std::all_of(item.begin(), item.end(),
+                                  [](char c) { return std::isalnum((unsigned char)c) || c == '-' || c == '/'; });
     if (!ordinal && !uuid)
-      return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': '{}' is not a device number or GPU-/MIG- UUID", text, item);
+      return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': '{}' is not a device number or GPU-/MIG- UUID", text,
+                        item);
     std::string device(item);
     if (ordinal) {
       device = std::to_string(k);
       if (!allowed.empty()) {
         if (k >= allowed.size())
-          return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': device {} is not among the {} of CUDA_VISIBLE_DEVICES={}",
-                            text, k, allowed.size(), inherited);
+          return make_error(ErrorCode::kInvalidArgument,
+                            "--gpus '{}': device {} is not among the {} of CUDA_VISIBLE_DEVICES={}", text, k,
+                            allowed.size(), inherited);
         device = std::string(allowed[k]);
       }
     }
     if (std::find(out.begin(), out.end(), device) != out.end())
-      return make_error(ErrorCode::kInvalidArgument, "--gpus '{}': device {} is listed twice (more workers per device: --gpu-workers)", text, device);
+      return make_error(ErrorCode::kInvalidArgument,
+                        "--gpus '{}': device {} is listed twice (more workers per device: --gpu-workers)", text,
+                        device);
     out.push_back(std::move(device));
   }
   return out;
@@ -166,7 +173,8 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
       return make_error(ErrorCode::kInvalidArgument, "--gpus names CUDA devices; it cannot go with --backend cpu");
     args.backend = "cuda";
     if (args.gpu_workers < gpus.size()) {
-      std::fprintf(stderr, "proofpipe: warning: --gpus lists %zu devices for %u proving workers: the last %zu stay idle\n",
+      std::fprintf(stderr,
+                   "proofpipe: warning: --gpus lists %zu devices for %u proving workers: the last %zu stay idle\n",
                    gpus.size(), args.gpu_workers, gpus.size() - args.gpu_workers);
     }
   }
@@ -218,7 +226,8 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
     if (text->empty()) continue;
     PP_ASSIGN_OR_RETURN(const uint64_t bytes, flag_size(flag, *text));
     // 0 would read as "no cap" (PipelineConfig): a cap of nothing is a mistake, not a request.
-    if (bytes == 0) return make_error(ErrorCode::kInvalidArgument, "{} {}: a memory cap must be more than 0 bytes", flag, *text);
+    if (bytes == 0)
+      return make_error(ErrorCode::kInvalidArgument, "{} {}: a memory cap must be more than 0 bytes", flag, *text);
     *dest = bytes;
   }
   const ipc::PartitionLayout layout{hdr.domain_size, hdr.n_vars};

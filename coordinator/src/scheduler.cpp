@@ -72,8 +72,8 @@ Actions Scheduler::on_message(const std::string& peer, const ipc::Message& m, do
   const MsgHeader& h = m.header;
   if (carries_job(h.type) && (h.slot >= slots_.slot_count() || h.partition >= ledger_.size())) {
     ++counts_.malformed_messages;
-    spdlog::warn("dropped malformed {} (the run has {} slots, {} partitions)", ipc::describe(h),
-                 slots_.slot_count(), ledger_.size());
+    spdlog::warn("dropped malformed {} (the run has {} slots, {} partitions)", ipc::describe(h), slots_.slot_count(),
+                 ledger_.size());
     return {};
   }
   // Only the live incarnation of a known seat may speak; anything else is a
@@ -280,9 +280,8 @@ void Scheduler::dispatch_ready(Actions& out) {
 }
 
 bool Scheduler::held_by_gpu(uint32_t part) const {
-  return std::any_of(seats_.begin(), seats_.end(), [&](const SeatState& w) {
-    return w.role == ipc::Role::kGpu && w.alive && w.partition == part;
-  });
+  return std::any_of(seats_.begin(), seats_.end(),
+                     [&](const SeatState& w) { return w.role == ipc::Role::kGpu && w.alive && w.partition == part; });
 }
 
 void Scheduler::queue_ready(uint32_t part, bool front) {

@@ -37,10 +37,10 @@ namespace proofpipe::coord {
 struct SeatState {
   ipc::Role role = ipc::Role::kSynth;
   uint8_t seat = 0;
-  uint32_t incarnation = 0;  // of the current (or last) child
-  bool alive = false;        // a child runs (between seat_started and seat_died)
-  bool hello = false;        // it finished its set-up
-  bool waiting = false;      // synth: asked for a slot
+  uint32_t incarnation = 0;           // of the current (or last) child
+  bool alive = false;                 // a child runs (between seat_started and seat_died)
+  bool hello = false;                 // it finished its set-up
+  bool waiting = false;               // synth: asked for a slot
   std::optional<uint32_t> partition;  // synth: the one it writes; gpu: dispatched or proving
 };
 
@@ -48,8 +48,8 @@ struct Action {
   enum class Kind : uint8_t { kSend, kVerify, kSample, kWorkDone, kHello };
   Kind kind = Kind::kSend;
   uint8_t seat = 0;
-  ipc::Message message;  // kSend: header complete (role, seat, incarnation); kHello: the body
-  const char* event = "";  // kSample
+  ipc::Message message;               // kSend: header complete (role, seat, incarnation); kHello: the body
+  const char* event = "";             // kSample
   std::optional<uint32_t> partition;  // kSample, kVerify
   groth16::Proof proof{};             // kVerify
   ipc::ProveStages stages;            // kVerify
@@ -128,10 +128,10 @@ class Scheduler {
 
   Ledger& ledger_;
   shm::SlotRing& slots_;
-  std::vector<SeatState> seats_;  // index = seat
+  std::vector<SeatState> seats_;                    // index = seat
   std::vector<std::optional<uint32_t>> slot_part_;  // slot -> the partition it carries
-  std::deque<uint8_t> grant_queue_;   // synth seats waiting for a slot, FIFO
-  std::deque<uint32_t> ready_queue_;  // READY partitions, oldest first
+  std::deque<uint8_t> grant_queue_;                 // synth seats waiting for a slot, FIFO
+  std::deque<uint32_t> ready_queue_;                // READY partitions, oldest first
   SchedulerCounts counts_;
 };
 

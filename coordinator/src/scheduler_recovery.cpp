@@ -85,13 +85,13 @@ void Scheduler::settle_slot(uint32_t s) {
     }
     case SlotState::kWriting:
     case SlotState::kConsuming:
-      if (!seats_[word.seat].alive) reclaim_slot(s, word, fmt::format("{}.{} gone", ipc::role_name(seats_[word.seat].role), word.seat));
+      if (!seats_[word.seat].alive)
+        reclaim_slot(s, word, fmt::format("{}.{} gone", ipc::role_name(seats_[word.seat].role), word.seat));
       return;
     case SlotState::kFree:
       if (part && (!holds || (st != PartState::kWriting && st != PartState::kProving))) slot_part_[s].reset();
       return;
-    default:
-      return;
+    default: return;
   }
 }
 
@@ -126,8 +126,7 @@ void Scheduler::recover_partition(uint32_t part, const std::string& cause, doubl
       spdlog::warn("{}: the prover died after releasing its slot: synthesizing again", p.stem);
       ledger_.requeue(part, cause + " after releasing its slot");
       return;
-    default:
-      return;
+    default: return;
   }
 }
 

@@ -7,8 +7,8 @@
 #include "proofpipe/common/assert.hpp"
 #include "proofpipe/msm/buckets.hpp"
 #include "proofpipe/msm/digits.hpp"
-#include "proofpipe/msm/tiles.hpp"
 #include "proofpipe/msm/msm.hpp"
+#include "proofpipe/msm/tiles.hpp"
 
 namespace proofpipe::msm {
 namespace detail {
@@ -16,7 +16,7 @@ namespace detail {
 ScalarClass fold_scalar(ff::Limbs<4>& k, uint32_t* neg) {
   constexpr ff::Limbs<4> kR = ff::MontConsts<ff::FrParams>::kP;
   while (ff::limbs_geq(k, kR)) ff::limbs_sub(k, kR);  // 2^256 < 3r: at most twice
-  *neg = fold_canonical(k);  // 0 stays 0, unfolded
+  *neg = fold_canonical(k);                           // 0 stays 0, unfolded
   return folded_class(k);
 }
 
@@ -49,8 +49,7 @@ double mean_tile(double points, unsigned c, Accumulation acc, double inversion) 
   double sum = 0;
   for (unsigned j = 0; j < w; ++j) {
     const size_t nb = detail::window_buckets(j, c);
-    const bool affine = acc == Accumulation::kBatchAffine &&
-                        detail::batch_affine_pays(nb, size_t(points), inversion);
+    const bool affine = acc == Accumulation::kBatchAffine && detail::batch_affine_pays(nb, size_t(points), inversion);
     const double fill = std::min(points, double(detail::batch_capacity(nb, inversion)));
     const double add = affine ? kBatchAddBase + inversion / std::max(1.0, fill) : kMadd;
     // Expected share of non-empty buckets after `points` uniform digits.

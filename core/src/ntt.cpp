@@ -66,9 +66,7 @@ Domain::Domain(unsigned log_n)
 }
 
 namespace {
-void check_size(const Domain& d, std::span<Fr> x, const char* what) {
-  PP_ASSERT(x.size() == d.size(), what);
-}
+void check_size(const Domain& d, std::span<Fr> x, const char* what) { PP_ASSERT(x.size() == d.size(), what); }
 }  // namespace
 
 void Domain::ntt(std::span<Fr> x) const {

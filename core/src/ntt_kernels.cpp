@@ -167,14 +167,16 @@ void dif_block(Fr* p, unsigned bits, const Fr* level) {
   const size_t len = size_t(1) << bits;
   const unsigned split = std::min(bits, kL1Bits);
   block_levels<true, Inv>(p, len, split, bits, level);
-  for (size_t sb = 0; sb < len; sb += size_t(1) << split) block_levels<true, Inv>(p + sb, size_t(1) << split, 0, split, level);
+  for (size_t sb = 0; sb < len; sb += size_t(1) << split)
+    block_levels<true, Inv>(p + sb, size_t(1) << split, 0, split, level);
 }
 
 template <bool Inv>
 void dit_block(Fr* p, unsigned bits, const Fr* level) {
   const size_t len = size_t(1) << bits;
   const unsigned split = std::min(bits, kL1Bits);
-  for (size_t sb = 0; sb < len; sb += size_t(1) << split) block_levels<false, Inv>(p + sb, size_t(1) << split, 0, split, level);
+  for (size_t sb = 0; sb < len; sb += size_t(1) << split)
+    block_levels<false, Inv>(p + sb, size_t(1) << split, 0, split, level);
   block_levels<false, Inv>(p, len, split, bits, level);
 }
 

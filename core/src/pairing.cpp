@@ -57,8 +57,8 @@ inline Line doubling_step(TwistProj& t) {
   Fq2 a = t.x * t.y;
   Fq2 b = t.y.sqr();
   Fq2 c = t.z.sqr();
-  Fq2 e = mul_by_3b(c);              // 3b'Z^2
-  Fq2 f = e.dbl() + e;               // 9b'Z^2
+  Fq2 e = mul_by_3b(c);               // 3b'Z^2
+  Fq2 f = e.dbl() + e;                // 9b'Z^2
   Fq2 h = (t.y + t.z).sqr() - b - c;  // 2YZ
   Fq2 xx = t.x.sqr();
   Fq2 e2 = e.sqr();
@@ -149,11 +149,11 @@ Fq12 final_exponentiation(const Fq12& f) {
   // Hard part, 3 (p^4 - p^2 + 1)/r = (x - 1)^2 (x + p)(x^2 + p^2 - 1) + 3:
   // 4 expt() (252 cyclotomic squarings, 20 multiplications) and 7 more
   // multiplications, 1 cyclotomic squaring, 2 Frobenius maps.
-  Fq12 t0 = expt(m) * m.conj();          // m^(x-1)
-  t0 = expt(t0) * t0.conj();             // m^((x-1)^2)
-  Fq12 t1 = expt(t0) * t0.frobenius(1);  // ^(x + p)
+  Fq12 t0 = expt(m) * m.conj();                            // m^(x-1)
+  t0 = expt(t0) * t0.conj();                               // m^((x-1)^2)
+  Fq12 t1 = expt(t0) * t0.frobenius(1);                    // ^(x + p)
   Fq12 t2 = expt(expt(t1)) * t1.frobenius(2) * t1.conj();  // ^(x^2 + p^2 - 1)
-  return t2 * m.cyclotomic_sqr() * m;   // * m^3
+  return t2 * m.cyclotomic_sqr() * m;                      // * m^3
 }
 
 Fq12 pairing(const ec::G1Affine& p, const ec::G2Affine& q) { return final_exponentiation(miller_loop(p, q)); }

@@ -49,8 +49,8 @@ namespace {
 // name it; the first and last points are kept to catch a caller that reuses
 // the same buffer for different points (then the copy is refreshed).
 struct ResidentPoints {
-  DeviceBuffer<std::byte> data;   // the points on the device
-  DeviceBuffer<uint32_t> index;   // their positions in the span; empty: all of it
+  DeviceBuffer<std::byte> data;  // the points on the device
+  DeviceBuffer<uint32_t> index;  // their positions in the span; empty: all of it
   std::vector<std::byte> first, last;
   size_t bytes() const { return data.bytes() + index.bytes(); }
 };
@@ -250,8 +250,8 @@ class CudaBackend final : public groth16::ProverBackend {
     for (size_t first = 0; first < count; first += chunk.size()) {
       const std::span<A> part = std::span<A>(chunk).first(std::min(chunk.size(), count - first));
       gather_points<Cfg>(points, index, first, part);
-      PP_RETURN_IF_ERROR(r.data.upload(reinterpret_cast<const std::byte*>(part.data()), part.size_bytes(), s,
-                                       first * sizeof(A)));
+      PP_RETURN_IF_ERROR(
+          r.data.upload(reinterpret_cast<const std::byte*>(part.data()), part.size_bytes(), s, first * sizeof(A)));
       PP_RETURN_IF_ERROR(stream_.sync());  // chunk is reused, index freed on return
     }
     spdlog::debug("uploaded {} MiB of key points ({} of {} not the identity)", r.data.bytes() >> 20, count,

@@ -24,10 +24,8 @@ bool is_sticky(cudaError_t err) {
     case cudaErrorNvlinkUncorrectable:  // uncorrectable hardware error
     case cudaErrorTensorMemoryLeak:
     case cudaErrorExternalDevice:
-    case cudaErrorUnknown:
-      return true;
-    default:
-      return false;
+    case cudaErrorUnknown: return true;
+    default: return false;
   }
 }
 

@@ -17,11 +17,11 @@
 // (the benchmark's breakdown; proofs leave it null and record nothing).
 #pragma once
 
+#include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <chrono>
@@ -115,8 +115,7 @@ __global__ void __launch_bounds__(kCurveBlock<Cfg>)
 
 template <class Cfg>
 __global__ void __launch_bounds__(kCurveBlock<Cfg>)
-    reduce_segment_kernel(uint32_t segments, const ec::Xyzz<Cfg>* buckets, size_t m, unsigned seg,
-                          ec::Xyzz<Cfg>* out) {
+    reduce_segment_kernel(uint32_t segments, const ec::Xyzz<Cfg>* buckets, size_t m, unsigned seg, ec::Xyzz<Cfg>* out) {
   const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < segments) reduce_segment_body<Cfg>(s, buckets, m, seg, out);
 }
@@ -190,8 +189,8 @@ Result<size_t> reserve_plan(MsmScratch& s, const PlanSizes& z, unsigned key_bits
   PP_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, int(z.pairs), 0, int(key_bits), stream));
   PP_CUDA_TRY(cub::DeviceRunLengthEncode::Encode(nullptr, rle_bytes, s.keys[0].data(), s.run_key.data(),
                                                  s.run_cnt.data(), s.num_runs.data(), int(z.pairs), stream));
-  PP_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, s.run_cnt.data(), s.run_off.data(),
-                                            int(z.runs + 1), stream));
+  PP_CUDA_TRY(
+      cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, s.run_cnt.data(), s.run_off.data(), int(z.runs + 1), stream));
   const size_t temp_bytes = std::max({sort_bytes, rle_bytes, scan_bytes, select_bytes, size_t(1)});
   PP_RETURN_IF_ERROR(s.cub_temp.reserve(temp_bytes));
   return temp_bytes;
@@ -215,9 +214,8 @@ Status reserve_msm(MsmScratch& s, size_t n, cudaStream_t stream) {
 }
 
 template <class Cfg>
-Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n,
-                                     MsmScratch& s, cudaStream_t stream, const MsmTuning& tuning,
-                                     const uint32_t* scalar_index) {
+Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n, MsmScratch& s,
+                                     cudaStream_t stream, const MsmTuning& tuning, const uint32_t* scalar_index) {
   using X = ec::Xyzz<Cfg>;
   constexpr unsigned B = kCurveBlock<Cfg>;
   if (n == 0) return ec::Jacobian<Cfg>::identity();
@@ -242,8 +240,8 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
   const ClassIn is_other{s.classes.data(), kOtherScalar, kOtherScalar};
   const ClassIn is_one{s.classes.data(), kPlusOne, kMinusOne};
   size_t bytes = select_bytes;
-  PP_CUDA_TRY(cub::DeviceSelect::If(s.cub_temp.data(), bytes, index, s.others.data(), s.split_counts.data(),
-                                    int64_t(n), is_other, stream));
+  PP_CUDA_TRY(cub::DeviceSelect::If(s.cub_temp.data(), bytes, index, s.others.data(), s.split_counts.data(), int64_t(n),
+                                    is_other, stream));
   bytes = select_bytes;
   PP_CUDA_TRY(cub::DeviceSelect::If(s.cub_temp.data(), bytes, index, s.ones.data(), s.split_counts.data() + 1,
                                     int64_t(n), is_one, stream));
@@ -282,14 +280,14 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
     const int key_bits = int(p.c + bit_length(jn - 1));
     if (j0 != 0) PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::digits, stream));
     if (p.others != 0) {
-      digits_kernel<Cfg><<<grid_for(p.others), kBlock, 0, stream>>>(
-          scalars, scalar_index, s.others.data(), p.others, p.c, j0, jn, s.keys[0].data(), s.vals[0].data());
+      digits_kernel<Cfg><<<grid_for(p.others), kBlock, 0, stream>>>(scalars, scalar_index, s.others.data(), p.others,
+                                                                    p.c, j0, jn, s.keys[0].data(), s.vals[0].data());
       PP_CUDA_LAUNCHED("msm digits_kernel");
     }
     if (j0 == 0 && p.ones != 0) {
       const size_t at = p.others * jn;  // after the group's windowed pairs
       ones_pairs_kernel<Cfg><<<grid_for(p.ones), kBlock, 0, stream>>>(s.ones.data(), p.ones, s.classes.data(),
-                                                                        s.keys[0].data() + at, s.vals[0].data() + at);
+                                                                      s.keys[0].data() + at, s.vals[0].data() + at);
       PP_CUDA_LAUNCHED("msm ones_pairs_kernel");
     }
 
@@ -350,8 +348,8 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
 
   // sum_b b * B_b per window: segments, then the tree.
   PP_RETURN_IF_ERROR(clock.mark(&MsmPhases::reduce, stream));
-  reduce_segment_kernel<Cfg><<<grid_for(segments, B), B, 0, stream>>>(uint32_t(segments), buckets, m, p.segment,
-                                                                        as<X>(s.reduce[0]));
+  reduce_segment_kernel<Cfg>
+      <<<grid_for(segments, B), B, 0, stream>>>(uint32_t(segments), buckets, m, p.segment, as<X>(s.reduce[0]));
   PP_CUDA_LAUNCHED("msm reduce_segment_kernel");
   size_t cols = segs_per_window;
   unsigned cur = 0;
@@ -359,14 +357,14 @@ Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr
     const size_t cols_out = (cols + kReduceFan - 1) / kReduceFan;
     const size_t total = size_t(p.windows) * cols_out;
     reduce_rows_kernel<Cfg><<<grid_for(total, B), B, 0, stream>>>(uint32_t(total), as<X>(s.reduce[cur]), cols,
-                                                                    kReduceFan, cols_out, as<X>(s.reduce[cur ^ 1]));
+                                                                  kReduceFan, cols_out, as<X>(s.reduce[cur ^ 1]));
     PP_CUDA_LAUNCHED("msm reduce_rows_kernel");
     cur ^= 1;
     cols = cols_out;
   }
   std::vector<X> window_sums(p.windows);
-  PP_CUDA_TRY(cudaMemcpyAsync(window_sums.data(), s.reduce[cur].data(), p.windows * sizeof(X),
-                              cudaMemcpyDeviceToHost, stream));
+  PP_CUDA_TRY(
+      cudaMemcpyAsync(window_sums.data(), s.reduce[cur].data(), p.windows * sizeof(X), cudaMemcpyDeviceToHost, stream));
   PP_RETURN_IF_ERROR(clock.mark(nullptr, stream));
   PP_CUDA_TRY(cudaStreamSynchronize(stream));
   if (MsmPhases* out = clock.out(); out != nullptr) {

@@ -35,11 +35,11 @@ class MsmScratch {
   DeviceBuffer<uint32_t> keys[2], vals[2];  // sort pairs, double-buffered
   DeviceBuffer<std::byte> cub_temp;         // radix sort / RLE / scan temp storage
   DeviceBuffer<uint32_t> run_key, run_off, run_cnt, run_ntasks, run_toff;
-  DeviceBuffer<uint32_t> num_runs;          // RLE's run count (1 element)
-  DeviceBuffer<std::byte> partial[2];       // per-level partial bucket sums (XYZZ)
-  DeviceBuffer<std::byte> buckets;          // dense [window][bucket] XYZZ sums
-  DeviceBuffer<std::byte> reduce[2];        // segment sums and the tree above them
-  MsmPhases* phases = nullptr;              // when set, each MSM adds its phase times here
+  DeviceBuffer<uint32_t> num_runs;     // RLE's run count (1 element)
+  DeviceBuffer<std::byte> partial[2];  // per-level partial bucket sums (XYZZ)
+  DeviceBuffer<std::byte> buckets;     // dense [window][bucket] XYZZ sums
+  DeviceBuffer<std::byte> reduce[2];   // segment sums and the tree above them
+  MsmPhases* phases = nullptr;         // when set, each MSM adds its phase times here
 
   // Device bytes held.
   size_t bytes() const {

@@ -65,8 +65,7 @@ Status random_scalars(ff::Fr* out, size_t n, uint64_t seed, cudaStream_t stream)
 }
 
 Status mix_scalars(ff::Fr* out, size_t n, uint64_t seed, unsigned zero_pct, unsigned one_pct, cudaStream_t stream) {
-  if (zero_pct + one_pct > 100)
-    return Status(ErrorCode::kInvalidArgument, "mix_scalars: zero_pct + one_pct over 100");
+  if (zero_pct + one_pct > 100) return Status(ErrorCode::kInvalidArgument, "mix_scalars: zero_pct + one_pct over 100");
   if (n == 0 || zero_pct + one_pct == 0) return Status::ok();
   mix_scalars_kernel<<<grid_for(n), kBlock, 0, stream>>>(out, n, seed, zero_pct, one_pct);
   PP_CUDA_LAUNCHED("mix_scalars_kernel");

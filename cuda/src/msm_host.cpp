@@ -116,12 +116,10 @@ Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::
 Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) {
   return msm_from_host<ec::G2Cfg>(points, scalars, MsmTuning{});
 }
-Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars,
-                      const MsmTuning& tuning) {
+Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning) {
   return msm_from_host<ec::G1Cfg>(points, scalars, tuning);
 }
-Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars,
-                      const MsmTuning& tuning) {
+Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning) {
   return msm_from_host<ec::G2Cfg>(points, scalars, tuning);
 }
 

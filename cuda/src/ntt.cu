@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "ntt_device.hpp"
-#include "timing.hpp"
 #include "proofpipe/cuda/ntt_kernels.hpp"
 #include "proofpipe/ntt/ntt.hpp"
+#include "timing.hpp"
 
 namespace proofpipe::cuda {
 namespace {
@@ -208,12 +208,9 @@ Status ntt_device(Fr* x, unsigned log_n, NttOp op, cudaStream_t stream) {
   if (log_n > ntt::kMaxLogSize) return bad_size("ntt_device", log_n);
   PP_ASSIGN_OR_RETURN(const NttTables* t, ntt_tables(log_n));
   switch (op) {
-    case NttOp::kForward:
-      return plain_transform(x, log_n, false, *t, stream);
-    case NttOp::kInverse:
-      return plain_transform(x, log_n, true, *t, stream);
-    case NttOp::kEvalsToOddCoset:
-      return odd_coset_chain(x, nullptr, nullptr, log_n, *t, stream);
+    case NttOp::kForward: return plain_transform(x, log_n, false, *t, stream);
+    case NttOp::kInverse: return plain_transform(x, log_n, true, *t, stream);
+    case NttOp::kEvalsToOddCoset: return odd_coset_chain(x, nullptr, nullptr, log_n, *t, stream);
   }
   return Status(ErrorCode::kInvalidArgument, "ntt_device: unknown NttOp");
 }
@@ -247,7 +244,8 @@ Result<double> time_ntt_ms(unsigned log_n, NttOp op, int reps) {
   PP_RETURN_IF_ERROR(d.allocate(n));
   PP_RETURN_IF_ERROR(fill_random(d.data(), n, 1, st.get()));
   EventPair ev;
-  return median_ms(reps, [&] { return ev.time_ms(st.get(), [&] { return ntt_device(d.data(), log_n, op, st.get()); }); });
+  return median_ms(reps,
+                   [&] { return ev.time_ms(st.get(), [&] { return ntt_device(d.data(), log_n, op, st.get()); }); });
 }
 
 Result<double> time_compute_h_ms(unsigned log_n, int reps) {

@@ -32,10 +32,10 @@ struct NttTables {
   const ff::Fr* tw = nullptr;         // w^j, j in [0, n/2]
   const ff::Fr* blk_scale = nullptr;  // nttk::scale_tables
   const ff::Fr* off_scale = nullptr;
-  const ff::Fr* lvl_fwd = nullptr;    // nttk::level_table(false), shared by all sizes
-  const ff::Fr* lvl_inv = nullptr;    // nttk::level_table(true)
-  ff::Fr inv_n;                       // 1/n (the plain inverse's scale)
-  size_t bytes = 0;                   // device bytes of tw, blk_scale, off_scale
+  const ff::Fr* lvl_fwd = nullptr;  // nttk::level_table(false), shared by all sizes
+  const ff::Fr* lvl_inv = nullptr;  // nttk::level_table(true)
+  ff::Fr inv_n;                     // 1/n (the plain inverse's scale)
+  size_t bytes = 0;                 // device bytes of tw, blk_scale, off_scale
 };
 
 // The tables of 2^log_n, built and uploaded under a process-wide mutex on the

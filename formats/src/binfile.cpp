@@ -50,8 +50,7 @@ Result<uint64_t> Cursor::u64(const char* field) {
 
 Status Cursor::expect_end() const {
   if (remaining() != 0) {
-    return make_error(ErrorCode::kBadFormat, "{}: {} unexpected trailing bytes at offset {}", what_, remaining(),
-                      pos_);
+    return make_error(ErrorCode::kBadFormat, "{}: {} unexpected trailing bytes at offset {}", what_, remaining(), pos_);
   }
   return Status::ok();
 }

@@ -8,9 +8,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <tuple>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/decimal.hpp"
@@ -55,7 +55,8 @@ class Reader {
   explicit Reader(std::string_view what) : what_(what) {}
 
   Status error(const std::string& where, const std::string& msg) const {
-    return Status(ErrorCode::kBadFormat, one_line(std::string(what_) + ": " + (where.empty() ? "" : where + ": ") + msg));
+    return Status(ErrorCode::kBadFormat,
+                  one_line(std::string(what_) + ": " + (where.empty() ? "" : where + ": ") + msg));
   }
 
   Result<const Json*> field(const Json& obj, const char* key) const {

@@ -44,7 +44,8 @@ Result<uint32_t> read_values(const std::filesystem::path& path, bool check_rest,
   const auto values = s2.first((check_rest ? n_witness : out.size()) * size_t{32});
   PP_RETURN_IF_ERROR(check_in_chunks(file, values, 32, true, [&](size_t first, size_t last) -> Status {
     for (size_t i = first; i < last; ++i) {
-      const bool ok = i < out.size() ? ff::Fr::from_bytes(s2.data() + i * 32, &out[i]) : detail::below_r(s2.data() + i * 32);
+      const bool ok =
+          i < out.size() ? ff::Fr::from_bytes(s2.data() + i * 32, &out[i]) : detail::below_r(s2.data() + i * 32);
       if (!ok) return f.error("w[{}] is not below r", i);
     }
     return Status::ok();
@@ -93,7 +94,8 @@ Status check_matches(const Zkey& zkey, const std::filesystem::path& path, size_t
 }  // namespace
 
 Status check_witness_matches(const Zkey& zkey, const Witness& witness) {
-  return check_matches(zkey, witness.path, witness.values.size(), witness.values.empty() ? nullptr : &witness.values[0]);
+  return check_matches(zkey, witness.path, witness.values.size(),
+                       witness.values.empty() ? nullptr : &witness.values[0]);
 }
 
 Status check_wtns_for(const Zkey& zkey, const std::filesystem::path& path, std::span<ff::Fr> prefix) {

@@ -164,19 +164,21 @@ Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions&
   PP_ASSIGN_OR_RETURN(auto entries, c4.bytes(c4.remaining(), "coefficients"));
   z.coefs_ = view_or_copy<ZkeyCoef>(z.file_, entries, n_coef, z.owned_, z.copied_bytes_);
   const bool in_place = static_cast<const void*>(z.coefs_.data()) == static_cast<const void*>(entries.data());
-  PP_RETURN_IF_ERROR(check_in_chunks(z.file_, entries, sizeof(ZkeyCoef), options.release_coefficients && in_place,
-                                     [&](size_t first, size_t last) -> Status {
-    for (size_t i = first; i < last; ++i) {
-      const ZkeyCoef& e = z.coefs_[i];
-      if (e.matrix > 1) return f.error("coefficient {}: matrix {} is not 0 (A) or 1 (B)", i, e.matrix);
-      if (e.constraint >= n) {
-        return f.error("coefficient {}: constraint {} is not below domainSize {}", i, e.constraint, n);
-      }
-      if (e.signal >= n_vars) return f.error("coefficient {}: signal {} is not below nVars {}", i, e.signal, n_vars);
-      if (!detail::below_r(e.value_bytes)) return f.error("coefficient {}: value is not below r", i);
-    }
-    return Status::ok();
-  }));
+  PP_RETURN_IF_ERROR(check_in_chunks(
+      z.file_, entries, sizeof(ZkeyCoef), options.release_coefficients && in_place,
+      [&](size_t first, size_t last) -> Status {
+        for (size_t i = first; i < last; ++i) {
+          const ZkeyCoef& e = z.coefs_[i];
+          if (e.matrix > 1) return f.error("coefficient {}: matrix {} is not 0 (A) or 1 (B)", i, e.matrix);
+          if (e.constraint >= n) {
+            return f.error("coefficient {}: constraint {} is not below domainSize {}", i, e.constraint, n);
+          }
+          if (e.signal >= n_vars)
+            return f.error("coefficient {}: signal {} is not below nVars {}", i, e.signal, n_vars);
+          if (!detail::below_r(e.value_bytes)) return f.error("coefficient {}: value is not below r", i);
+        }
+        return Status::ok();
+      }));
 
   if (options.check_points) {
     auto check = [&](auto pts, uint32_t sec) -> Status {

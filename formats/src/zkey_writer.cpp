@@ -61,7 +61,8 @@ Status validate(const ZkeyParts& p) {
                       h.n_public, h.n_vars);
   }
   if (uint64_t(h.n_public) + 1 > h.domain_size) {
-    return make_error(ErrorCode::kInvalidArgument, "zkey writer: domainSize {} is smaller than nPublic + 1", h.domain_size);
+    return make_error(ErrorCode::kInvalidArgument, "zkey writer: domainSize {} is smaller than nPublic + 1",
+                      h.domain_size);
   }
   const uint64_t n_vars = h.n_vars, n_pub = h.n_public;
   PP_RETURN_IF_ERROR(check_count(kZkeyIC, "IC", p.ic.size(), n_pub + 1));
@@ -77,8 +78,8 @@ Status validate(const ZkeyParts& p) {
     const ZkeyCoef& e = p.coefs[i];
     if (e.matrix > 1 || e.constraint >= h.domain_size || e.signal >= h.n_vars) {
       return make_error(ErrorCode::kInvalidArgument,
-                        "zkey writer: coefficient {} (matrix {}, constraint {}, signal {}) is out of range", i, e.matrix,
-                        e.constraint, e.signal);
+                        "zkey writer: coefficient {} (matrix {}, constraint {}, signal {}) is out of range", i,
+                        e.matrix, e.constraint, e.signal);
     }
   }
   return Status::ok();

@@ -40,7 +40,9 @@ using ipc::MsgHeader;
 using ipc::MsgType;
 using Clock = std::chrono::steady_clock;
 
-double seconds(Clock::time_point from, Clock::time_point to) { return std::chrono::duration<double>(to - from).count(); }
+double seconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
 
 // The copy intake's record buffers, reused across partitions (one slot's
 // worth of memory). The backend page-locks them, so they must outlive it
@@ -174,7 +176,8 @@ class GpuWorker {
     const std::span<std::byte> dst[] = {
         std::as_writable_bytes(std::span(rec_.a)), std::as_writable_bytes(std::span(rec_.b)),
         std::as_writable_bytes(std::span(rec_.c)), std::as_writable_bytes(std::span(rec_.w))};
-    return check_sum(d, meta, shm::copy_with_record_checksum(s_.ring().slots().payload(d.slot).first(meta.payload_len), dst));
+    return check_sum(d, meta,
+                     shm::copy_with_record_checksum(s_.ring().slots().payload(d.slot).first(meta.payload_len), dst));
   }
 
   // The take intake: the backend starts copying a, b, c and w straight
@@ -216,15 +219,16 @@ class GpuWorker {
 
   static Status check_sum(const MsgHeader& d, const shm::SlotRing::Meta& meta, uint64_t sum) {
     if (sum == meta.checksum) return Status::ok();
-    return make_error(ErrorCode::kBadFormat, "job {}/{} attempt {}: payload checksum {:#018x} does not match header {:#018x}",
-                      d.request, d.partition, d.attempt, sum, meta.checksum);
+    return make_error(ErrorCode::kBadFormat,
+                      "job {}/{} attempt {}: payload checksum {:#018x} does not match header {:#018x}", d.request,
+                      d.partition, d.attempt, sum, meta.checksum);
   }
 
   ipc::WorkerSession& s_;
   const groth16::ProvingKey& pk_;
   groth16::ProverBackend& backend_;
   ipc::PartitionLayout layout_;
-  const bool take_;  // the intake: take (into the backend) or copy (into rec_)
+  const bool take_;     // the intake: take (into the backend) or copy (into rec_)
   RecordBuffers& rec_;  // the copied record
 };
 
@@ -258,7 +262,8 @@ int run(const ipc::WorkerArgs& args) {
   RecordBuffers record;
   auto kind = groth16::parse_backend_kind(args.backend);
   std::string notice;
-  auto backend = kind ? backends::make_backend(*kind, &notice) : Result<std::unique_ptr<groth16::ProverBackend>>(kind.status());
+  auto backend =
+      kind ? backends::make_backend(*kind, &notice) : Result<std::unique_ptr<groth16::ProverBackend>>(kind.status());
   if (!notice.empty()) spdlog::info("{}", notice);
   for (const Status& st : {backend.status(), zkey.status()}) {
     if (!st) {

@@ -141,8 +141,10 @@ Result<unsigned> TakenInputs::start(const ProofInputs& in) {
 Status TakenInputs::advance(Step from, Step to, const char* op) {
   if (step_ != from) {
     step_ = Step::kNone;
-    return make_error(ErrorCode::kInternal, "{} called out of order (take_inputs, inputs_taken, compute_h_taken, "
-                      "proof_msms_taken)", op);
+    return make_error(ErrorCode::kInternal,
+                      "{} called out of order (take_inputs, inputs_taken, compute_h_taken, "
+                      "proof_msms_taken)",
+                      op);
   }
   step_ = to;
   return Status::ok();
@@ -160,8 +162,9 @@ Result<unsigned> h_step_log_size(size_t a, size_t b, size_t c) {
 
 Status known_answer_test(ProverBackend& backend, const ProvingKey& pk) {
   const auto failed = [&](const char* what) {
-    return make_error(ErrorCode::kInternal, "known-answer test of the {} backend: {} differs from the CPU's; not taking work",
-                      backend.name(), what);
+    return make_error(ErrorCode::kInternal,
+                      "known-answer test of the {} backend: {} differs from the CPU's; not taking work", backend.name(),
+                      what);
   };
   std::mt19937_64 rng(0x6b61'7400);  // fixed: the same test on every start
   constexpr size_t kH = size_t(1) << 10;

@@ -306,7 +306,8 @@ Result<DevKey> dev_setup(const formats::R1cs& r1cs, const ToxicWaste& s) {
       const formats::SparseMatrix& mat = which == 0 ? r1cs.a : r1cs.b;
       const auto wires = mat.row_wires(c);
       const auto coefs = mat.row_coefs(c);
-      for (size_t t = 0; t < wires.size(); ++t) key.coefs.push_back(formats::make_zkey_coef(which, c, wires[t], coefs[t]));
+      for (size_t t = 0; t < wires.size(); ++t)
+        key.coefs.push_back(formats::make_zkey_coef(which, c, wires[t], coefs[t]));
     }
   }
   for (uint32_t w = 0; w <= n_pub; ++w) key.coefs.push_back(formats::make_zkey_coef(0, m + w, w, Fr::one()));

@@ -35,8 +35,9 @@ Status os_random(void* out, size_t len) {
 // writes the section ordered by constraint; an unordered key gets one range.
 std::vector<size_t> row_aligned_chunks(std::span<const formats::ZkeyCoef> coefs, size_t want) {
   std::vector<size_t> cuts{0};
-  bool sorted = std::is_sorted(coefs.begin(), coefs.end(),
-                               [](const formats::ZkeyCoef& x, const formats::ZkeyCoef& y) { return x.constraint < y.constraint; });
+  bool sorted = std::is_sorted(coefs.begin(), coefs.end(), [](const formats::ZkeyCoef& x, const formats::ZkeyCoef& y) {
+    return x.constraint < y.constraint;
+  });
   if (sorted && want > 1) {
     const size_t step = coefs.size() / want + 1;
     for (size_t pos = step; pos < coefs.size(); pos += step) {
@@ -91,7 +92,8 @@ Status synthesize(const ProvingKey& pk, std::span<const ff::Fr> witness, std::sp
                   std::span<ff::Fr> c) {
   const size_t n = pk.domain_size;
   if (witness.size() != pk.n_vars)
-    return make_error(ErrorCode::kInvalidArgument, "witness has {} values, the key expects {}", witness.size(), pk.n_vars);
+    return make_error(ErrorCode::kInvalidArgument, "witness has {} values, the key expects {}", witness.size(),
+                      pk.n_vars);
   if (a.size() != n || b.size() != n || c.size() != n)
     return make_error(ErrorCode::kInvalidArgument, "a/b/c buffers must hold {} values", n);
 
@@ -128,7 +130,8 @@ Status synthesize(const ProvingKey& pk, std::span<const ff::Fr> witness, std::sp
 Result<PreparedProof> prove_start(ProverBackend& backend, const ProvingKey& pk, std::span<const ff::Fr> witness,
                                   std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) {
   if (witness.size() != pk.n_vars)
-    return make_error(ErrorCode::kInvalidArgument, "witness has {} values, the key expects {}", witness.size(), pk.n_vars);
+    return make_error(ErrorCode::kInvalidArgument, "witness has {} values, the key expects {}", witness.size(),
+                      pk.n_vars);
   PP_RETURN_IF_ERROR(backend.compute_h(a, b, c));
   return PreparedProof{a, witness};
 }

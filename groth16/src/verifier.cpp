@@ -20,8 +20,8 @@ formats::Fq12Coeffs alphabeta_of(const ec::G1Affine& alpha1, const ec::G2Affine&
 
 Result<Verdict> verify(const VerificationKey& vk, std::span<const ff::Fr> public_inputs, const Proof& proof) {
   if (vk.ic.size() != size_t(vk.n_public) + 1)
-    return make_error(ErrorCode::kInvalidArgument, "verification key has {} IC points for {} public signals", vk.ic.size(),
-                      vk.n_public);
+    return make_error(ErrorCode::kInvalidArgument, "verification key has {} IC points for {} public signals",
+                      vk.ic.size(), vk.n_public);
   if (public_inputs.size() != vk.n_public)
     return make_error(ErrorCode::kInvalidArgument, "{} public signals given, the key expects {}", public_inputs.size(),
                       vk.n_public);

@@ -6,8 +6,8 @@
 
 #include <csignal>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "proofpipe/common/fault.hpp"
 #include "proofpipe/common/logging.hpp"
@@ -58,7 +58,8 @@ Result<std::unique_ptr<WorkerSession>> WorkerSession::start(Role role, const Wor
   // prctl (we would have been re-parented already).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != pid_t(args.parent)) {
-    return make_error(ErrorCode::kUnavailable, "coordinator {} is not our parent (parent {})", args.parent, ::getppid());
+    return make_error(ErrorCode::kUnavailable, "coordinator {} is not our parent (parent {})", args.parent,
+                      ::getppid());
   }
   PP_RETURN_IF_ERROR(arm_faults_from_env());
   PP_ASSIGN_OR_RETURN(shm::Ring ring, shm::Ring::open(args.ring));
@@ -115,9 +116,7 @@ Status WorkerSession::send(MsgType type, MsgHeader h, std::string body) {
   return dealer_.send(Message{h, std::move(body)});
 }
 
-Result<std::optional<Message>> WorkerSession::recv(std::chrono::milliseconds timeout) {
-  return dealer_.recv(timeout);
-}
+Result<std::optional<Message>> WorkerSession::recv(std::chrono::milliseconds timeout) { return dealer_.recv(timeout); }
 
 bool WorkerSession::parent_alive() const { return ::getppid() == parent_; }
 

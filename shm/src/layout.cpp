@@ -23,18 +23,12 @@ Status check_field(const char* what, uint64_t found, uint64_t expected) {
 
 const char* slot_state_name(SlotState state) {
   switch (state) {
-    case SlotState::kInvalid:
-      return "INVALID";
-    case SlotState::kFree:
-      return "FREE";
-    case SlotState::kWriting:
-      return "WRITING";
-    case SlotState::kReady:
-      return "READY";
-    case SlotState::kConsuming:
-      return "CONSUMING";
-    case SlotState::kQuarantined:
-      return "QUARANTINED";
+    case SlotState::kInvalid: return "INVALID";
+    case SlotState::kFree: return "FREE";
+    case SlotState::kWriting: return "WRITING";
+    case SlotState::kReady: return "READY";
+    case SlotState::kConsuming: return "CONSUMING";
+    case SlotState::kQuarantined: return "QUARANTINED";
   }
   return "UNKNOWN";
 }

@@ -179,7 +179,8 @@ bool SlotRing::is_sane(SlotWord w) const {
 
 std::optional<Epoch> SlotRing::cas(uint32_t slot, SlotWord from, SlotWord to, SlotWord* found) {
   uint64_t expected = from.pack();
-  if (shared_ref(header(slot).word).compare_exchange_strong(expected, to.pack(), kCasOrder, std::memory_order_acquire)) {
+  if (shared_ref(header(slot).word)
+          .compare_exchange_strong(expected, to.pack(), kCasOrder, std::memory_order_acquire)) {
     return to.epoch;
   }
   if (found != nullptr) *found = SlotWord::unpack(expected);

@@ -121,7 +121,8 @@ int run(const ipc::WorkerArgs& args) {
   const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
   ipc::WorkerSession& s = **session;
   if (layout.payload_len() > s.ring().slot_size()) {
-    spdlog::error("set-up failed: a partition needs {} bytes, slots hold {}", layout.payload_len(), s.ring().slot_size());
+    spdlog::error("set-up failed: a partition needs {} bytes, slots hold {}", layout.payload_len(),
+                  s.ring().slot_size());
     return ipc::kWorkerExitSetup;
   }
   SynthWorker worker(s, pk);

@@ -16,8 +16,8 @@
 #include "proofpipe/cuda/field_ops.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
 #include "proofpipe/ff/detail/mont_ptx.hpp"
-#include "support/gmp_ref.hpp"
 #include "support/field_text.hpp"
+#include "support/gmp_ref.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -125,8 +125,7 @@ TYPED_TEST(Mont32Test, MatchesGmp) {
       const F& b = vals[j];
       ASSERT_EQ(raw(E::mul(a, b)), mpz_class(z[i] * z[j] * rinv % p)) << "mul a=" << show(a) << " b=" << show(b);
       ASSERT_EQ(raw(E::add(a, b)), mpz_class((z[i] + z[j]) % p)) << "add a=" << show(a) << " b=" << show(b);
-      ASSERT_EQ(raw(E::sub(a, b)), mpz_class(((z[i] - z[j]) % p + p) % p))
-          << "sub a=" << show(a) << " b=" << show(b);
+      ASSERT_EQ(raw(E::sub(a, b)), mpz_class(((z[i] - z[j]) % p + p) % p)) << "sub a=" << show(a) << " b=" << show(b);
     }
   }
 }

@@ -140,8 +140,8 @@ ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span
           md::accumulate_points_body<Cfg>(t, runs, points.data(), sv.data(), p.task_len, p.c, j0, m, out.data(),
                                           buckets.data());
         else
-          md::accumulate_sums_body<Cfg>(t, runs, partial[(level - 1) & 1].data(), p.task_len, p.c, j0, m,
-                                        out.data(), buckets.data());
+          md::accumulate_sums_body<Cfg>(t, runs, partial[(level - 1) & 1].data(), p.task_len, p.c, j0, m, out.data(),
+                                        buckets.data());
       }
       for (uint32_t r = 0; r < num; ++r) md::runs_advance_body(r, runs);
     }
@@ -160,7 +160,8 @@ ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span
     if (cols == per_window) {
       EXPECT_LE(next.size(), z.tree_sums);
     }
-    for (uint32_t t = 0; t < next.size(); ++t) md::reduce_rows_body<Cfg>(t, cur.data(), cols, kFan, cols_out, next.data());
+    for (uint32_t t = 0; t < next.size(); ++t)
+      md::reduce_rows_body<Cfg>(t, cur.data(), cols, kFan, cols_out, next.data());
     cur = std::move(next);
     cols = cols_out;
   }

@@ -78,8 +78,8 @@ TEST(CudaMsmDigits, PairsEncodeWindowBucketIndexAndSign) {
 TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
   PP_SEEDED_RNG(rng);
   const Fr half = Fr::from_canonical(half_r());
-  std::vector<Fr> s = {Fr::zero(), Fr::one(), -Fr::one(), Fr::from_u64(2), -Fr::from_u64(2), half, half + Fr::one(),
-                       -half, Fr::from_u64(1ull << 32)};
+  std::vector<Fr> s = {Fr::zero(), Fr::one(),        -Fr::one(), Fr::from_u64(2),         -Fr::from_u64(2),
+                       half,       half + Fr::one(), -half,      Fr::from_u64(1ull << 32)};
   for (int i = 0; i < 500; ++i) s.push_back(Fr::random(rng));
   const auto skw = skewed_scalars(500, rng);
   s.insert(s.end(), skw.begin(), skw.end());
@@ -97,7 +97,7 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
     const auto want = msm::detail::fold_scalar(k, &neg);
     const uint8_t expect = want == msm::detail::ScalarClass::kZero  ? md::kZeroTerm
                            : want == msm::detail::ScalarClass::kOne ? (neg != 0 ? md::kMinusOne : md::kPlusOne)
-                                                                     : md::kOtherScalar;
+                                                                    : md::kOtherScalar;
     ASSERT_EQ(cls[i], expect) << "scalar " << i;
     ++seen[cls[i]];
   }

@@ -67,8 +67,8 @@ TEST(CudaMsmPlan, WindowsGroupsAndKeyBits) {
 // the bracket tops only failed 6,197 of these checks, all partial sums.)
 TEST(CudaMsmPlan, ReservedSizesCoverEverySplit) {
   PP_SEEDED_RNG(rng);
-  std::vector<size_t> sizes = {(1u << 15), (1u << 18), (1u << 19), 200000, (1u << 24) - 1, 1u << 24,
-                               (1u << 24) + 5, 3u << 23, (1u << 25) + 7, 1u << 27, (1u << 28) + 3};
+  std::vector<size_t> sizes = {(1u << 15),     (1u << 18), (1u << 19),     200000,   (1u << 24) - 1, 1u << 24,
+                               (1u << 24) + 5, 3u << 23,   (1u << 25) + 7, 1u << 27, (1u << 28) + 3};
   for (size_t n = 1; n < (size_t(1) << 21); n += 1 + n / 64) sizes.push_back(n);
   for (int i = 0; i < 40; ++i) sizes.push_back(1 + rng() % (size_t(1) << 29));
   size_t failures = 0;

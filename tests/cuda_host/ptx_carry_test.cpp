@@ -55,8 +55,14 @@ CarryScan scan_carries(std::istream& ptx) {
     const size_t b = line.find_first_not_of(" \t");
     if (b == std::string::npos) continue;
     const std::string s = line.substr(b);
-    if (s == "// begin inline asm") { in_asm = true; continue; }
-    if (s == "// end inline asm") { in_asm = false; continue; }
+    if (s == "// begin inline asm") {
+      in_asm = true;
+      continue;
+    }
+    if (s == "// end inline asm") {
+      in_asm = false;
+      continue;
+    }
     if (starts_with(s, "//")) continue;
     // A function, a label, a control transfer or a barrier ends any chain.
     const std::string op = opcode_of(s);
@@ -69,14 +75,16 @@ CarryScan scan_carries(std::istream& ptx) {
     }
     const std::string base = op.substr(0, op.find('.'));
     const bool reads = base == "addc" || base == "subc" || base == "madc";
-    const bool writes = (reads || base == "add" || base == "sub" || base == "mad") && op.find(".cc") != std::string::npos;
+    const bool writes =
+        (reads || base == "add" || base == "sub" || base == "mad") && op.find(".cc") != std::string::npos;
     if (reads) {
       ++(in_asm ? r.asm_readers : r.compiler_readers);
       if (!have_writer || writer_in_asm != in_asm) {
         std::ostringstream why;
         why << "line " << n << " (" << (in_asm ? "asm" : "compiler") << "): " << s << "  <- last CC writer: "
-            << (have_writer ? (writer_in_asm ? "asm" : "compiler") + std::string(" at line ") + std::to_string(writer_line)
-                            : std::string("none in this straight-line code"));
+            << (have_writer
+                    ? (writer_in_asm ? "asm" : "compiler") + std::string(" at line ") + std::to_string(writer_line)
+                    : std::string("none in this straight-line code"));
         r.violations.push_back(why.str());
       }
     }
@@ -136,7 +144,8 @@ TEST(PtxCarryScan, DeviceFieldCodeChainsAreUnbroken) {
     size_t found = 0;
     for (const auto& f : fs::directory_iterator(PP_PTX_DIR)) {
       const std::string name = f.path().filename().string();
-      const bool ours = name == stem + ".ptx" || (name.rfind(stem + ".compute_", 0) == 0 && f.path().extension() == ".ptx");
+      const bool ours =
+          name == stem + ".ptx" || (name.rfind(stem + ".compute_", 0) == 0 && f.path().extension() == ".ptx");
       if (!ours) continue;
       ++found;
       EXPECT_GE(fs::last_write_time(f.path()), fs::last_write_time(cu.path())) << name << " is older than its source";
@@ -145,8 +154,8 @@ TEST(PtxCarryScan, DeviceFieldCodeChainsAreUnbroken) {
       total += r.asm_readers;
       // Every file has field code: one Fq product alone is over 600 carry instructions.
       EXPECT_GT(r.asm_readers, 1000u) << name;
-      EXPECT_TRUE(r.violations.empty()) << name << ": " << r.violations.size() << " broken chains, first: "
-                                        << r.violations.front();
+      EXPECT_TRUE(r.violations.empty()) << name << ": " << r.violations.size()
+                                        << " broken chains, first: " << r.violations.front();
       std::printf("%s: %zu carry readers in our asm, %zu in compiler code, %zu violations\n", name.c_str(),
                   r.asm_readers, r.compiler_readers, r.violations.size());
     }

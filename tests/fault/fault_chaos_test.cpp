@@ -93,7 +93,8 @@ TEST_P(FaultChaosIntake, TwentyPartitionsSurviveRandomWorkerKills) {
   // The proving worker is slowed (in every incarnation) while it holds a
   // claimed slot and again while it computes, so that kills land mid-proof
   // in both phases, and the run outlasts the killer.
-  auto r = pp_run(run_flags(wdir, out, run_dir) + fmt::format(" --synth-workers {} --gpu-workers {} --slots 3 --max-attempts 13", synth, gpu),
+  auto r = pp_run(run_flags(wdir, out, run_dir) +
+                      fmt::format(" --synth-workers {} --gpu-workers {} --slots 3 --max-attempts 13", synth, gpu),
                   fmt::format("PP_GPU_INTAKE={} ", GetParam()) +
                       "PROOFPIPE_FAULTS=gpu.after_claim:delay=150,gpu.mid_compute:delay=100,synth.mid_write:delay=30");
   done = true;
@@ -125,9 +126,18 @@ TEST(FaultChaos, CoordinatorSigkillTakesWorkersAndNextRunCleansUp) {
   const auto wdir = make_witness_dir(tmp.path(), 6);
   const auto run_dir = tmp / "run";
   const std::string exe = bin_path("proofpipe").string();
-  std::vector<std::string> args = {exe, "run", "--zkey", (multi_io() / "circuit.zkey").string(), "--witness-dir",
-                                   wdir.string(), "--out", (tmp / "out1").string(), "--run-dir", run_dir.string(),
-                                   "--synth-mem-max", "256M"};
+  std::vector<std::string> args = {exe,
+                                   "run",
+                                   "--zkey",
+                                   (multi_io() / "circuit.zkey").string(),
+                                   "--witness-dir",
+                                   wdir.string(),
+                                   "--out",
+                                   (tmp / "out1").string(),
+                                   "--run-dir",
+                                   run_dir.string(),
+                                   "--synth-mem-max",
+                                   "256M"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -24,11 +24,12 @@ TEST(FaultOom, OomKilledPartitionFailsOthersProved) {
   const int count = 8;
   const auto wdir = make_witness_dir(tmp.path(), count);
   const auto out = tmp / "out";
-  auto r = pp_run(run_flags(wdir, out, tmp / "run") + " --synth-workers 2 --gpu-workers 1 --max-attempts 3 --synth-mem-max " +
-                      kCap,
-                  "PROOFPIPE_FAULTS=synth.mid_write~3:oom");
+  auto r = pp_run(
+      run_flags(wdir, out, tmp / "run") + " --synth-workers 2 --gpu-workers 1 --max-attempts 3 --synth-mem-max " + kCap,
+      "PROOFPIPE_FAULTS=synth.mid_write~3:oom");
   if (!has_writable_cgroup(r.output)) GTEST_SKIP() << "no writable memory cgroup on this machine:\n" << r.output;
-  std::printf("memory caps enforced by: %s\n", r.output.find("(cgroup v1)") != std::string::npos ? "cgroup v1" : "cgroup v2");
+  std::printf("memory caps enforced by: %s\n",
+              r.output.find("(cgroup v1)") != std::string::npos ? "cgroup v1" : "cgroup v2");
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("FAILED p03 after 3 attempts"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("OOM-killed by its cgroup (memory cap 64.00 MiB)"), std::string::npos) << r.output;
@@ -57,9 +58,10 @@ TEST(FaultOom, OomKilledPartitionFailsOthersProved) {
       continue;
     }
     const std::string stem = fmt::format("p{:02}", i);
-    EXPECT_EQ(pp_verify(multi_io() / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"))
-                  .exit_code,
-              0)
+    EXPECT_EQ(
+        pp_verify(multi_io() / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"))
+            .exit_code,
+        0)
         << stem;
   }
 }

@@ -10,10 +10,10 @@ namespace proofpipe::test {
 namespace {
 
 struct Site {
-  const char* fault;      // PROOFPIPE_FAULTS value
-  const char* expect;     // a line the coordinator logs for the recovery
-  const char* extra = ""; // extra run flags
-  const char* env = "";   // extra environment (PP_GPU_INTAKE=take: the CUDA backend's intake)
+  const char* fault;       // PROOFPIPE_FAULTS value
+  const char* expect;      // a line the coordinator logs for the recovery
+  const char* extra = "";  // extra run flags
+  const char* env = "";    // extra environment (PP_GPU_INTAKE=take: the CUDA backend's intake)
 };
 void PrintTo(const Site& s, std::ostream* os) { *os << s.fault; }
 
@@ -45,10 +45,10 @@ TEST_P(FaultSites, RunRecoversEveryProof) {
 // the partition once, nobody is restarted, and every proof is made once.
 struct Retry {
   const char* name;
-  const char* env;    // the fault (and the intake)
-  int synth_workers;  // 1 where the fault must fire once (counters are per process)
-  const char* expect; // a line the run logs
-  const char* cause;  // in summary.json's retried[0].causes
+  const char* env;     // the fault (and the intake)
+  int synth_workers;   // 1 where the fault must fire once (counters are per process)
+  const char* expect;  // a line the run logs
+  const char* cause;   // in summary.json's retried[0].causes
 };
 void PrintTo(const Retry& r, std::ostream* os) { *os << r.name; }
 
@@ -60,9 +60,9 @@ TEST_P(FaultRetries, RequeueThePartitionOnceWithoutARestart) {
   const int count = 4;
   const auto wdir = make_witness_dir(tmp.path(), count);
   const auto out = tmp / "out";
-  auto r = pp_run(run_flags(wdir, out, tmp / "run") +
-                      fmt::format(" --synth-workers {} --gpu-workers 1 --slots 2", c.synth_workers),
-                  c.env);
+  auto r = pp_run(
+      run_flags(wdir, out, tmp / "run") + fmt::format(" --synth-workers {} --gpu-workers 1 --slots 2", c.synth_workers),
+      c.env);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("firing"), std::string::npos) << "the fault never fired:\n" << r.output;
   EXPECT_NE(r.output.find(c.expect), std::string::npos) << "expected '" << c.expect << "' in:\n" << r.output;
@@ -97,32 +97,31 @@ INSTANTIATE_TEST_SUITE_P(
               "does not match header", "corrupt slot record"}),
     [](const ::testing::TestParamInfo<Retry>& p) { return std::string(p.param.name); });
 
-INSTANTIATE_TEST_SUITE_P(
-    Sites, FaultSites,
-    ::testing::Values(Site{"synth.after_grant:kill@2", "reclaimed WRITING -> FREE"},
-                      Site{"synth.mid_write:kill@2", "reclaimed WRITING -> FREE"},
-                      Site{"synth.before_seal:kill@2", "reclaimed WRITING -> FREE"},
-                      Site{"synth.after_seal:kill@2", "before the death: kept, no re-synthesis"},
-                      Site{"gpu.after_claim:kill@2", "reclaimed CONSUMING -> READY"},
-                      Site{"gpu.mid_compute:kill@2", "after releasing its slot"},
-                      Site{"gpu.after_release:kill@2", "after releasing its slot"},
-                      Site{"gpu.before_proof_msg:kill@2", "after releasing its slot"},
-                      Site{"gpu.mid_compute:hang@2", "no heartbeat", "--hang-timeout 1"},
-                      // A sticky device error: the worker exits with its own code, is restarted.
-                      Site{"gpu.mid_compute:device_lost@2", "exit 68 (GPU device error)"},
-                      Site{"synth.mid_write:exit@1", "injected exit fault"},
-                      // The take intake: the record goes into the backend from the slot.
-                      Site{"gpu.after_claim:kill@2", "reclaimed CONSUMING -> READY", "", kTake},
-                      Site{"gpu.mid_compute:kill@2", "after releasing its slot", "", kTake},
-                      // The upload fails for good with the slot held: no re-synthesis.
-                      Site{"gpu.intake:device_lost@2", "reclaimed CONSUMING -> READY", "", kTake}),
-    [](const ::testing::TestParamInfo<Site>& p) {
-      std::string name = std::string(p.param.fault) + (*p.param.env != '\0' ? "_take" : "");
-      for (char& c : name) {
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      }
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Sites, FaultSites,
+                         ::testing::Values(Site{"synth.after_grant:kill@2", "reclaimed WRITING -> FREE"},
+                                           Site{"synth.mid_write:kill@2", "reclaimed WRITING -> FREE"},
+                                           Site{"synth.before_seal:kill@2", "reclaimed WRITING -> FREE"},
+                                           Site{"synth.after_seal:kill@2", "before the death: kept, no re-synthesis"},
+                                           Site{"gpu.after_claim:kill@2", "reclaimed CONSUMING -> READY"},
+                                           Site{"gpu.mid_compute:kill@2", "after releasing its slot"},
+                                           Site{"gpu.after_release:kill@2", "after releasing its slot"},
+                                           Site{"gpu.before_proof_msg:kill@2", "after releasing its slot"},
+                                           Site{"gpu.mid_compute:hang@2", "no heartbeat", "--hang-timeout 1"},
+                                           // A sticky device error: the worker exits with its own code, is restarted.
+                                           Site{"gpu.mid_compute:device_lost@2", "exit 68 (GPU device error)"},
+                                           Site{"synth.mid_write:exit@1", "injected exit fault"},
+                                           // The take intake: the record goes into the backend from the slot.
+                                           Site{"gpu.after_claim:kill@2", "reclaimed CONSUMING -> READY", "", kTake},
+                                           Site{"gpu.mid_compute:kill@2", "after releasing its slot", "", kTake},
+                                           // The upload fails for good with the slot held: no re-synthesis.
+                                           Site{"gpu.intake:device_lost@2", "reclaimed CONSUMING -> READY", "", kTake}),
+                         [](const ::testing::TestParamInfo<Site>& p) {
+                           std::string name = std::string(p.param.fault) + (*p.param.env != '\0' ? "_take" : "");
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace proofpipe::test

@@ -31,8 +31,7 @@ TEST_P(FaultStall, StalledWorkerIsKilledWithinTheHangTimeoutAndTheRunCompletes) 
                   fmt::format("PROOFPIPE_FAULTS={} timeout -s TERM 60", GetParam()));
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("run took %.2f s\n", secs);
-  ASSERT_EQ(r.exit_code, 0) << "(124 or 130: the stall was never detected and `timeout` stopped the run)\n"
-                            << r.output;
+  ASSERT_EQ(r.exit_code, 0) << "(124 or 130: the stall was never detected and `timeout` stopped the run)\n" << r.output;
   EXPECT_NE(r.output.find("firing"), std::string::npos) << "the fault never fired:\n" << r.output;
   // Each stalled worker was killed for its silence (the coordinator's one
   // line per kill), no later than the timeout plus the margin after its
@@ -56,10 +55,10 @@ TEST_P(FaultStall, StalledWorkerIsKilledWithinTheHangTimeoutAndTheRunCompletes) 
 }
 
 INSTANTIATE_TEST_SUITE_P(Sites, FaultStall,
-                         ::testing::Values("gpu.after_claim:stall@2",    // slot held: CONSUMING -> READY
-                                           "synth.mid_write:stall@2",    // WRITING -> FREE
-                                           "gpu.mid_compute:stall@2",    // a fault_status site
-                                           "synth.before_seal:stall@2"), // a fault_damage site
+                         ::testing::Values("gpu.after_claim:stall@2",     // slot held: CONSUMING -> READY
+                                           "synth.mid_write:stall@2",     // WRITING -> FREE
+                                           "gpu.mid_compute:stall@2",     // a fault_status site
+                                           "synth.before_seal:stall@2"),  // a fault_damage site
                          [](const ::testing::TestParamInfo<const char*>& p) {
                            std::string name = p.param;
                            for (char& c : name) {

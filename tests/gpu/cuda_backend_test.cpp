@@ -25,10 +25,10 @@
 #include "proofpipe/groth16/verifier.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "support/cli.hpp"
-#include "support/prove_with.hpp"
 #include "support/gpu.hpp"
 #include "support/json_file.hpp"
 #include "support/msm_inputs.hpp"
+#include "support/prove_with.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "proofpipe/cuda/field_ops.hpp"
-#include "support/gmp_ref.hpp"
 #include "support/field_text.hpp"
+#include "support/gmp_ref.hpp"
 #include "support/gpu.hpp"
 #include "support/test_seed.hpp"
 
@@ -85,13 +85,16 @@ void expect_ops_match_host(FieldOp mul, FieldOp sqr, FieldOp add, FieldOp sub, c
   std::vector<F> out;
   const size_t n = a.size();
   ASSERT_NO_FATAL_FAILURE(run_ok(mul, a, b, out));
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] * b[i]) << "mul i=" << i << " a=" << show(a[i]) << " b=" << show(b[i]);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], a[i] * b[i]) << "mul i=" << i << " a=" << show(a[i]) << " b=" << show(b[i]);
   ASSERT_NO_FATAL_FAILURE(run_ok(sqr, a, b, out));
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i].sqr()) << "sqr i=" << i << " a=" << show(a[i]);
   ASSERT_NO_FATAL_FAILURE(run_ok(add, a, b, out));
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] + b[i]) << "add i=" << i << " a=" << show(a[i]) << " b=" << show(b[i]);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], a[i] + b[i]) << "add i=" << i << " a=" << show(a[i]) << " b=" << show(b[i]);
   ASSERT_NO_FATAL_FAILURE(run_ok(sub, a, b, out));
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] - b[i]) << "sub i=" << i << " a=" << show(a[i]) << " b=" << show(b[i]);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], a[i] - b[i]) << "sub i=" << i << " a=" << show(a[i]) << " b=" << show(b[i]);
 }
 
 // The PTX kernels called directly.

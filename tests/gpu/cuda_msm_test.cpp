@@ -10,8 +10,8 @@
 
 #include "proofpipe/cuda/device.hpp"
 #include "proofpipe/cuda/msm.hpp"
-#include "support/msm_inputs.hpp"
 #include "support/gpu.hpp"
+#include "support/msm_inputs.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {

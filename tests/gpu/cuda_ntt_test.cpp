@@ -40,15 +40,9 @@ TEST(CudaNtt, AllOpsMatchCpuUpTo2e20) {
     for (cuda::NttOp op : {cuda::NttOp::kForward, cuda::NttOp::kInverse, cuda::NttOp::kEvalsToOddCoset}) {
       std::vector<Fr> want = in, got = in;
       switch (op) {
-        case cuda::NttOp::kForward:
-          d.ntt(want);
-          break;
-        case cuda::NttOp::kInverse:
-          d.intt(want);
-          break;
-        case cuda::NttOp::kEvalsToOddCoset:
-          d.evals_to_odd_coset(want);
-          break;
+        case cuda::NttOp::kForward: d.ntt(want); break;
+        case cuda::NttOp::kInverse: d.intt(want); break;
+        case cuda::NttOp::kEvalsToOddCoset: d.evals_to_odd_coset(want); break;
       }
       const Status st = cuda::ntt(got, op);
       ASSERT_TRUE(st.is_ok()) << st.to_string();

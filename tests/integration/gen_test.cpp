@@ -57,11 +57,12 @@ TEST(Gen, WitnessesSatisfyTheR1csAndProve) {
 TEST(Gen, SameSeedSameCircuit) {
   TempDir tmp;
   for (const char* d : {"a", "b"}) {
-    ASSERT_EQ(run_command(proofpipe() + " gen --constraints 500 --partitions 1 --seed 3 --out " + quote(tmp / d)).exit_code,
-              0);
+    ASSERT_EQ(
+        run_command(proofpipe() + " gen --constraints 500 --partitions 1 --seed 3 --out " + quote(tmp / d)).exit_code,
+        0);
   }
-  auto cmp = run_command("cmp " + quote(tmp / "a" / "circuit.r1cs") + " " + quote(tmp / "b" / "circuit.r1cs") + " && cmp " +
-                         quote(tmp / "a" / "w00.wtns") + " " + quote(tmp / "b" / "w00.wtns"));
+  auto cmp = run_command("cmp " + quote(tmp / "a" / "circuit.r1cs") + " " + quote(tmp / "b" / "circuit.r1cs") +
+                         " && cmp " + quote(tmp / "a" / "w00.wtns") + " " + quote(tmp / "b" / "w00.wtns"));
   EXPECT_EQ(cmp.exit_code, 0) << cmp.output;
 }
 

@@ -20,7 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-
 class ProveVerify : public ::testing::TestWithParam<std::string> {
  protected:
   fs::path dir() const { return data_dir() / GetParam(); }
@@ -136,7 +135,8 @@ TEST_F(BadInput, WitnessLengthNotMatchingTheKey) {
 }
 
 TEST_F(BadInput, UnwritableOutput) {
-  auto r = pp_prove(multi() / "circuit.zkey", multi() / "w00.wtns", tmp_ / "no/such/dir/proof.json", tmp_ / "public.json");
+  auto r =
+      pp_prove(multi() / "circuit.zkey", multi() / "w00.wtns", tmp_ / "no/such/dir/proof.json", tmp_ / "public.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("no/such/dir"), std::string::npos) << r.output;
 }

@@ -25,7 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-
 CommandResult setup_dev(const fs::path& r1cs, const fs::path& zkey) {
   return run_command(proofpipe() + " setup-dev " + quote(r1cs) + " " + quote(zkey));
 }

@@ -76,7 +76,7 @@ MsgHeader shaped(MsgType type, Role role, uint8_t seat, uint32_t incarnation) {
 void send_garbage(Intruder& in, std::mt19937_64& rng) {
   // Frames that are not [header][body?]: the ROUTER's decode drops them.
   in.send({"hello"});
-  in.send({std::string(sizeof(MsgHeader) - 1, '\x01')});             // a truncated header
+  in.send({std::string(sizeof(MsgHeader) - 1, '\x01')});               // a truncated header
   in.send({header_bytes(MsgHeader{}), "body", "one frame too many"});  // three frames
   MsgHeader old = shaped(MsgType::kHello, Role::kSynth, 0, 1);
   old.wire_version = ipc::kWireVersion + 1;
@@ -94,12 +94,12 @@ void send_garbage(Intruder& in, std::mt19937_64& rng) {
   in.send(both, "short");
   in.malformed += 3;
   // In range, but not from a live seat's own socket: stale.
-  in.send(shaped(MsgType::kWantSlot, Role::kSynth, 200, 1));           // no such seat
-  in.send(shaped(MsgType::kSealed, Role::kSynth, 0, 9999));            // not the live incarnation
-  in.send(shaped(MsgType::kHello, Role::kGpu, 0, 1));                  // seat 0 is a synth seat
-  in.send(shaped(MsgType::kSealed, Role::kSynth, 0, 1));               // the live seat's name, not its socket
+  in.send(shaped(MsgType::kWantSlot, Role::kSynth, 200, 1));                // no such seat
+  in.send(shaped(MsgType::kSealed, Role::kSynth, 0, 9999));                 // not the live incarnation
+  in.send(shaped(MsgType::kHello, Role::kGpu, 0, 1));                       // seat 0 is a synth seat
+  in.send(shaped(MsgType::kSealed, Role::kSynth, 0, 1));                    // the live seat's name, not its socket
   in.send(shaped(MsgType::kProof, Role::kGpu, 1, 2), std::string(7, 'p'));  // a truncated PROOF body
-  in.send(shaped(MsgType::kShutdown, Role::kSynth, 0, 1));             // a coordinator-only type
+  in.send(shaped(MsgType::kShutdown, Role::kSynth, 0, 1));                  // a coordinator-only type
   MsgHeader junk_type = shaped(MsgType::kHello, Role::kSynth, 0, 1);
   std::memset(&junk_type.type, 0xee, 1);
   in.send(junk_type);
@@ -113,7 +113,8 @@ void send_garbage(Intruder& in, std::mt19937_64& rng) {
   for (int i = 0; i < 100; ++i) {
     const std::string frame = random_bytes(size_t(len(rng)));
     MsgHeader h;
-    const bool decodes = frame.size() == sizeof h && (std::memcpy(&h, frame.data(), sizeof h), h.wire_version == ipc::kWireVersion);
+    const bool decodes =
+        frame.size() == sizeof h && (std::memcpy(&h, frame.data(), sizeof h), h.wire_version == ipc::kWireVersion);
     in.send({frame}, !decodes || !(h.type == MsgType::kStatusRequest && h.role == Role::kClient));
   }
   for (int i = 0; i < 100; ++i) {
@@ -141,7 +142,8 @@ TEST(MalformedMessages, AreDroppedAndCountedWhileTheRunCompletes) {
                   "PROOFPIPE_FAULTS=gpu.mid_compute:delay=250");
   });
   std::atomic<bool> stop{false};
-  auto watched = watch_run(run_dir, [&] { return stop.load() || run.wait_for(std::chrono::seconds(0)) == std::future_status::ready; });
+  auto watched = watch_run(
+      run_dir, [&] { return stop.load() || run.wait_for(std::chrono::seconds(0)) == std::future_status::ready; });
   ASSERT_TRUE(watched.has_value()) << run.get().output;
 
   Intruder in("ipc://" + (run_dir / "control").string());

@@ -32,7 +32,8 @@ std::vector<json> read_jsonl(const fs::path& file) {
 }
 
 std::string base_flags(const fs::path& out) {
-  return "--zkey " + quote(multi_io() / "circuit.zkey") + " --witness-dir " + quote(multi_io()) + " --out " + quote(out);
+  return "--zkey " + quote(multi_io() / "circuit.zkey") + " --witness-dir " + quote(multi_io()) + " --out " +
+         quote(out);
 }
 
 TEST(Observability, MetricsFileFollowsTheSchema) {
@@ -42,14 +43,15 @@ TEST(Observability, MetricsFileFollowsTheSchema) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto recs = read_jsonl(tmp / "m.jsonl");
   ASSERT_GT(recs.size(), 20u);
-  const std::set<std::string> events = {"start", "sample", "grant", "seal", "claim", "release", "commit",
-                                        "death", "restart", "end"};
+  const std::set<std::string> events = {"start",   "sample", "grant", "seal",    "claim",
+                                        "release", "commit", "death", "restart", "end"};
   double last_t = 0;
   size_t samples = 0;
   for (const auto& rec : recs) {
     SCOPED_TRACE(rec.dump());
-    for (const char* key : {"t", "kind", "event", "partition", "processes", "total_rss", "total_peak", "slots",
-                            "slot_count", "ring_bytes", "ring_bytes_held", "done", "failed", "partitions", "restarts"}) {
+    for (const char* key :
+         {"t", "kind", "event", "partition", "processes", "total_rss", "total_peak", "slots", "slot_count",
+          "ring_bytes", "ring_bytes_held", "done", "failed", "partitions", "restarts"}) {
       ASSERT_TRUE(rec.contains(key)) << key;
     }
     EXPECT_GE(rec["t"].get<double>(), last_t);
@@ -106,9 +108,9 @@ TEST(Observability, StatusAnswersDuringARun) {
   TempDir tmp;
   const fs::path run_dir = tmp / "run";
   auto run = std::async(std::launch::async, [&] {
-    return pp_run(base_flags(tmp / "out") + " --synth-workers 2 --gpu-workers 1 --backend cpu --run-dir " +
-                      quote(run_dir),
-                  "PROOFPIPE_FAULTS=gpu.mid_compute:delay=300");
+    return pp_run(
+        base_flags(tmp / "out") + " --synth-workers 2 --gpu-workers 1 --backend cpu --run-dir " + quote(run_dir),
+        "PROOFPIPE_FAULTS=gpu.mid_compute:delay=300");
   });
   std::atomic<bool> stop{false};
   auto watched = watch_run(run_dir, [&] { return stop.load(); });

@@ -96,8 +96,8 @@ class OutputsSafety : public ::testing::Test {
   }
   std::string run_cmd(const std::string& witnesses, const fs::path& out, const std::string& extra = "") {
     return proofpipe() + " run --backend cpu --synth-workers 1 --gpu-workers 1 --max-attempts 2 --zkey " +
-           quote(kMultiIo / "circuit.zkey") + witnesses + " --out " + quote(out) + " --run-dir " +
-           quote(tmp_ / "run") + extra;
+           quote(kMultiIo / "circuit.zkey") + witnesses + " --out " + quote(out) + " --run-dir " + quote(tmp_ / "run") +
+           extra;
   }
   static std::string witness(const char* name) { return " --witness " + quote(kMultiIo / name); }
 
@@ -147,9 +147,9 @@ TEST_F(OutputsSafety, RunNeverWritesThroughPlantedLinks) {
   // Links at the final names, replaced (not written through) under --overwrite.
   const fs::path out2 = tmp_ / "out2";
   fs::create_directories(out2);
-  r = with_links_planted({(out2 / "summary.json").string(), (out2 / "w00.proof.json").string(),
-                          (out2 / "w00.public.json").string()},
-                         victim_, run_cmd(witness("w00.wtns"), out2, " --overwrite"));
+  r = with_links_planted(
+      {(out2 / "summary.json").string(), (out2 / "w00.proof.json").string(), (out2 / "w00.public.json").string()},
+      victim_, run_cmd(witness("w00.wtns"), out2, " --overwrite"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   expect_victim_intact();
   for (const char* name : {"summary.json", "w00.proof.json", "w00.public.json"}) {
@@ -181,9 +181,9 @@ TEST_F(OutputsSafety, NonRegularOutputsAreOneLineErrors) {
     ASSERT_EQ(::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << std::strerror(errno);
     expect_one_line_error(prove(null, pub), "is a character device");
     EXPECT_EQ(fs::status(null).type(), fs::file_type::character);
-    expect_one_line_error(run_command("timeout 60 " + run_cmd(witness("w00.wtns"), tmp_ / "out",
-                                                               " --metrics " + quote(null))),
-                          "is a character device");
+    expect_one_line_error(
+        run_command("timeout 60 " + run_cmd(witness("w00.wtns"), tmp_ / "out", " --metrics " + quote(null))),
+        "is a character device");
   }
 }
 

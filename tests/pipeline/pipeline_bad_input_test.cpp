@@ -26,7 +26,7 @@ void truncate_copy(const fs::path& from, const fs::path& to, uintmax_t keep) {
 struct Case {
   const char* name;
   std::string zkey, witness, out;
-  const char* expect;  // part of the one error line
+  const char* expect;      // part of the one error line
   std::string extra = {};  // more flags
 };
 

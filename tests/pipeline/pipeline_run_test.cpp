@@ -52,7 +52,7 @@ TEST(PipelineRun, TenPartitionsThreeSynthOneGpuTwoSlotsAllVerify) {
   EXPECT_EQ(summary["seats"].back()["worker"], "gpu.3");
   EXPECT_EQ(summary["seats"].back()["backend"], "cpu");
   EXPECT_NE(r.output.find("gpu.3 (cpu)"), std::string::npos) << r.output;  // no devices on the cpu backend
-  EXPECT_EQ(summary["seats"].back()["intake"], "copy");  // the CPU backend's intake
+  EXPECT_EQ(summary["seats"].back()["intake"], "copy");                    // the CPU backend's intake
   EXPECT_NE(r.output.find("proving stages, median of 10 proofs (cpu, copy intake): intake "), std::string::npos)
       << r.output;
   for (const auto& p : summary["per_partition"]) {
@@ -77,8 +77,10 @@ TEST(PipelineRun, TenPartitionsThreeSynthOneGpuTwoSlotsAllVerify) {
     EXPECT_EQ(ours.exit_code, 0) << ours.output;
     // The same witness through the single-process prover: also valid, and
     // the same public signals (proofs differ: r and s are random).
-    const fs::path single_proof = tmp / (stem + ".single.proof.json"), single_pub = tmp / (stem + ".single.public.json");
-    ASSERT_EQ(pp_prove(multi_io() / "circuit.zkey", multi_io() / (stem + ".wtns"), single_proof, single_pub).exit_code, 0);
+    const fs::path single_proof = tmp / (stem + ".single.proof.json"),
+                   single_pub = tmp / (stem + ".single.public.json");
+    ASSERT_EQ(pp_prove(multi_io() / "circuit.zkey", multi_io() / (stem + ".wtns"), single_proof, single_pub).exit_code,
+              0);
     EXPECT_EQ(pp_verify(vk, single_pub, single_proof).exit_code, 0);
     EXPECT_EQ(read_json(pub), read_json(single_pub));
   }

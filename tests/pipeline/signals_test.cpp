@@ -74,10 +74,10 @@ TEST(PipelineSignals, LaterSignalsDuringShutdownAreHandled) {
   // Each proof takes 2 s (in every incarnation: delay entries reach all), so
   // the proving worker is mid-proof when the first signal comes and the
   // shutdown waits for it: the later signals land inside the shutdown.
-  const pid_t coord = spawn_run({"--zkey", (multi_io() / "circuit.zkey").string(), "--witness-dir",
-                                 multi_io().string(), "--out", out.string(), "--run-dir", run_dir.string(),
-                                 "--synth-workers", "2", "--gpu-workers", "1", "--slots", "2"},
-                                {"PROOFPIPE_FAULTS=gpu.mid_compute:delay=2000", "PROOFPIPE_NO_PROGRESS=1"}, log);
+  const pid_t coord = spawn_run(
+      {"--zkey", (multi_io() / "circuit.zkey").string(), "--witness-dir", multi_io().string(), "--out", out.string(),
+       "--run-dir", run_dir.string(), "--synth-workers", "2", "--gpu-workers", "1", "--slots", "2"},
+      {"PROOFPIPE_FAULTS=gpu.mid_compute:delay=2000", "PROOFPIPE_NO_PROGRESS=1"}, log);
   ASSERT_GT(coord, 0);
   struct Reaper {  // an early ASSERT must not leave the run going
     pid_t pid;

@@ -64,7 +64,7 @@ TYPED_TEST(CurveTest, GroupLaws) {
     EXPECT_TRUE((p + (-p)).is_identity());
     EXPECT_EQ(p.dbl(), p + p);
     EXPECT_EQ(p + q, p.add_affine(q.to_affine()));
-    EXPECT_EQ(p + p, p.add_affine(p.to_affine()));            // mixed add, equal points
+    EXPECT_EQ(p + p, p.add_affine(p.to_affine()));              // mixed add, equal points
     EXPECT_TRUE(p.add_affine((-p).to_affine()).is_identity());  // mixed add, opposite points
     EXPECT_EQ(o.add_affine(q.to_affine()), q);
     EXPECT_EQ(p.add_affine(ec::Affine<Cfg>::identity()), p);
@@ -83,8 +83,8 @@ TYPED_TEST(CurveTest, ScalarMultiplication) {
   EXPECT_TRUE(ec::scalar_mul(g, Fr::zero()).is_identity());
   EXPECT_EQ(ec::scalar_mul(g, Fr::one()), g);
   EXPECT_EQ(ec::scalar_mul(g, Fr::from_u64(2)), g.dbl());
-  EXPECT_TRUE(g.mul(Fr::C::kP).is_identity());                     // [r]G = O
-  EXPECT_EQ(g.mul(ff::limbs_sub_u64(Fr::C::kP, 1)), -g);           // [r-1]G = -G
+  EXPECT_TRUE(g.mul(Fr::C::kP).is_identity());            // [r]G = O
+  EXPECT_EQ(g.mul(ff::limbs_sub_u64(Fr::C::kP, 1)), -g);  // [r-1]G = -G
   EXPECT_EQ(ec::scalar_mul(g, -Fr::one()), -g);
   EXPECT_FALSE(g.mul(ff::limbs_sub_u64(Fr::C::kP, 2)).is_identity());
 }
@@ -127,13 +127,19 @@ TEST(Curve, G1CofactorClearingEntersSubgroup) {
 TEST(Curve, KnownGeneratorCoordinates) {
   auto hex = [](const Fq& f) { return value_of(f).get_str(16); };
   const auto g1 = ec::g1_generator();
-  EXPECT_EQ(hex(g1.x), "17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb");
-  EXPECT_EQ(hex(g1.y), "8b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1");
+  EXPECT_EQ(hex(g1.x),
+            "17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb");
+  EXPECT_EQ(hex(g1.y),
+            "8b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1");
   const auto g2 = ec::g2_generator();
-  EXPECT_EQ(hex(g2.x.c0), "24aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8");
-  EXPECT_EQ(hex(g2.x.c1), "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e");
-  EXPECT_EQ(hex(g2.y.c0), "ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801");
-  EXPECT_EQ(hex(g2.y.c1), "606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be");
+  EXPECT_EQ(hex(g2.x.c0),
+            "24aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8");
+  EXPECT_EQ(hex(g2.x.c1),
+            "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e");
+  EXPECT_EQ(hex(g2.y.c0),
+            "ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801");
+  EXPECT_EQ(hex(g2.y.c1),
+            "606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be");
   EXPECT_TRUE(g1.on_curve());
   EXPECT_TRUE(g2.on_curve());
 }
@@ -191,8 +197,10 @@ mpz_class hex_mpz(const char* h) { return mpz_class(h, 16); }
 
 TEST(ZkeyLayout, HandBuiltG1AndG2Bytes) {
   std::vector<uint8_t> g1;
-  append_mont_bytes(g1, hex_mpz("17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb"));
-  append_mont_bytes(g1, hex_mpz("08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1"));
+  append_mont_bytes(
+      g1, hex_mpz("17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb"));
+  append_mont_bytes(
+      g1, hex_mpz("08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1"));
   ASSERT_EQ(g1.size(), ec::kG1Bytes);
   auto p1 = ec::read_g1(g1, ec::PointCheck::kSubgroup);
   ASSERT_TRUE(p1.is_ok()) << p1.status().to_string();
@@ -203,10 +211,11 @@ TEST(ZkeyLayout, HandBuiltG1AndG2Bytes) {
 
   // G2: x.c0 | x.c1 | y.c0 | y.c1.
   std::vector<uint8_t> g2;
-  for (const char* h : {"024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8",
-                        "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e",
-                        "0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801",
-                        "0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be"}) {
+  for (const char* h :
+       {"024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8",
+        "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e",
+        "0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801",
+        "0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be"}) {
     append_mont_bytes(g2, hex_mpz(h));
   }
   auto p2 = ec::read_g2(g2, ec::PointCheck::kSubgroup);
@@ -301,15 +310,20 @@ TEST(ZkeyLayout, SnarkjsKeyHeaderPointsMatchVerificationKey) {
   const std::string vk = vs.str();
   ASSERT_GE(z.size(), 1004u);
   ASSERT_EQ(z[40], 48);  // n8q
-  auto g1_at = [&](size_t off) { return ec::read_g1(std::span(z).subspan(off, ec::kG1Bytes), ec::PointCheck::kSubgroup); };
-  auto g2_at = [&](size_t off) { return ec::read_g2(std::span(z).subspan(off, ec::kG2Bytes), ec::PointCheck::kSubgroup); };
+  auto g1_at = [&](size_t off) {
+    return ec::read_g1(std::span(z).subspan(off, ec::kG1Bytes), ec::PointCheck::kSubgroup);
+  };
+  auto g2_at = [&](size_t off) {
+    return ec::read_g2(std::span(z).subspan(off, ec::kG2Bytes), ec::PointCheck::kSubgroup);
+  };
   auto alpha = g1_at(140);
   ASSERT_TRUE(alpha.is_ok()) << alpha.status().to_string();
   const auto va = json_numbers(vk, "vk_alpha_1", 2);
   ASSERT_EQ(va.size(), 2u);
   EXPECT_EQ(value_of(alpha->x), va[0]);
   EXPECT_EQ(value_of(alpha->y), va[1]);
-  for (auto [key, off] : {std::pair{"vk_beta_2", size_t(332)}, {"vk_gamma_2", size_t(524)}, {"vk_delta_2", size_t(812)}}) {
+  for (auto [key, off] :
+       {std::pair{"vk_beta_2", size_t(332)}, {"vk_gamma_2", size_t(524)}, {"vk_delta_2", size_t(812)}}) {
     auto p = g2_at(off);
     ASSERT_TRUE(p.is_ok()) << key << ": " << p.status().to_string();
     const auto v = json_numbers(vk, key, 4);

@@ -71,8 +71,9 @@ TEST(NttRoots, PrimitiveAndNested) {
     EXPECT_EQ(w.sqr(), ntt::root_of_unity(k - 1)) << "k=" << k;
   }
   // Not arkworks' 7-based root (docs/design/formats.md §3.2): same set, other order.
-  EXPECT_NE(ntt::root_of_unity(32),
-            Fr::from_canonical(ff::limbs_from_hex<4>("0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b")));
+  EXPECT_NE(
+      ntt::root_of_unity(32),
+      Fr::from_canonical(ff::limbs_from_hex<4>("0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b")));
   const Domain& d = Domain::get(10);
   EXPECT_TRUE((d.omega() * d.omega_inv()).is_one());
   EXPECT_EQ(d.size_inv() * Fr::from_u64(1024), Fr::one());

@@ -266,7 +266,6 @@ TEST(Pairing, KnownAnswerForGenerators) {
   EXPECT_EQ(pairing::pairing(ec::g1_generator(), ec::g2_generator()), want);
 }
 
-
 // ----- snarkjs fixtures (tests/data/<circuit>/, made by scripts/make_fixtures.sh) -----
 
 // Every quoted string of the JSON value that starts at or after `pos` (a

@@ -249,12 +249,12 @@ TEST(RingNames, ACoordinatorsPrefixRoundTripsThroughParseRingName) {
 }
 
 TEST(RingNames, ParseRingNameRefusesEveryOtherName) {
-  for (const char* name : {"", "proofpipe-", "proofpipe-1-", "proofpipe-0000000000000abc-data",  // no pid
-                           "proofpipe-12-00000000000abc-data",                                      // 14 digits
-                           "proofpipe-12-0000000000000abc-log", "proofpipe-12-0000000000000abc-data-x",
-                           "proofpipe--12-0000000000000abc-ctl", "proofpipe-0-0000000000000abc-ctl",
-                           "proofpipe-x-0000000000000abc-ctl", "proofpipe-12-00000000000zzabc-ctl",
-                           "other-12-0000000000000abc-ctl", "proofpipe-run-abc123"}) {
+  for (const char* name :
+       {"", "proofpipe-", "proofpipe-1-", "proofpipe-0000000000000abc-data",  // no pid
+        "proofpipe-12-00000000000abc-data",                                   // 14 digits
+        "proofpipe-12-0000000000000abc-log", "proofpipe-12-0000000000000abc-data-x",
+        "proofpipe--12-0000000000000abc-ctl", "proofpipe-0-0000000000000abc-ctl", "proofpipe-x-0000000000000abc-ctl",
+        "proofpipe-12-00000000000zzabc-ctl", "other-12-0000000000000abc-ctl", "proofpipe-run-abc123"}) {
     EXPECT_EQ(parse_ring_name(name), std::nullopt) << name;
   }
 }

@@ -62,7 +62,8 @@ class Coordinator {
       if (a.kind == coord::Action::Kind::kVerify) {
         const uint32_t part = *a.partition;
         if (!sched_.committed(part, a.stages, 0).empty()) s_.flat.commits[part]++;
-        if (s_.flat.commits[part] > 1) return fmt::format("partition {} committed {} times", part, s_.flat.commits[part]);
+        if (s_.flat.commits[part] > 1)
+          return fmt::format("partition {} committed {} times", part, s_.flat.commits[part]);
         continue;
       }
       if (a.kind != coord::Action::Kind::kSend) continue;
@@ -225,9 +226,7 @@ std::string apply_step(State& s, Step step) {
   Actor* a = step.seat < kSeats ? &f.actors[step.seat] : nullptr;
   const uint32_t slot = step.slot;
   switch (step.kind) {
-    case StepKind::kRequest:
-      a->phase = kWaiting;
-      return send(*a, MsgType::kWantSlot, 0, 0, 0, 0);
+    case StepKind::kRequest: a->phase = kWaiting; return send(*a, MsgType::kWantSlot, 0, 0, 0, 0);
     case StepKind::kWriteHalf:
       // Takes the GRANT: slot and epoch from its header, as synth_loop.cpp.
       a->epoch = a->inbox.epoch;

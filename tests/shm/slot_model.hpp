@@ -47,7 +47,7 @@ inline constexpr uint32_t kProducers = 2;  // seats 0 and 1
 inline constexpr Seat kConsumer = 2;       // the GPU worker's seat
 inline constexpr uint32_t kSeats = 3;
 inline constexpr uint32_t kPartitions = 3;
-inline constexpr uint32_t kMaxAttempts = 6;  // more than any budget can spend: FAILED means lost
+inline constexpr uint32_t kMaxAttempts = 6;    // more than any budget can spend: FAILED means lost
 inline constexpr uint64_t kPayloadBytes = 16;  // per slot: two "half" writes of 8
 inline constexpr uint32_t kOutbox = 4;  // messages a worker sends before it blocks (its socket's high-water mark)
 inline constexpr uint8_t kNone = 0xFF;
@@ -92,8 +92,8 @@ struct Actor {
   uint8_t incarnation;
   uint8_t outbox_len;
   uint8_t pad[2];
-  Msg inbox;              // GRANT / DISPATCH not yet acted on
-  Msg outbox[kOutbox];    // sent, not yet delivered, oldest first
+  Msg inbox;            // GRANT / DISPATCH not yet acted on
+  Msg outbox[kOutbox];  // sent, not yet delivered, oldest first
 };
 
 // The bytes of a state, hashed as they are.
@@ -103,7 +103,7 @@ struct Flat {
   Actor actors[kSeats];
   Budget budget;
   uint8_t commits[kPartitions];  // successful Scheduler::committed() per partition
-  uint8_t pad[58];  // to the 64-byte multiple the headers' alignment gives
+  uint8_t pad[58];               // to the 64-byte multiple the headers' alignment gives
 };
 static_assert(sizeof(Flat) == 512);
 static_assert(std::has_unique_object_representations_v<Flat>, "Flat must hash bytewise");

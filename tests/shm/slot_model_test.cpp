@@ -45,27 +45,19 @@ bool expected_win(Op op, SlotWord w, Seat seat, Epoch e, SlotState q_state, Slot
     case Op::kGrant:
       *to = {SlotState::kWriting, seat, e + 1};
       return w.state == SlotState::kFree && w.epoch == e && seat_ok;
-    case Op::kReclaimWriting:
-      *to = {SlotState::kFree, kNoSeat, e + 1};
-      return w.state == SlotState::kWriting && exact;
+    case Op::kReclaimWriting: *to = {SlotState::kFree, kNoSeat, e + 1}; return w.state == SlotState::kWriting && exact;
     case Op::kReclaimConsuming:
       *to = {SlotState::kReady, kNoSeat, e + 1};
       return w.state == SlotState::kConsuming && exact;
     case Op::kReleaseQuarantined:
       *to = {SlotState::kFree, kNoSeat, e + 1};
       return w.state == SlotState::kQuarantined && w.epoch == e;
-    case Op::kSeal:
-      *to = {SlotState::kReady, seat, e + 1};
-      return w.state == SlotState::kWriting && exact;
-    case Op::kAbortWrite:
-      *to = {SlotState::kFree, kNoSeat, e + 1};
-      return w.state == SlotState::kWriting && exact;
+    case Op::kSeal: *to = {SlotState::kReady, seat, e + 1}; return w.state == SlotState::kWriting && exact;
+    case Op::kAbortWrite: *to = {SlotState::kFree, kNoSeat, e + 1}; return w.state == SlotState::kWriting && exact;
     case Op::kClaim:
       *to = {SlotState::kConsuming, seat, e + 1};
       return w.state == SlotState::kReady && w.epoch == e && seat_ok;
-    case Op::kRelease:
-      *to = {SlotState::kFree, seat, e + 1};
-      return w.state == SlotState::kConsuming && exact;
+    case Op::kRelease: *to = {SlotState::kFree, seat, e + 1}; return w.state == SlotState::kConsuming && exact;
     case Op::kQuarantine:
       *to = {SlotState::kQuarantined, seat, e + 1};
       return w.state == q_state && exact && q_state != SlotState::kQuarantined;
@@ -75,24 +67,15 @@ bool expected_win(Op op, SlotWord w, Seat seat, Epoch e, SlotState q_state, Slot
 
 bool run_op(SlotRing& ring, Op op, Seat seat, Epoch e, SlotState q_state) {
   switch (op) {
-    case Op::kGrant:
-      return ring.grant(0, e, seat).has_value();
-    case Op::kReclaimWriting:
-      return ring.reclaim_writing(0, seat, e).has_value();
-    case Op::kReclaimConsuming:
-      return ring.reclaim_consuming(0, seat, e).has_value();
-    case Op::kReleaseQuarantined:
-      return ring.release_quarantined(0, e).has_value();
-    case Op::kSeal:
-      return ring.seal(0, seat, e, {1, 2, 3, 4, 5}).has_value();
-    case Op::kAbortWrite:
-      return ring.abort_write(0, seat, e).has_value();
-    case Op::kClaim:
-      return ring.claim(0, seat, e).has_value();
-    case Op::kRelease:
-      return ring.release(0, seat, e).has_value();
-    case Op::kQuarantine:
-      return ring.quarantine(0, {q_state, seat, e}).has_value();
+    case Op::kGrant: return ring.grant(0, e, seat).has_value();
+    case Op::kReclaimWriting: return ring.reclaim_writing(0, seat, e).has_value();
+    case Op::kReclaimConsuming: return ring.reclaim_consuming(0, seat, e).has_value();
+    case Op::kReleaseQuarantined: return ring.release_quarantined(0, e).has_value();
+    case Op::kSeal: return ring.seal(0, seat, e, {1, 2, 3, 4, 5}).has_value();
+    case Op::kAbortWrite: return ring.abort_write(0, seat, e).has_value();
+    case Op::kClaim: return ring.claim(0, seat, e).has_value();
+    case Op::kRelease: return ring.release(0, seat, e).has_value();
+    case Op::kQuarantine: return ring.quarantine(0, {q_state, seat, e}).has_value();
   }
   return false;
 }
@@ -161,8 +144,8 @@ std::string check_state(const State& st) {
   }
   for (uint8_t seat = 0; seat < kSeats; ++seat) {
     const Actor& a = s.actors[seat];
-    const bool claims = a.phase == kHalfWritten || a.phase == kWritten || a.phase == kClaimed ||
-                        a.phase == kVerified || a.phase == kBad;
+    const bool claims = a.phase == kHalfWritten || a.phase == kWritten || a.phase == kClaimed || a.phase == kVerified ||
+                        a.phase == kBad;
     if (!claims) continue;
     const SlotState want = seat == kConsumer ? SlotState::kConsuming : SlotState::kWriting;
     if (ring.load(a.slot) != SlotWord{want, seat, a.epoch})
@@ -181,7 +164,8 @@ std::string check_state(const State& st) {
     // Once dispatched, a partition's slot is only a note until its RELEASED
     // arrives: the prover may have released it, and it been granted again.
     bool dispatched = false;
-    for (const coord::SeatState& w : st.sched.seats) dispatched |= w.alive && w.role == ipc::Role::kGpu && w.partition == p;
+    for (const coord::SeatState& w : st.sched.seats)
+      dispatched |= w.alive && w.role == ipc::Role::kGpu && w.partition == p;
     const bool live = lp.state == coord::PartState::kWriting || (lp.state == coord::PartState::kReady && !dispatched);
     if (live && lp.slot && ++homes[*lp.slot] > 1)
       return fmt::format("slot {} is the ledger's home of two partitions", *lp.slot);
@@ -211,7 +195,8 @@ std::string check_end(const State& s) {
   for (uint32_t i = 0; i < kSlots; ++i) {
     if (SlotWord::unpack(s.flat.headers[i].word).state != SlotState::kFree)
       return fmt::format("run ended with slot {} not FREE", i);
-    if (s.sched.slot_part[i]) return fmt::format("run ended with slot {} still mapped to partition {}", i, *s.sched.slot_part[i]);
+    if (s.sched.slot_part[i])
+      return fmt::format("run ended with slot {} still mapped to partition {}", i, *s.sched.slot_part[i]);
   }
   return "";
 }

@@ -69,8 +69,8 @@ uint64_t reference_tree(std::span<const std::byte> bytes, uint64_t seed = 0) {
 }
 
 // Sizes on both sides of the chunk edges (the leaf count changes at k * 4 MiB).
-const std::vector<size_t> kRecordSizes = {0, 1, 100, kChecksumChunk - 1, kChecksumChunk, kChecksumChunk + 1,
-                                          3 * kChecksumChunk + 12345};
+const std::vector<size_t> kRecordSizes = {
+    0, 1, 100, kChecksumChunk - 1, kChecksumChunk, kChecksumChunk + 1, 3 * kChecksumChunk + 12345};
 
 TEST(RecordChecksum, IsTheTreeOfChecksum64Leaves) {
   PP_SEEDED_RNG(rng);

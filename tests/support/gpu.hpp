@@ -21,11 +21,11 @@ inline bool gpu_required() {
 
 }  // namespace proofpipe::test
 
-#define PP_REQUIRE_DEVICE()                                                              \
-  do {                                                                                   \
-    if (::proofpipe::cuda::device_count() == 0) {                                        \
-      const std::string why = ::proofpipe::cuda::no_device_reason();                     \
-      if (::proofpipe::test::gpu_required()) FAIL() << "PP_REQUIRE_GPU=1 but " << why;   \
-      GTEST_SKIP() << "no CUDA device (" << why << ")";                                  \
-    }                                                                                    \
+#define PP_REQUIRE_DEVICE()                                                            \
+  do {                                                                                 \
+    if (::proofpipe::cuda::device_count() == 0) {                                      \
+      const std::string why = ::proofpipe::cuda::no_device_reason();                   \
+      if (::proofpipe::test::gpu_required()) FAIL() << "PP_REQUIRE_GPU=1 but " << why; \
+      GTEST_SKIP() << "no CUDA device (" << why << ")";                                \
+    }                                                                                  \
   } while (0)

@@ -60,8 +60,13 @@ std::vector<ff::Fr> skewed_scalars(size_t n, Rng& rng) {
   std::vector<Fr> s(n);
   for (auto& x : s) {
     const unsigned k = unsigned(rng() % 20);
-    x = k < 7 ? Fr::zero() : k < 13 ? Fr::one() : k == 13 ? -Fr::one() : k == 14 ? half : k == 15 ? half + Fr::one()
-        : k < 18 ? dup[rng() % 3] : Fr::random(rng);
+    x = k < 7     ? Fr::zero()
+        : k < 13  ? Fr::one()
+        : k == 13 ? -Fr::one()
+        : k == 14 ? half
+        : k == 15 ? half + Fr::one()
+        : k < 18  ? dup[rng() % 3]
+                  : Fr::random(rng);
   }
   return s;
 }

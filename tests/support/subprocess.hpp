@@ -35,7 +35,9 @@ inline std::string quote(const std::filesystem::path& p) { return "'" + p.string
 inline std::filesystem::path bin_path(const std::string& name) { return std::filesystem::path(PP_BIN_DIR) / name; }
 
 // The pinned snarkjs CLI from node_modules (scripts/setup.sh installs it).
-inline std::string snarkjs() { return "node " + quote(std::filesystem::path(PP_SOURCE_DIR) / "node_modules/snarkjs/build/cli.cjs"); }
+inline std::string snarkjs() {
+  return "node " + quote(std::filesystem::path(PP_SOURCE_DIR) / "node_modules/snarkjs/build/cli.cjs");
+}
 
 inline std::filesystem::path data_dir() { return std::filesystem::path(PP_TEST_DATA_DIR); }
 

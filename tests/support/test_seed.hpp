@@ -33,7 +33,7 @@ inline std::mt19937_64 seeded_rng() { return std::mt19937_64(test_seed()); }
 }  // namespace proofpipe::test
 
 // Puts the seed into every assertion failure message of the enclosing scope.
-#define PP_SEEDED_RNG(rng)                          \
+#define PP_SEEDED_RNG(rng)                                    \
   const uint64_t rng##_seed = ::proofpipe::test::test_seed(); \
-  std::mt19937_64 rng(rng##_seed);                 \
+  std::mt19937_64 rng(rng##_seed);                            \
   SCOPED_TRACE(::testing::Message() << "PP_TEST_SEED=" << rng##_seed)

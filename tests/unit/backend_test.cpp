@@ -16,8 +16,8 @@
 #include "proofpipe/formats/wtns.hpp"
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/backend.hpp"
-#include "proofpipe/groth16/proving_key.hpp"
 #include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/groth16/proving_key.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 #include "support/prove_with.hpp"
@@ -159,12 +159,11 @@ TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
   SpoiledBackend honest(Spoil::kNone), honest_taker(Spoil::kNone, true);
   EXPECT_TRUE(groth16::known_answer_test(honest, pk));
   EXPECT_TRUE(groth16::known_answer_test(honest_taker, pk));
-  const std::pair<Spoil, const char*> cases[] = {
-      {Spoil::kH, "the H step"},
-      {Spoil::kG1, "G1 MSM"},
-      {Spoil::kG2, "G2 MSM"},
-      {Spoil::kProofC, "the proof's C MSM (proof_msms)"},
-      {Spoil::kTakenA, "the proof's H MSM (taken inputs)"}};
+  const std::pair<Spoil, const char*> cases[] = {{Spoil::kH, "the H step"},
+                                                 {Spoil::kG1, "G1 MSM"},
+                                                 {Spoil::kG2, "G2 MSM"},
+                                                 {Spoil::kProofC, "the proof's C MSM (proof_msms)"},
+                                                 {Spoil::kTakenA, "the proof's H MSM (taken inputs)"}};
   for (const auto& [spoil, needle] : cases) {
     SpoiledBackend bad(spoil, true);
     const Status st = groth16::known_answer_test(bad, pk);

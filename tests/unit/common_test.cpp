@@ -66,9 +66,7 @@ TEST(ParallelFor, RunsEveryIndexExactlyOnce) {
 TEST(ParallelFor, RangesCoverAndNestedCallsRunInline) {
   const size_t n = 12345;
   std::vector<std::atomic<int>> hits(n);
-  parallel_for_range(n, [&](size_t b, size_t e) {
-    parallel_for(e - b, [&](size_t i) { hits[b + i].fetch_add(1); });
-  });
+  parallel_for_range(n, [&](size_t b, size_t e) { parallel_for(e - b, [&](size_t i) { hits[b + i].fetch_add(1); }); });
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1);
 }
 

@@ -43,8 +43,7 @@ TEST(Faults, BadEntriesAreRefusedByName) {
 // device_lost and error come back from fault_status on the n-th hit of the
 // named partition only; a plain fault_point cannot return them and goes on.
 TEST(Faults, ErrorSitesReturnTheInjectedErrorOnTheNthHit) {
-  ASSERT_EQ(::setenv("PROOFPIPE_FAULTS",
-                     "test.lost~5:device_lost@2,test.err:error,test.plain:device_lost", 1), 0);
+  ASSERT_EQ(::setenv("PROOFPIPE_FAULTS", "test.lost~5:device_lost@2,test.err:error,test.plain:device_lost", 1), 0);
   ASSERT_TRUE(arm_faults_from_env());
   ::unsetenv("PROOFPIPE_FAULTS");
   EXPECT_TRUE(fault_status("test.lost", 4));  // another partition: not counted
@@ -54,7 +53,7 @@ TEST(Faults, ErrorSitesReturnTheInjectedErrorOnTheNthHit) {
   EXPECT_NE(lost.message().find("test.lost"), std::string::npos) << lost.message();
   EXPECT_TRUE(fault_status("test.lost", 5));  // @2: only the second hit
   for (int i = 0; i < 2; ++i) EXPECT_EQ(fault_status("test.err").code(), ErrorCode::kInternal);  // no @n: every hit
-  fault_point("test.plain");                   // logs that it cannot fire there, and returns
+  fault_point("test.plain");  // logs that it cannot fire there, and returns
   EXPECT_TRUE(fault_status("unarmed.site"));
 }
 

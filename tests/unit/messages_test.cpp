@@ -20,8 +20,9 @@ namespace proofpipe::test {
 namespace {
 
 TEST(GpuHello, RoundTripsBackendDevicesAndIntake) {
-  for (const ipc::GpuHello& h : {ipc::GpuHello{"cuda", "0", "take"}, ipc::GpuHello{"cuda", "GPU-8e3c,MIG-1/2/3", "copy"},
-                                 ipc::GpuHello{"cpu", "", "copy"}, ipc::GpuHello{"", "", ""}}) {
+  for (const ipc::GpuHello& h :
+       {ipc::GpuHello{"cuda", "0", "take"}, ipc::GpuHello{"cuda", "GPU-8e3c,MIG-1/2/3", "copy"},
+        ipc::GpuHello{"cpu", "", "copy"}, ipc::GpuHello{"", "", ""}}) {
     const ipc::GpuHello back = ipc::decode_gpu_hello(ipc::encode_gpu_hello(h));
     EXPECT_EQ(back.backend, h.backend);
     EXPECT_EQ(back.devices, h.devices);

@@ -123,8 +123,7 @@ TEST(Json, RejectsMalformedInputWithOneLineErrors) {
 
   auto bad_public = [&](const std::string& text, const std::string& needle) {
     SCOPED_TRACE(needle);
-    expect_error(public_from_json(text, "public 'x.json'").status(), ErrorCode::kBadFormat, "public 'x.json'",
-                 needle);
+    expect_error(public_from_json(text, "public 'x.json'").status(), ErrorCode::kBadFormat, "public 'x.json'", needle);
   };
   bad_public("{\"a\": 1}", "expected a JSON array");
   bad_public("[\"1\", 2]", "[1]: expected a decimal string");

@@ -76,9 +76,8 @@ class SchedulerTest : public ::testing::Test {
     const auto& g = grant.message.header;
     auto bytes = ring_.payload(g.slot);
     std::memset(bytes.data(), int(g.partition + 1), kSlotBytes);
-    const auto sealed =
-        ring_.seal(g.slot, grant.seat, g.epoch, {g.request, g.partition, g.attempt, kSlotBytes,
-                                                  shm::record_checksum(bytes)});
+    const auto sealed = ring_.seal(g.slot, grant.seat, g.epoch,
+                                   {g.request, g.partition, g.attempt, kSlotBytes, shm::record_checksum(bytes)});
     ASSERT_TRUE(sealed);
     send(grant.seat, MsgType::kSealed, g.slot, *sealed, g.partition, g.attempt);
   }
@@ -96,7 +95,8 @@ class SchedulerTest : public ::testing::Test {
     ASSERT_TRUE(freed);
     send(dispatch.seat, MsgType::kReleased, d.slot, *freed, d.partition, d.attempt);
   }
-  Actions prove(const Action& dispatch, std::string body = std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0')) {
+  Actions prove(const Action& dispatch,
+                std::string body = std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0')) {
     const auto& d = dispatch.message.header;
     return send(dispatch.seat, MsgType::kProof, d.slot, d.epoch, d.partition, d.attempt, std::move(body));
   }
@@ -153,7 +153,7 @@ TEST_F(SchedulerTest, ReadyPartitionsAreDispatchedOldestFirst) {
   auto g = sends(sched_->schedule(now_));
   ASSERT_EQ(g.size(), 2u);
   sched_->seat_died(2, "gpu away", now_);  // no prover while both seal: the queue orders them
-  seal(g[1]);  // partition 1 seals first
+  seal(g[1]);                              // partition 1 seals first
   seal(g[0]);
   start(2);
   const auto d = sends(sched_->schedule(now_));

@@ -7,9 +7,10 @@ namespace proofpipe::detail {
 [[noreturn]] void assert_fail(const char* cond, const char* file, int line, const char* msg);
 }
 
-#define PP_ASSERT(cond, msg)                                                          \
-  do {                                                                                \
-    if (!(cond)) [[unlikely]] ::proofpipe::detail::assert_fail(#cond, __FILE__, __LINE__, msg); \
+#define PP_ASSERT(cond, msg)                                            \
+  do {                                                                  \
+    if (!(cond)) [[unlikely]]                                           \
+      ::proofpipe::detail::assert_fail(#cond, __FILE__, __LINE__, msg); \
   } while (0)
 
 #ifdef NDEBUG

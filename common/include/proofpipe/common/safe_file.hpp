@@ -8,12 +8,12 @@
 // FIFO, device or socket there is refused before anything is written.
 #pragma once
 
+#include <sys/types.h>
 #include <filesystem>
 #include <fstream>
 #include <span>
 #include <string>
 #include <string_view>
-#include <sys/types.h>
 
 #include "proofpipe/common/status.hpp"
 

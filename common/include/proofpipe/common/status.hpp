@@ -18,15 +18,15 @@ namespace proofpipe {
 
 enum class ErrorCode : uint8_t {
   kOk = 0,
-  kInvalidArgument,   // the caller passed something unusable (flag, size, path)
-  kBadFormat,         // a file is malformed: truncated, bad magic, wrong section size
-  kNotFound,          // a file or object does not exist
-  kUnavailable,       // a feature or device is not present (e.g. CUDA backend)
-  kResourceExhausted, // out of memory, /dev/shm too small, no free slot
-  kDeadlineExceeded,  // a timeout
-  kIo,                // an OS call failed (errno in the message)
-  kInternal,          // should not happen; a bug that is reported, not asserted
-  kDeviceLost,        // a sticky GPU error: the CUDA context is unusable, the process must exit
+  kInvalidArgument,    // the caller passed something unusable (flag, size, path)
+  kBadFormat,          // a file is malformed: truncated, bad magic, wrong section size
+  kNotFound,           // a file or object does not exist
+  kUnavailable,        // a feature or device is not present (e.g. CUDA backend)
+  kResourceExhausted,  // out of memory, /dev/shm too small, no free slot
+  kDeadlineExceeded,   // a timeout
+  kIo,                 // an OS call failed (errno in the message)
+  kInternal,           // should not happen; a bug that is reported, not asserted
+  kDeviceLost,         // a sticky GPU error: the CUDA context is unusable, the process must exit
 };
 
 const char* error_code_name(ErrorCode code);
@@ -60,8 +60,8 @@ Status make_error(ErrorCode code, fmt::format_string<Args...> f, Args&&... args)
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}                    // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {}             // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool is_ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return is_ok(); }
@@ -84,10 +84,10 @@ class [[nodiscard]] Result {
 }  // namespace proofpipe
 
 // Early return of a non-ok Status from a function returning Status or Result<T>.
-#define PP_RETURN_IF_ERROR(expr)                  \
-  do {                                            \
-    ::proofpipe::Status pp_status_ = (expr);      \
-    if (!pp_status_.is_ok()) return pp_status_;   \
+#define PP_RETURN_IF_ERROR(expr)                \
+  do {                                          \
+    ::proofpipe::Status pp_status_ = (expr);    \
+    if (!pp_status_.is_ok()) return pp_status_; \
   } while (0)
 
 #define PP_CONCAT_INNER(a, b) a##b

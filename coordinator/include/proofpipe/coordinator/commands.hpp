@@ -57,18 +57,18 @@ struct RunArgs {
   std::string out;
   unsigned synth_workers = 2;
   unsigned gpu_workers = kGpuWorkersAuto;  // not given: one per --gpus device, else 1
-  std::string gpus;          // --gpus 0,1 (or GPU-<uuid>,...): one CUDA device per proving worker, in turn
-  unsigned slots = 0;       // 0: from --mem-budget, else synth + gpu workers
-  std::string mem_budget;   // SIZE
+  std::string gpus;           // --gpus 0,1 (or GPU-<uuid>,...): one CUDA device per proving worker, in turn
+  unsigned slots = 0;         // 0: from --mem-budget, else synth + gpu workers
+  std::string mem_budget;     // SIZE
   std::string synth_mem_max;  // SIZE per synthesis worker (cgroup, else RLIMIT_AS)
   std::string gpu_mem_max;    // SIZE per proving worker (cgroup only)
   unsigned max_attempts = 3;
   std::string backend = "auto";
-  std::string run_dir;      // empty: a fresh private one
+  std::string run_dir;  // empty: a fresh private one
   double hang_timeout_s = 30;
-  std::string metrics;      // FILE.jsonl (docs/metrics.md)
+  std::string metrics;  // FILE.jsonl (docs/metrics.md)
   unsigned sample_ms = 250;
-  bool overwrite = false;   // --overwrite: replace this run's outputs in a used --out (docs/operations.md)
+  bool overwrite = false;  // --overwrite: replace this run's outputs in a used --out (docs/operations.md)
 };
 int run_run(const RunArgs& args);
 

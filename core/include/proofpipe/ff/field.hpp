@@ -43,10 +43,10 @@ template <class P>
 struct MontConsts {
   static constexpr size_t N = P::kLimbs;
   static constexpr Limbs<N> kP = P::kModulus;
-  static constexpr uint64_t kInv = neg_inv64(kP[0]);                 // -p^-1 mod 2^64
-  static constexpr Limbs<N> kR = pow2_mod<N>(64 * N, kP);            // R mod p (Montgomery 1)
-  static constexpr Limbs<N> kR2 = pow2_mod<N>(128 * N, kP);          // R^2 mod p
-  static constexpr Limbs<N> kPMinus2 = limbs_sub_u64(kP, 2);         // Fermat inverse exponent
+  static constexpr uint64_t kInv = neg_inv64(kP[0]);          // -p^-1 mod 2^64
+  static constexpr Limbs<N> kR = pow2_mod<N>(64 * N, kP);     // R mod p (Montgomery 1)
+  static constexpr Limbs<N> kR2 = pow2_mod<N>(128 * N, kP);   // R^2 mod p
+  static constexpr Limbs<N> kPMinus2 = limbs_sub_u64(kP, 2);  // Fermat inverse exponent
   static constexpr unsigned kBits = limbs_bit_length(kP);
   static_assert(kP[N - 1] < 0x7fffffffffffffffULL, "no-carry CIOS needs the top limb of p below 2^63-1");
   static_assert((kP[0] & 1) == 1, "modulus must be odd");

@@ -26,7 +26,9 @@ constexpr Limbs<N> limbs_from_hex(const char* hex) {
   size_t bit = 0;
   for (size_t i = len; i > start; --i) {
     char c = hex[i - 1];
-    uint64_t v = (c >= '0' && c <= '9') ? uint64_t(c - '0') : (c >= 'a' && c <= 'f') ? uint64_t(c - 'a' + 10) : uint64_t(c - 'A' + 10);
+    uint64_t v = (c >= '0' && c <= '9')   ? uint64_t(c - '0')
+                 : (c >= 'a' && c <= 'f') ? uint64_t(c - 'a' + 10)
+                                          : uint64_t(c - 'A' + 10);
     out[bit / 64] |= v << (bit % 64);
     bit += 4;
   }

@@ -24,7 +24,7 @@ namespace proofpipe::ntt {
 
 using ff::Fr;
 
-inline constexpr unsigned kMaxPassBits = 12;   // bottom pass: 2^12 x 32 B = 128 KiB blocks
+inline constexpr unsigned kMaxPassBits = 12;    // bottom pass: 2^12 x 32 B = 128 KiB blocks
 inline constexpr unsigned kMaxColumnBits = 10;  // column passes: <= 2^10 rows per tile
 
 // Levels of one pass: the levels with global half size m = 2^l, l in [lo, lo + bits).

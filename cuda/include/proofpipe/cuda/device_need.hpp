@@ -63,7 +63,8 @@ inline DeviceNeed device_need(const groth16::ProvingKey& pk, const KeyLayout& la
     const size_t twiddles = log_n > nttk::kTileBits ? n / 2 + 1 : 0;
     need.ntt = (twiddles + (size_t(1) << (log_n - tb)) + (size_t(1) << tb)) * sizeof(Fr);
   }
-  need.scratch = msm_detail::reserve_bytes(g1_terms, sizeof(ec::Xyzz<ec::G1Cfg>), b2.count, sizeof(ec::Xyzz<ec::G2Cfg>));
+  need.scratch =
+      msm_detail::reserve_bytes(g1_terms, sizeof(ec::Xyzz<ec::G1Cfg>), b2.count, sizeof(ec::Xyzz<ec::G2Cfg>));
   return need;
 }
 inline DeviceNeed device_need(const groth16::ProvingKey& pk) { return device_need(pk, key_layout(pk)); }
@@ -78,7 +79,8 @@ inline Status check_device_room(const DeviceNeed& need, size_t free_bytes, size_
                     "the key needs at least {:.2f} GiB of device memory (points {:.2f}, per-proof buffers {:.2f}, "
                     "NTT tables {:.2f}, MSM scratch {:.2f}); the device has {:.2f} GiB free{}",
                     gib(need.total()), gib(need.points), gib(need.buffers), gib(need.ntt), gib(need.scratch),
-                    gib(free_bytes), held_bytes != 0 ? fmt::format(" and this backend holds {:.2f}", gib(held_bytes)) : "");
+                    gib(free_bytes),
+                    held_bytes != 0 ? fmt::format(" and this backend holds {:.2f}", gib(held_bytes)) : "");
 }
 
 }  // namespace proofpipe::cuda

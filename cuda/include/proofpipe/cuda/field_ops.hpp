@@ -26,17 +26,7 @@ enum class FieldKind { kFr, kFq };
 // (Field::mul_portable), for comparison on the device. kMulOperator ..
 // kSubOperator: Field's *, sqr(), +, - as device code sees them (the
 // dispatch in field.hpp).
-enum class FieldOp {
-  kMul,
-  kSqr,
-  kAdd,
-  kSub,
-  kMulPortable,
-  kMulOperator,
-  kSqrOperator,
-  kAddOperator,
-  kSubOperator
-};
+enum class FieldOp { kMul, kSqr, kAdd, kSub, kMulPortable, kMulOperator, kSqrOperator, kAddOperator, kSubOperator };
 
 // Which multiplication a rate measurement runs.
 enum class MulPath { kPtx, kPortable };

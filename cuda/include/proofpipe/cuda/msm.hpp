@@ -42,9 +42,9 @@ struct MsmPhases {
   unsigned groups = 0;    // sort groups (windows sorted together)
   unsigned levels = 0;    // accumulation levels, summed over the groups
   unsigned window_bits = 0;
-  size_t others = 0;      // scalars with a digit in every window
-  size_t ones = 0;        // +-1 scalars (one pair each); the rest were zero terms
-                          // (scalar 0 or identity point)
+  size_t others = 0;  // scalars with a digit in every window
+  size_t ones = 0;    // +-1 scalars (one pair each); the rest were zero terms
+                      // (scalar 0 or identity point)
 };
 
 // sum scalars[i] * points[i] computed on the device; same contract as

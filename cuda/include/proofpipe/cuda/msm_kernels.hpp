@@ -162,9 +162,9 @@ PP_HD inline size_t bucket_slot(uint32_t key, unsigned c, unsigned j0, size_t m)
 
 // Level-0 task t: sum of +-points[value & ~sign] over its <= L entries.
 template <class Cfg>
-PP_HD void accumulate_points_body(uint32_t t, const Runs& runs, const ec::Affine<Cfg>* points,
-                                  const uint32_t* vals, unsigned task_len, unsigned c, unsigned j0, size_t m,
-                                  ec::Xyzz<Cfg>* partial_out, ec::Xyzz<Cfg>* buckets) {
+PP_HD void accumulate_points_body(uint32_t t, const Runs& runs, const ec::Affine<Cfg>* points, const uint32_t* vals,
+                                  unsigned task_len, unsigned c, unsigned j0, size_t m, ec::Xyzz<Cfg>* partial_out,
+                                  ec::Xyzz<Cfg>* buckets) {
   const uint32_t r = find_run(runs.toff, runs.num, t);
   const uint32_t q = t - runs.toff[r];
   const uint32_t begin = runs.off[r] + q * task_len;
@@ -185,8 +185,7 @@ PP_HD void accumulate_points_body(uint32_t t, const Runs& runs, const ec::Affine
 // Level >= 1 task t: sum of <= L partial sums of the previous level.
 template <class Cfg>
 PP_HD void accumulate_sums_body(uint32_t t, const Runs& runs, const ec::Xyzz<Cfg>* partial_in, unsigned task_len,
-                                unsigned c, unsigned j0, size_t m, ec::Xyzz<Cfg>* partial_out,
-                                ec::Xyzz<Cfg>* buckets) {
+                                unsigned c, unsigned j0, size_t m, ec::Xyzz<Cfg>* partial_out, ec::Xyzz<Cfg>* buckets) {
   const uint32_t r = find_run(runs.toff, runs.num, t);
   const uint32_t q = t - runs.toff[r];
   const uint32_t begin = runs.off[r] + q * task_len;
@@ -218,8 +217,7 @@ PP_HD ec::Xyzz<Cfg> mul_small(const ec::Xyzz<Cfg>& p, uint32_t k) {
 // the top give sum (b - g*S) B_b and sum B_b; their combination
 // acc + (g*S) * running is the segment's share of sum_b b * B_b.
 template <class Cfg>
-PP_HD void reduce_segment_body(uint32_t s, const ec::Xyzz<Cfg>* buckets, size_t m, unsigned seg,
-                               ec::Xyzz<Cfg>* out) {
+PP_HD void reduce_segment_body(uint32_t s, const ec::Xyzz<Cfg>* buckets, size_t m, unsigned seg, ec::Xyzz<Cfg>* out) {
   const size_t per_window = m / seg;
   const size_t w = s / per_window, g = s % per_window;
   const ec::Xyzz<Cfg>* b = buckets + w * m + g * seg;

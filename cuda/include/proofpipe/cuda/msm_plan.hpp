@@ -196,11 +196,14 @@ inline size_t reserve_bytes(size_t n1, size_t xyzz1, size_t n2, size_t xyzz2) {
   for (const auto& [n, x] : {std::pair{n1, xyzz1}, std::pair{n2, xyzz2}}) {
     if (n == 0) continue;  // reserve_msm reserves nothing for an empty group
     const PlanSizes z = reserve_sizes(n);
-    const size_t need[8] = {
-        z.pairs * 4 * sizeof(uint32_t),                    // keys[2], vals[2]
-        (z.runs + 1) * 5 * sizeof(uint32_t) + 4,           // the five run arrays, num_runs
-        n * (1 + 2 * sizeof(uint32_t)) + 2 * 4,            // classes, others, ones, split_counts
-        z.bucket_slots * x, z.partial[0] * x, z.partial[1] * x, z.segment_sums * x, z.tree_sums * x};
+    const size_t need[8] = {z.pairs * 4 * sizeof(uint32_t),           // keys[2], vals[2]
+                            (z.runs + 1) * 5 * sizeof(uint32_t) + 4,  // the five run arrays, num_runs
+                            n * (1 + 2 * sizeof(uint32_t)) + 2 * 4,   // classes, others, ones, split_counts
+                            z.bucket_slots * x,
+                            z.partial[0] * x,
+                            z.partial[1] * x,
+                            z.segment_sums * x,
+                            z.tree_sums * x};
     for (int k = 0; k < 8; ++k) buf[k] = buf[k] > need[k] ? buf[k] : need[k];
   }
   size_t total = 0;

@@ -135,8 +135,7 @@ PP_HD_INLINE void store_h(Fr* a, const Fr* b, const Fr* c, uint64_t i, const Fr&
 
 // One radix-2 forward DIT level l; thread t < n/2. With b, c non-null the
 // outputs are stored as out * b - c (the H product).
-PP_HD_INLINE void dit_r2_body(Fr* x, const Fr* b, const Fr* c, const Fr* tw, unsigned log_n, unsigned l,
-                              uint64_t t) {
+PP_HD_INLINE void dit_r2_body(Fr* x, const Fr* b, const Fr* c, const Fr* tw, unsigned log_n, unsigned l, uint64_t t) {
   const uint64_t m = uint64_t(1) << l, j = t & (m - 1);
   const uint64_t i = ((t >> l) << (l + 1)) | j;
   Fr u = ld(x + i), v = ld(x + i + m);
@@ -170,8 +169,7 @@ PP_HD_INLINE void dif_r4_body(Fr* x, const Fr* tw, unsigned log_n, unsigned l, u
 
 // Levels l-1 and l (l >= 1) of a forward DIT in one pass; same four elements.
 // With b, c non-null the outputs are stored as out * b - c.
-PP_HD_INLINE void dit_r4_body(Fr* x, const Fr* b, const Fr* c, const Fr* tw, unsigned log_n, unsigned l,
-                              uint64_t t) {
+PP_HD_INLINE void dit_r4_body(Fr* x, const Fr* b, const Fr* c, const Fr* tw, unsigned log_n, unsigned l, uint64_t t) {
   const uint64_t h = uint64_t(1) << (l - 1), j = t & (h - 1);
   const uint64_t i = ((t >> (l - 1)) << (l + 1)) | j;
   Fr x0 = ld(x + i), x1 = ld(x + i + h), x2 = ld(x + i + 2 * h), x3 = ld(x + i + 3 * h);
@@ -259,17 +257,17 @@ enum class TileMode : uint8_t {
 
 // Everything one launch of the tile kernel needs (passed by value).
 struct TileArgs {
-  Fr* x;                // the array; block `blk` works on x[blk << tile_bits ...]
-  const Fr* b;          // kOddCoset with b, c non-null: store x * b - c (the H product)
+  Fr* x;        // the array; block `blk` works on x[blk << tile_bits ...]
+  const Fr* b;  // kOddCoset with b, c non-null: store x * b - c (the H product)
   const Fr* c;
   const Fr* lvl_dif;    // level table of the DIF levels (negated inverse when `inverse`)
   const Fr* lvl_fwd;    // forward level table (DIT levels of kOddCoset)
   const Fr* blk_scale;  // kOddCoset: per block, inv_n * shift^rev_{k-tb}(blk)
   const Fr* off_scale;  // kOddCoset: per offset t, (shift^(2^(k-tb)))^rev_tb(t)
   unsigned tile_bits;
-  unsigned threads;     // block size: min(kTileThreads, max(1, tile/2))
+  unsigned threads;  // block size: min(kTileThreads, max(1, tile/2))
   TileMode mode;
-  bool inverse;         // kDif only
+  bool inverse;  // kDif only
 };
 
 PP_HD_INLINE unsigned tile_threads_for(unsigned tile_bits) {

@@ -81,8 +81,8 @@ class BinFile {
   // size runs past the end of the file, a duplicate section type, and any bytes
   // after the last section (snarkjs/circom never write any; they would mean a
   // miscounted table). `what` prefixes every error, e.g. "zkey 'a/c.zkey'".
-  [[nodiscard]] static Result<BinFile> parse(std::span<const uint8_t> bytes, std::string_view magic,
-                                             uint32_t version, std::string what);
+  [[nodiscard]] static Result<BinFile> parse(std::span<const uint8_t> bytes, std::string_view magic, uint32_t version,
+                                             std::string what);
 
   uint32_t version() const { return version_; }
   const std::vector<BinSection>& sections() const { return sections_; }

@@ -19,16 +19,16 @@ namespace proofpipe::formats {
 
 // Section ids of a Groth16 zkey.
 enum ZkeySection : uint32_t {
-  kZkeyHeader = 1,         // u32 protocol
-  kZkeyGroth16Header = 2,  // primes, sizes, alpha/beta/gamma/delta
-  kZkeyIC = 3,             // (nPublic+1) G1
-  kZkeyCoefs = 4,          // u32 nCoef, nCoef x ZkeyCoef
-  kZkeyA = 5,              // nVars G1
-  kZkeyB1 = 6,             // nVars G1
-  kZkeyB2 = 7,             // nVars G2
-  kZkeyC = 8,              // (nVars-nPublic-1) G1, private wires only
-  kZkeyH = 9,              // domainSize G1 (odd Lagrange basis of the 2n-domain / delta)
-  kZkeyContributions = 10, // MPC transcript: not read by the prover
+  kZkeyHeader = 1,          // u32 protocol
+  kZkeyGroth16Header = 2,   // primes, sizes, alpha/beta/gamma/delta
+  kZkeyIC = 3,              // (nPublic+1) G1
+  kZkeyCoefs = 4,           // u32 nCoef, nCoef x ZkeyCoef
+  kZkeyA = 5,               // nVars G1
+  kZkeyB1 = 6,              // nVars G1
+  kZkeyB2 = 7,              // nVars G2
+  kZkeyC = 8,               // (nVars-nPublic-1) G1, private wires only
+  kZkeyH = 9,               // domainSize G1 (odd Lagrange basis of the 2n-domain / delta)
+  kZkeyContributions = 10,  // MPC transcript: not read by the prover
 };
 
 // Section 2, decoded. Points are affine Montgomery (the zkey's own layout);
@@ -37,9 +37,9 @@ enum ZkeySection : uint32_t {
 struct ZkeyHeader {
   static constexpr uint32_t kN8q = 48;  // the only supported sizes (BLS12-381)
   static constexpr uint32_t kN8r = 32;
-  uint32_t n_vars = 0;           // = r1cs nWires, wire 0 is the constant 1
-  uint32_t n_public = 0;         // public outputs + public inputs, excluding wire 0
-  uint32_t domain_size = 0;      // a power of two
+  uint32_t n_vars = 0;       // = r1cs nWires, wire 0 is the constant 1
+  uint32_t n_public = 0;     // public outputs + public inputs, excluding wire 0
+  uint32_t domain_size = 0;  // a power of two
   uint32_t log2_domain_size = 0;
   ec::G1Affine alpha1, beta1, delta1;
   ec::G2Affine beta2, gamma2, delta2;

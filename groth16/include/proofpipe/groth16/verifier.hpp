@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "proofpipe/common/status.hpp"
-#include "proofpipe/groth16/proving_key.hpp"
 #include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/groth16/proving_key.hpp"
 
 namespace proofpipe::groth16 {
 

@@ -43,16 +43,16 @@ const char* role_name(Role role);
 
 enum class MsgType : uint8_t {
   // worker -> coordinator
-  kHello = 1,    // body: gpu: GpuHello; synth: empty
-  kWantSlot,     // synth: idle, asks for a slot and a partition
-  kSealed,       // synth: slot sealed READY at `epoch`
-  kSynthFailed,  // synth: aborted the write; body = reason; flags & kFlagPermanent
-  kClaimed,      // gpu: slot claimed, now CONSUMING at `epoch`
-  kClaimLost,    // gpu: the claim CAS lost (stale dispatch)
-  kQuarantined,  // gpu: the record failed its check; slot QUARANTINED at `epoch`
-  kReleased,     // gpu: slot FREE at `epoch`
-  kProof,        // gpu: body = formats::Proof bytes, then ProveStages
-  kProveFailed,  // gpu: the prover returned an error; body = reason
+  kHello = 1,      // body: gpu: GpuHello; synth: empty
+  kWantSlot,       // synth: idle, asks for a slot and a partition
+  kSealed,         // synth: slot sealed READY at `epoch`
+  kSynthFailed,    // synth: aborted the write; body = reason; flags & kFlagPermanent
+  kClaimed,        // gpu: slot claimed, now CONSUMING at `epoch`
+  kClaimLost,      // gpu: the claim CAS lost (stale dispatch)
+  kQuarantined,    // gpu: the record failed its check; slot QUARANTINED at `epoch`
+  kReleased,       // gpu: slot FREE at `epoch`
+  kProof,          // gpu: body = formats::Proof bytes, then ProveStages
+  kProveFailed,    // gpu: the prover returned an error; body = reason
   kStatusRequest,  // client (`proofpipe status`): answered with kStatusReply
   // coordinator -> worker
   kGrant = 64,  // slot WRITING(seat) at `epoch`; body = witness path

@@ -152,8 +152,7 @@ inline void signed_add_modulus(S62<L>& a, int64_t sign, int64_t k, const S62<L>&
 //    one conditional add of p brings it back to (-p, p).
 // Per limb at most three products < 2^124 each: no i128 overflow.
 template <bool kModP, size_t L>
-inline void apply_divsteps(S62<L>& x, S62<L>& y, size_t len, const Divsteps62& t, const S62<L>& p,
-                           uint64_t p_inv) {
+inline void apply_divsteps(S62<L>& x, S62<L>& y, size_t len, const Divsteps62& t, const S62<L>& p, uint64_t p_inv) {
   i128 cx = i128(t.u) * x.v[0] + i128(t.v) * y.v[0];
   i128 cy = i128(t.q) * x.v[0] + i128(t.r) * y.v[0];
   int64_t mx = 0, my = 0;

@@ -34,17 +34,17 @@ namespace proofpipe::ff::detail {
 #if defined(__CUDACC__)
 // One PTX instruction per member; the semantics are EmuIsa's (mont32.hpp).
 struct PtxIsa {
-#define PP_PTX3(name, insn)                                                                  \
-  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) {             \
-    uint32_t d;                                                                              \
-    asm volatile(insn " %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));                \
-    return d;                                                                                \
+#define PP_PTX3(name, insn)                                                      \
+  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) { \
+    uint32_t d;                                                                  \
+    asm volatile(insn " %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));    \
+    return d;                                                                    \
   }
-#define PP_PTX2(name, insn)                                                                  \
-  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) {                         \
-    uint32_t d;                                                                              \
-    asm volatile(insn " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));                            \
-    return d;                                                                                \
+#define PP_PTX2(name, insn)                                          \
+  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) { \
+    uint32_t d;                                                      \
+    asm volatile(insn " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));    \
+    return d;                                                        \
   }
   PP_PTX3(mad_lo_cc, "mad.lo.cc.u32")
   PP_PTX3(madc_lo_cc, "madc.lo.cc.u32")

@@ -65,7 +65,7 @@ struct ModData<K, std::index_sequence<I...>> {
 // ---------------------------------------------------------------------------
 
 // Row 0, t = a * b[0] (t was zero): one plain carry chain.
-#define PPX_ROW0_4(T0, T1, T2, T3, T4)           \
+#define PPX_ROW0_4(T0, T1, T2, T3, T4) \
   "movq (%[b]), %%rdx\n\t"                       \
   "mulxq (%[a]), " PPX_R(T0) ", " PPX_R(T1) "\n\t" \
   "mulxq 8(%[a]), %[lo], " PPX_R(T2) "\n\t"      \
@@ -76,7 +76,7 @@ struct ModData<K, std::index_sequence<I...>> {
   "adcq %[lo], " PPX_R(T3) "\n\t"                \
   "adcq $0, " PPX_R(T4) "\n\t"
 
-#define PPX_ROW0_6(T0, T1, T2, T3, T4, T5, T6)   \
+#define PPX_ROW0_6(T0, T1, T2, T3, T4, T5, T6) \
   "movq (%[b]), %%rdx\n\t"                       \
   "mulxq (%[a]), " PPX_R(T0) ", " PPX_R(T1) "\n\t" \
   "mulxq 8(%[a]), %[lo], " PPX_R(T2) "\n\t"      \
@@ -93,14 +93,14 @@ struct ModData<K, std::index_sequence<I...>> {
 
 // One product term on the two chains: (hi:lo) = rdx * SRC; T_J += lo (OF);
 // T_J1 += hi (CF).
-#define PPX_MAC(SRC, TJ, TJ1)                 \
+#define PPX_MAC(SRC, TJ, TJ1) \
   "mulxq " SRC ", %[lo], %[hi]\n\t"           \
   "adoxq %[lo], " PPX_R(TJ) "\n\t"            \
   "adcxq %[hi], " PPX_R(TJ1) "\n\t"
 
 // Row i >= 1: t(T0..T{N-1}) += a * b[i] into N+1 words (T_N starts at 0).
 // The last OF goes in through rdx = 0 (mov leaves the flags alone).
-#define PPX_ROW_4(OFF, T0, T1, T2, T3, T4)                  \
+#define PPX_ROW_4(OFF, T0, T1, T2, T3, T4) \
   "movq " OFF "(%[b]), %%rdx\n\t"                           \
   "xorl %k[" #T4 "], %k[" #T4 "]\n\t"                       \
   PPX_MAC("(%[a])", T0, T1) PPX_MAC("8(%[a])", T1, T2)      \
@@ -108,7 +108,7 @@ struct ModData<K, std::index_sequence<I...>> {
   "movl $0, %%edx\n\t"                                      \
   "adoxq %%rdx, " PPX_R(T4) "\n\t"
 
-#define PPX_ROW_6(OFF, T0, T1, T2, T3, T4, T5, T6)          \
+#define PPX_ROW_6(OFF, T0, T1, T2, T3, T4, T5, T6) \
   "movq " OFF "(%[b]), %%rdx\n\t"                           \
   "xorl %k[" #T6 "], %k[" #T6 "]\n\t"                       \
   PPX_MAC("(%[a])", T0, T1) PPX_MAC("8(%[a])", T1, T2)      \
@@ -120,7 +120,7 @@ struct ModData<K, std::index_sequence<I...>> {
 // Reduction step: m = T0 * inv; (T0..T_N) += m * p. T0 becomes 0 (that is
 // what m is for), so it also serves as the zero that takes in the last OF.
 // The caller's view of t then starts at T1.
-#define PPX_RED_4(T0, T1, T2, T3, T4)                              \
+#define PPX_RED_4(T0, T1, T2, T3, T4) \
   "movq " PPX_R(T0) ", %%rdx\n\t"                                  \
   "imulq %[inv], %%rdx\n\t"                                        \
   "xorl %k[lo], %k[lo]\n\t"                                        \
@@ -128,7 +128,7 @@ struct ModData<K, std::index_sequence<I...>> {
   PPX_MAC("%[p2]", T2, T3) PPX_MAC("%[p3]", T3, T4)                \
   "adoxq " PPX_R(T0) ", " PPX_R(T4) "\n\t"
 
-#define PPX_RED_6(T0, T1, T2, T3, T4, T5, T6)                      \
+#define PPX_RED_6(T0, T1, T2, T3, T4, T5, T6) \
   "movq " PPX_R(T0) ", %%rdx\n\t"                                  \
   "imulq %[inv], %%rdx\n\t"                                        \
   "xorl %k[lo], %k[lo]\n\t"                                        \
@@ -139,7 +139,7 @@ struct ModData<K, std::index_sequence<I...>> {
 
 // Conditional subtraction of p from (X0..X{N-1}) < 2p, using the scratch
 // registers S0..: S = X - p; if that did not borrow, X = S.
-#define PPX_CSUB_4(X0, X1, X2, X3, S0, S1, S2, S3)                 \
+#define PPX_CSUB_4(X0, X1, X2, X3, S0, S1, S2, S3) \
   "movq " PPX_R(X0) ", " PPX_R(S0) "\n\t"                          \
   "subq %[p0], " PPX_R(S0) "\n\t"                                  \
   "movq " PPX_R(X1) ", " PPX_R(S1) "\n\t"                          \
@@ -174,18 +174,17 @@ struct ModData<K, std::index_sequence<I...>> {
   "cmovncq " PPX_R(S5) ", " PPX_R(X5) "\n\t"
 
 // Operand lists shared by the kernels (the modulus limbs, and -p^-1).
-#define PPX_P_OPERANDS_4(K)                                                                      \
-  [p0] "m"(ModData<K>::p[0]), [p1] "m"(ModData<K>::p[1]), [p2] "m"(ModData<K>::p[2]),             \
-      [p3] "m"(ModData<K>::p[3])
+#define PPX_P_OPERANDS_4(K) \
+  [p0] "m"(ModData<K>::p[0]), [p1] "m"(ModData<K>::p[1]), [p2] "m"(ModData<K>::p[2]), [p3] "m"(ModData<K>::p[3])
 #define PPX_P_OPERANDS_6(K) PPX_P_OPERANDS_4(K), [p4] "m"(ModData<K>::p[4]), [p5] "m"(ModData<K>::p[5])
 #define PPX_MOD_OPERANDS_4(K) PPX_P_OPERANDS_4(K), [inv] "m"(ModData<K>::inv)
 #define PPX_MOD_OPERANDS_6(K) PPX_P_OPERANDS_6(K), [inv] "m"(ModData<K>::inv)
 
 // The 6-limb kernels' register window t0..t6 and the product scratch lo, hi,
 // rdx, as output operands.
-#define PPX_WINDOW_OUTPUTS_6                                                                           \
-  [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5),      \
-      [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi), [dx] "=&d"(dx)
+#define PPX_WINDOW_OUTPUTS_6                                                                                      \
+  [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [t6] "=&r"(t6), \
+      [lo] "=&r"(lo), [hi] "=&r"(hi), [dx] "=&d"(dx)
 
 // r[0..6) = (x0, ..., x5): the kernels' results leave the asm in registers
 // whose roles rotate, so the order differs per kernel.
@@ -218,8 +217,8 @@ PPX_INLINE void mont_mul_4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
       // t = (t4, t0, t1, t2) < 2p; t3 is free.
       PPX_CSUB_4(t4, t0, t1, t2, lo, hi, dx, t3)
       // clang-format on
-      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [lo] "=&r"(lo),
-        [hi] "=&r"(hi), [dx] "=&d"(dx)
+      : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [lo] "=&r"(lo), [hi] "=&r"(hi),
+        [dx] "=&d"(dx)
       : [a] "r"(a), [b] "r"(b), "m"(*reinterpret_cast<const uint64_t(*)[4]>(a)),
         "m"(*reinterpret_cast<const uint64_t(*)[4]>(b)), PPX_MOD_OPERANDS_4(K)
       : "cc");
@@ -396,8 +395,8 @@ PPX_INLINE void mod_add_4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
       "adcq 16(%[b]), %[x2]\n\t"
       "adcq 24(%[b]), %[x3]\n\t"  //
       PPX_CSUB_4(x0, x1, x2, x3, s0, s1, s2, s3)
-      : [x0] "+&r"(x0), [x1] "+&r"(x1), [x2] "+&r"(x2), [x3] "+&r"(x3), [s0] "=&r"(s0), [s1] "=&r"(s1),
-        [s2] "=&r"(s2), [s3] "=&r"(s3)
+      : [x0] "+&r"(x0), [x1] "+&r"(x1), [x2] "+&r"(x2), [x3] "+&r"(x3), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2),
+        [s3] "=&r"(s3)
       : [b] "r"(b), "m"(*reinterpret_cast<const uint64_t(*)[4]>(b)), PPX_P_OPERANDS_4(K)
       : "cc");
   r[0] = x0;
@@ -417,8 +416,8 @@ PPX_INLINE void mod_add_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
       "adcq 32(%[b]), %[x4]\n\t"
       "adcq 40(%[b]), %[x5]\n\t"  //
       PPX_CSUB_6(x0, x1, x2, x3, x4, x5, s0, s1, s2, s3, s4, s5)
-      : [x0] "+&r"(x0), [x1] "+&r"(x1), [x2] "+&r"(x2), [x3] "+&r"(x3), [x4] "+&r"(x4), [x5] "+&r"(x5),
-        [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5)
+      : [x0] "+&r"(x0), [x1] "+&r"(x1), [x2] "+&r"(x2), [x3] "+&r"(x3), [x4] "+&r"(x4), [x5] "+&r"(x5), [s0] "=&r"(s0),
+        [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5)
       : [b] "r"(b), "m"(*reinterpret_cast<const uint64_t(*)[6]>(b)), PPX_P_OPERANDS_6(K)
       : "cc");
   store_6(r, x0, x1, x2, x3, x4, x5);
@@ -428,9 +427,10 @@ PPX_INLINE void mod_add_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 // kept in ZF (test of 0 - borrow) while the add-back runs on adcx, which
 // writes CF only; each limb of p is zeroed by cmovz when there was no borrow.
 // Few registers (N + 3), so this also compiles at -O0 and with a frame pointer.
-#define PPX_SUB_ADDBACK(P, X)          \
-  "movq %[" #P "], %[s]\n\t"           \
-  "cmovzq %[m], %[s]\n\t"              \
+#define PPX_SUB_ADDBACK(P, X) \
+  "movq %[" #P                \
+  "], %[s]\n\t"               \
+  "cmovzq %[m], %[s]\n\t"     \
   "adcxq %[s], %[" #X "]\n\t"
 
 template <class K>
@@ -464,11 +464,10 @@ PPX_INLINE void mod_sub_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
       "sbbq 32(%[b]), %[x4]\n\t"
       "sbbq 40(%[b]), %[x5]\n\t"
       "sbbq %[m], %[m]\n\t"
-      "testq %[m], %[m]\n\t"
-      PPX_SUB_ADDBACK(p0, x0) PPX_SUB_ADDBACK(p1, x1) PPX_SUB_ADDBACK(p2, x2)
-      PPX_SUB_ADDBACK(p3, x3) PPX_SUB_ADDBACK(p4, x4) PPX_SUB_ADDBACK(p5, x5)
-      : [x0] "+&r"(x0), [x1] "+&r"(x1), [x2] "+&r"(x2), [x3] "+&r"(x3), [x4] "+&r"(x4), [x5] "+&r"(x5),
-        [s] "=&r"(s), [m] "=&r"(mask)
+      "testq %[m], %[m]\n\t" PPX_SUB_ADDBACK(p0, x0) PPX_SUB_ADDBACK(p1, x1) PPX_SUB_ADDBACK(p2, x2)
+          PPX_SUB_ADDBACK(p3, x3) PPX_SUB_ADDBACK(p4, x4) PPX_SUB_ADDBACK(p5, x5)
+      : [x0] "+&r"(x0), [x1] "+&r"(x1), [x2] "+&r"(x2), [x3] "+&r"(x3), [x4] "+&r"(x4), [x5] "+&r"(x5), [s] "=&r"(s),
+        [m] "=&r"(mask)
       : [b] "r"(b), "m"(*reinterpret_cast<const uint64_t(*)[6]>(b)), PPX_P_OPERANDS_6(K)
       : "cc");
   store_6(r, x0, x1, x2, x3, x4, x5);

@@ -114,8 +114,8 @@ PPX_INLINE unsigned char wide_sub(uint64_t* a, const uint64_t* b) {
 // flight (fq2_mul, fq2_mul_karatsuba), equal in one dependent chain; G2 MSM
 // at 2^16 (msm_bench, 2 threads) 12.4 vs 14.7 us of CPU per point.
 template <class K>
-__attribute__((noinline)) inline void fq2_mul_lazy(uint64_t* c0, uint64_t* c1, const uint64_t* a0, const uint64_t* a1, const uint64_t* b0,
-                             const uint64_t* b1) {
+__attribute__((noinline)) inline void fq2_mul_lazy(uint64_t* c0, uint64_t* c1, const uint64_t* a0, const uint64_t* a1,
+                                                   const uint64_t* b0, const uint64_t* b1) {
   uint64_t v0[12], v1[12], s[12], sa[6], sb[6];
   for (size_t i = 0; i < 6; ++i) {
     sa[i] = a0[i];
