@@ -25,8 +25,6 @@
 
 namespace proofpipe::coord {
 
-using ipc::MsgHeader;
-using ipc::MsgType;
 using shm::SlotState;
 
 // 100 ms: the longest the loop sleeps without an event; it bounds how late a

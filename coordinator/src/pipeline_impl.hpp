@@ -50,7 +50,7 @@ class Pipeline {
   // --- pipeline_messages.cpp: the Scheduler's actions, executed ---
   void drain_messages();
   void on_message(const ipc::Envelope& env);
-  void execute(Actions actions);
+  void execute(const Actions& actions);
   void verify_and_commit(const Action& a);
   void send(WorkerSlot& w, ipc::MsgType type, ipc::MsgHeader h, std::string body = {});
 

@@ -31,8 +31,8 @@ void Pipeline::on_message(const ipc::Envelope& env) {
   execute(scheduler_->on_message(env.peer, env.message, now()));
 }
 
-void Pipeline::execute(Actions actions) {
-  for (Action& a : actions) {
+void Pipeline::execute(const Actions& actions) {
+  for (const Action& a : actions) {
     switch (a.kind) {
       case Action::Kind::kSend: {
         WorkerSlot& w = workers_[a.seat];
@@ -86,7 +86,7 @@ void Pipeline::verify_and_commit(const Action& a) {
   }
   Actions after = scheduler_->committed(p.index, a.stages, now());
   if (after.empty()) return;  // a duplicate
-  execute(std::move(after));
+  execute(after);
   reporter_.committed(p);
 }
 

@@ -21,7 +21,6 @@ namespace proofpipe::coord {
 
 using ipc::MsgHeader;
 using ipc::MsgType;
-using shm::SlotState;
 
 // Five deaths in a row without finishing a unit of work: the seat is in a
 // crash loop (bad binary, bad key, a cap far too small) and is retired.

@@ -1,4 +1,4 @@
-// One run per fault site of the shm-recovery test plan (issue 5): the worker
+// One run per fault site of the fault-test plan (docs/design/recovery.md §6): the worker
 // is SIGKILLed (or hangs, or returns a device error) at that moment on its
 // second partition; the run must still prove every partition, each
 // verified, none written twice, and the log must show the recovery the

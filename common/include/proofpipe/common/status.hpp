@@ -93,8 +93,11 @@ class [[nodiscard]] Result {
 #define PP_CONCAT_INNER(a, b) a##b
 #define PP_CONCAT(a, b) PP_CONCAT_INNER(a, b)
 // PP_ASSIGN_OR_RETURN(auto x, make_x()); — binds the value or returns the Status.
+// `lhs` is a declaration and `tmp` a name, so neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define PP_ASSIGN_OR_RETURN(lhs, expr) PP_ASSIGN_OR_RETURN_IMPL(PP_CONCAT(pp_result_, __LINE__), lhs, expr)
 #define PP_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.is_ok()) return tmp.status();         \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

@@ -107,7 +107,7 @@ struct alignas(kCacheLine) ControlHeader {
   uint32_t seat_count;
   uint64_t slot_size;       // bytes per slot, a multiple of kSlotAlign
   uint64_t payload_bytes;   // size of the data segment = payload_offset + K * slot_size
-  uint64_t payload_offset;  // data-segment offset of slot 0 (0 in version 1)
+  uint64_t payload_offset;  // data-segment offset of slot 0 (0 in this layout: slots start the segment)
   uint64_t seats_offset;    // control-segment offset of SeatRecord[seat_count]
   uint64_t slots_offset;    // control-segment offset of SlotHeader[slot_count]
   uint64_t control_bytes;   // bytes of the control segment the layout uses
@@ -157,8 +157,10 @@ static_assert(std::is_trivially_copyable_v<ControlHeader> && std::is_standard_la
 static_assert(std::is_trivially_copyable_v<SeatRecord> && std::is_standard_layout_v<SeatRecord>);
 static_assert(std::is_trivially_copyable_v<SlotHeader> && std::is_standard_layout_v<SlotHeader>);
 static_assert(sizeof(ControlHeader) == 128 && alignof(ControlHeader) == kCacheLine);
-static_assert(sizeof(SeatRecord) == kCacheLine && alignof(SeatRecord) == kCacheLine);
-static_assert(sizeof(SlotHeader) == kCacheLine && alignof(SlotHeader) == kCacheLine);
+static_assert(sizeof(SeatRecord) == kCacheLine);
+static_assert(alignof(SeatRecord) == kCacheLine);
+static_assert(sizeof(SlotHeader) == kCacheLine);
+static_assert(alignof(SlotHeader) == kCacheLine);
 static_assert(std::has_unique_object_representations_v<SlotHeader>, "no padding: headers are compared bytewise");
 static_assert(offsetof(SlotHeader, word) == 0);
 
