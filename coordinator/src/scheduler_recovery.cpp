@@ -56,23 +56,30 @@ void Scheduler::reclaim_slot(uint32_t s, shm::SlotWord word, const std::string& 
 }
 
 // One slot word against the ledger, for the scan (docs/shm-layout.md,
-// "Reclaim rules"): an insane word is quarantined; a QUARANTINED slot (its
-// owner may have died before saying so) has its partition requeued and is
-// freed; a WRITING/CONSUMING word of a seat that is not alive is reclaimed;
+// "Reclaim rules"): an insane word is quarantined; a QUARANTINED slot whose
+// quarantining prover is gone (it may have died before saying so) has its
+// partition requeued and is freed, while a live prover that still holds the
+// partition is left to send its QUARANTINED message, which names the cause
+// (never reclaim from a live process); a WRITING/CONSUMING word of a seat that is not alive is reclaimed;
 // a FREE slot still mapped to a partition that no longer holds it is unmapped.
 void Scheduler::settle_slot(uint32_t s) {
   shm::SlotWord word = slots_.load(s);
   const auto part = slot_part_[s];
+  bool quarantined_here = false;
   if (!slots_.is_sane(word)) {
     spdlog::error("slot {} holds an insane word {:#x}: quarantined", s, word.pack());
     const auto quarantined = slots_.quarantine(s, word);
     if (!quarantined) return;  // it moved: the next scan looks again
     word = shm::SlotWord{SlotState::kQuarantined, word.seat, *quarantined};
+    quarantined_here = true;
   }
   const bool holds = part && ledger_.at(*part).slot == s;
   const PartState st = part ? ledger_.at(*part).state : PartState::kDone;
   switch (word.state) {
     case SlotState::kQuarantined: {
+      const bool owner_will_say = !quarantined_here && word.seat < seats_.size() && seats_[word.seat].alive && part &&
+                                  seats_[word.seat].partition == part;
+      if (owner_will_say) return;
       if (holds && (st == PartState::kWriting || st == PartState::kReady || st == PartState::kProving)) {
         spdlog::error("{}: slot {} was quarantined: synthesizing again", ledger_.at(*part).stem, s);
         for (SeatState& w : seats_) {

@@ -289,6 +289,32 @@ TEST_F(SchedulerTest, AQuarantinedSlotWhoseProverDiedIsFreedAndItsPartitionReque
   EXPECT_EQ(g[0].message.header.attempt, 2u);
 }
 
+// A live prover that quarantined its slot is not overtaken by the scan: the
+// slot waits for its QUARANTINED message, whose cause names the corruption
+// (the scan would have recorded only "quarantined"), and the partition is
+// requeued once. Failed before the fix: the scan freed the slot first and
+// the cause was the scan's.
+TEST_F(SchedulerTest, TheScanLeavesALiveProversQuarantineToItsMessage) {
+  make(/*slots=*/1, /*parts=*/1, /*synth=*/1, /*gpu=*/1);
+  send(0, MsgType::kWantSlot);
+  seal(sends(sched_->schedule(now_)).at(0));
+  const auto d = sends(sched_->schedule(now_));
+  ASSERT_EQ(d.size(), 1u);
+  const uint64_t consuming = claim(d[0]);
+  const auto quarantined = ring_.quarantine(0, SlotWord{SlotState::kConsuming, 1, consuming});
+  ASSERT_TRUE(quarantined);
+  sched_->reconcile(now_);
+  EXPECT_EQ(ring_.load(0).state, SlotState::kQuarantined) << "the scan took the slot from a live prover";
+  EXPECT_EQ(ledger_->at(0).state, PartState::kProving);
+  const auto& h = d[0].message.header;
+  send(1, MsgType::kQuarantined, h.slot, *quarantined, h.partition, h.attempt, "checksum does not match header");
+  sched_->reconcile(now_);
+  EXPECT_EQ(ring_.load(0).state, SlotState::kFree);
+  ASSERT_EQ(ledger_->at(0).state, PartState::kPending);
+  ASSERT_EQ(ledger_->at(0).causes.size(), 1u);
+  EXPECT_NE(ledger_->at(0).causes[0].find("does not match header"), std::string::npos) << ledger_->at(0).causes[0];
+}
+
 // A word no code of ours writes (a state out of range, an owner seat past
 // the seat count) is quarantined by the scan, freed, and what the slot
 // carried is synthesized again.
