@@ -81,6 +81,13 @@ class SchedulerTest : public ::testing::Test {
     ASSERT_TRUE(sealed);
     send(grant.seat, MsgType::kSealed, g.slot, *sealed, g.partition, g.attempt);
   }
+  // Writer `writer` asks for a slot and seals the partition it is granted;
+  // returns what the next schedule() sends (the dispatch, when a prover is idle).
+  std::vector<Action> sealed_then_dispatched(uint8_t writer) {
+    send(writer, MsgType::kWantSlot);
+    seal(sends(sched_->schedule(now_)).at(0));
+    return sends(sched_->schedule(now_));
+  }
   // A prover that got `dispatch` claims it; returns the CONSUMING epoch.
   uint64_t claim(const Action& dispatch) {
     const auto& d = dispatch.message.header;
@@ -184,9 +191,7 @@ TEST_F(SchedulerTest, ADeadWritersSlotIsReclaimedAndItsPartitionRequeuedWithTheN
 
 TEST_F(SchedulerTest, ADeadConsumersSlotGoesBackToReadyAndIsDispatchedAgain) {
   make(/*slots=*/1, /*parts=*/1, /*synth=*/1, /*gpu=*/2);
-  send(0, MsgType::kWantSlot);
-  seal(sends(sched_->schedule(now_)).at(0));
-  const auto d = sends(sched_->schedule(now_));
+  const auto d = sealed_then_dispatched(0);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].seat, 1);
   claim(d[0]);
@@ -272,9 +277,7 @@ TEST_F(SchedulerTest, MalformedAndStaleMessagesAreDroppedAndCounted) {
 // the run (with one slot, the run hung).
 TEST_F(SchedulerTest, AQuarantinedSlotWhoseProverDiedIsFreedAndItsPartitionRequeued) {
   make(/*slots=*/1, /*parts=*/1, /*synth=*/1, /*gpu=*/1);
-  send(0, MsgType::kWantSlot);
-  seal(sends(sched_->schedule(now_)).at(0));
-  const auto d = sends(sched_->schedule(now_));
+  const auto d = sealed_then_dispatched(0);
   ASSERT_EQ(d.size(), 1u);
   const uint64_t consuming = claim(d[0]);
   ASSERT_TRUE(ring_.quarantine(0, SlotWord{SlotState::kConsuming, 1, consuming}));
@@ -296,9 +299,7 @@ TEST_F(SchedulerTest, AQuarantinedSlotWhoseProverDiedIsFreedAndItsPartitionReque
 // the cause was the scan's.
 TEST_F(SchedulerTest, TheScanLeavesALiveProversQuarantineToItsMessage) {
   make(/*slots=*/1, /*parts=*/1, /*synth=*/1, /*gpu=*/1);
-  send(0, MsgType::kWantSlot);
-  seal(sends(sched_->schedule(now_)).at(0));
-  const auto d = sends(sched_->schedule(now_));
+  const auto d = sealed_then_dispatched(0);
   ASSERT_EQ(d.size(), 1u);
   const uint64_t consuming = claim(d[0]);
   const auto quarantined = ring_.quarantine(0, SlotWord{SlotState::kConsuming, 1, consuming});
