@@ -15,3 +15,6 @@ endif()
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(cppzmq REQUIRED)
+# The service (service/): its job journal and its HTTP/JSON API.
+find_package(SQLite3 REQUIRED)
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)

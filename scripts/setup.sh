@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 debs=(build-essential cmake ninja-build pkg-config git
       libboost-dev libzmq3-dev cppzmq-dev libspdlog-dev libfmt-dev
       libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-      libgmp-dev nodejs npm python3 python3-matplotlib)
+      libgmp-dev libsqlite3-dev libcpp-httplib-dev
+      nodejs npm python3 python3-matplotlib python3-prometheus-client)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -20,6 +20,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kIo: return "io";
     case ErrorCode::kInternal: return "internal";
     case ErrorCode::kDeviceLost: return "device_lost";
+    case ErrorCode::kPermissionDenied: return "permission_denied";
   }
   return "unknown";
 }

@@ -27,6 +27,7 @@ enum class ErrorCode : uint8_t {
   kIo,                 // an OS call failed (errno in the message)
   kInternal,           // should not happen; a bug that is reported, not asserted
   kDeviceLost,         // a sticky GPU error: the CUDA context is unusable, the process must exit
+  kPermissionDenied,   // refused by policy (a witness path outside the service's --allow-dir)
 };
 
 const char* error_code_name(ErrorCode code);
