@@ -105,7 +105,7 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
     return o;
   }
   coord::Ledger ledger(std::move(prepared->partitions), args.max_attempts);
-  auto report = coord::run_pipeline(prepared->config, ledger, prepared->vk);
+  auto report = coord::run_pipeline(prepared->config, ledger, std::span(&prepared->vk, 1));
   if (!report) {
     created.undo();
     o.exit_code = fail(report.status());

@@ -13,8 +13,11 @@
 //   any requeue with attempt == max, or a permanent (input) error --> FAILED
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,8 +31,11 @@ enum class PartState { kPending, kWriting, kReady, kProving, kDone, kFailed };
 const char* part_state_name(PartState s);
 
 struct Partition {
-  uint64_t request = 0;
-  uint32_t index = 0;
+  uint64_t request = 0;  // the job it belongs to (run: 0; serve: the journal's job seq)
+  uint32_t index = 0;     // its place in the ledger (the messages' `partition`)
+  uint8_t key = 0;        // which of PipelineConfig::keys proves it
+  int64_t priority = 0;   // higher first (serve); then older request, then lower index
+  bool cancelled = false; // serve: its job was cancelled; never dispatched again (Scheduler::cancel)
   std::string stem;  // output name: <stem>.proof.json
   std::filesystem::path wtns;
   std::vector<ff::Fr> public_signals;  // w[1..nPublic], read at start
@@ -46,16 +52,37 @@ struct Partition {
   ipc::ProveStages stages;                   // the committed proof's, as its proving worker timed them
 };
 
+// What an owner that keeps its own record (the service's journal) is told
+// of each transition, from inside the transition.
+enum class LedgerEvent : uint8_t {
+  kAttemptStarted,  // PENDING -> WRITING: a grant
+  kRequeued,        // back to PENDING after a failed attempt (cause)
+  kFailed,          // FAILED for good (cause); also a cancelled partition's end
+  kDone,            // committed
+};
+using LedgerObserver = std::function<void(const Partition&, LedgerEvent, std::string_view cause)>;
+
 class Ledger {
  public:
-  Ledger(std::vector<Partition> parts, uint32_t max_attempts) : parts_(std::move(parts)), max_attempts_(max_attempts) {}
+  Ledger(std::vector<Partition> parts, uint32_t max_attempts);
 
   size_t size() const { return parts_.size(); }
   Partition& at(size_t i) { return parts_[i]; }
   const Partition& at(size_t i) const { return parts_[i]; }
   const std::vector<Partition>& all() const { return parts_; }
 
-  // The next partition to synthesize: oldest request first, then lowest index.
+  // A new PENDING partition at the end (serve: a job arrived); returns its index.
+  uint32_t append(Partition p);
+  void set_observer(LedgerObserver observer) { observer_ = std::move(observer); }
+  // Partitions before this index are all DONE or FAILED: scans start here,
+  // so a resident service's loop does not grow with the partitions it ended.
+  uint32_t open_begin() const { return open_begin_; }
+  // Frees what an ended partition no longer needs (its public signals and
+  // causes): a resident service keeps ~200 bytes per ended partition.
+  void forget_payload(uint32_t i);
+
+  // The next partition to synthesize: highest priority first, then oldest
+  // request, then lowest index.
   std::optional<uint32_t> next_pending() const;
   // PENDING -> WRITING (attempt + 1).
   void start_write(uint32_t i, uint8_t seat, uint32_t slot, uint64_t epoch, double now);
@@ -71,15 +98,28 @@ class Ledger {
   // Back to PENDING with the cause, or FAILED once `max_attempts` attempts
   // have failed (or at once when permanent). Returns the new state.
   PartState requeue(uint32_t i, std::string cause, bool permanent = false);
-  // PROVING -> DONE exactly once; false for a duplicate or stale commit.
-  bool commit(uint32_t i, double now);
+  // PROVING -> DONE exactly once, with the proving worker's stage times;
+  // false for a duplicate or stale commit.
+  bool commit(uint32_t i, double now, const ipc::ProveStages& stages);
 
-  size_t count(PartState s) const;
+  size_t count(PartState s) const { return counts_[size_t(s)]; }
   bool finished() const { return count(PartState::kDone) + count(PartState::kFailed) == parts_.size(); }
+  // WRITING, READY or PROVING: granted and not yet ended.
+  size_t in_flight() const {
+    return count(PartState::kWriting) + count(PartState::kReady) + count(PartState::kProving);
+  }
 
  private:
+  void set_state(Partition& p, PartState s);
+  void notify(const Partition& p, LedgerEvent e, std::string_view cause) const {
+    if (observer_) observer_(p, e, cause);
+  }
+
   std::vector<Partition> parts_;
   uint32_t max_attempts_;
+  std::array<size_t, 6> counts_{};  // by PartState
+  uint32_t open_begin_ = 0;
+  LedgerObserver observer_;
 };
 
 }  // namespace proofpipe::coord

@@ -39,8 +39,14 @@ static uint32_t next_signal(int fd) {
   return ::read(fd, &info, sizeof info) == ssize_t(sizeof info) ? info.ssi_signo : 0;
 }
 
-Pipeline::Pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk)
-    : cfg_(cfg), ledger_(ledger), vk_(vk), t0_(std::chrono::steady_clock::now()), reporter_(cfg, ledger, t0_) {}
+Pipeline::Pipeline(const PipelineConfig& cfg, Ledger& ledger, std::span<const groth16::VerificationKey> vks,
+                   PipelineHost* host)
+    : cfg_(cfg),
+      ledger_(ledger),
+      vks_(vks),
+      host_(host),
+      t0_(std::chrono::steady_clock::now()),
+      reporter_(cfg, ledger, t0_) {}
 
 Pipeline::~Pipeline() {
   workers_.clear();  // Child destructors SIGKILL and reap anything still running
@@ -122,7 +128,8 @@ Status Pipeline::setup() {
     workers_[s].role = s < cfg_.synth_workers ? ipc::Role::kSynth : ipc::Role::kGpu;
     workers_[s].seat = uint8_t(s);
   }
-  const bool progress = ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr;
+  // A service's log is no place for a progress bar: it has /metrics.
+  const bool progress = host_ == nullptr && ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr;
   PP_RETURN_IF_ERROR(reporter_.open(*ring_, *scheduler_, seat_views(), progress));
   for (WorkerSlot& w : workers_) PP_RETURN_IF_ERROR(spawn(w));
   sample("start");
@@ -167,8 +174,23 @@ Result<RunReport> Pipeline::run() {
   return reporter_.finish(router_->dropped(), interrupted_, abort_reason_);
 }
 
+// A batch ends when its ledger is finished (or on a signal, below); a
+// host's loop ends when the host says so.
+bool Pipeline::keep_looping() {
+  if (host_ == nullptr) return !ledger_.finished();
+  host_->on_turn(*this);
+  return abort_reason_.empty() && !host_->should_stop(*this);
+}
+
+bool Pipeline::all_hello() const {
+  for (uint8_t s = 0; s < workers_.size(); ++s) {
+    if (!scheduler_->seat(s).alive || !scheduler_->seat(s).hello) return false;
+  }
+  return true;
+}
+
 void Pipeline::loop() {
-  while (!ledger_.finished()) {
+  while (keep_looping()) {
     execute(scheduler_->schedule(now()));
     reporter_.sample_occupancy();
     poll_events(std::min<int>(kPollMs, int(cfg_.sample_ms)));
@@ -180,7 +202,7 @@ void Pipeline::loop() {
     abort_if_no_workers();
     reporter_.sample_if_due(seat_views());
     reporter_.show_progress();
-    if (interrupted_) {
+    if (interrupted_ && host_ == nullptr) {
       fail_remaining("interrupted by a signal");
       return;
     }
@@ -190,12 +212,19 @@ void Pipeline::loop() {
 void Pipeline::poll_events(int timeout_ms) {
   std::vector<int> fds;
   if (signal_fd_ >= 0) fds.push_back(signal_fd_);
+  if (host_ != nullptr && host_->wake_fd() >= 0) fds.push_back(host_->wake_fd());
   for (const auto& w : workers_) {
     if (w.child && w.child->pidfd() >= 0) fds.push_back(w.child->pidfd());
   }
   if (Status st = router_->poll(fds, timeout_ms); !st) spdlog::warn("{}", st.message());
   if (signal_fd_ >= 0) {
     while (const uint32_t sig = next_signal(signal_fd_)) {
+      if (host_ != nullptr) {
+        spdlog::warn("signal {} received", sig);
+        interrupted_ = true;
+        host_->on_signal(*this);
+        continue;
+      }
       spdlog::warn("signal {} received: {}", sig, interrupted_ ? "already stopping" : "stopping");
       interrupted_ = true;
     }
@@ -216,8 +245,9 @@ void Pipeline::sample(const char* event, std::optional<uint32_t> partition) {
   reporter_.sample(seat_views(), event, partition);
 }
 
-Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk) {
-  Pipeline pipeline(cfg, ledger, vk);
+Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger,
+                               std::span<const groth16::VerificationKey> vks, PipelineHost* host) {
+  Pipeline pipeline(cfg, ledger, vks, host);
   return pipeline.run();
 }
 

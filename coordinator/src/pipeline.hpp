@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,9 @@
 namespace proofpipe::coord {
 
 struct PipelineConfig {
-  std::filesystem::path zkey;
+  // The keys the workers map, in the order a partition's `key` indexes: one
+  // for `run`, every --key of `serve`.
+  std::vector<std::filesystem::path> keys;
   std::filesystem::path out;
   std::filesystem::path run_dir;  // empty: a fresh private directory under $XDG_RUNTIME_DIR or /tmp
   std::filesystem::path bin_dir;  // where the worker executables are
@@ -82,9 +85,37 @@ struct RunReport {
   std::string abort_reason;  // non-empty when the run gave up (no workers left)
 };
 
-// Runs the whole batch. Partitions end DONE or FAILED in `ledger`; the
-// Status is an error only for set-up failures (run dir, ring, endpoint), in
-// which case nothing was started and nothing is left behind.
-Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk);
+class Pipeline;
+
+// What a resident owner of the pipeline (the service, service/) plugs into
+// the Supervisor's loop. `run` has none: its loop ends when the ledger is
+// finished. With a host the loop runs until the host says stop; every call
+// comes from the loop's thread.
+//
+//   loop turn:  host.on_turn(pipeline) --> pipeline.add_partition / cancel_partition
+//               schedule, poll (+ host.wake_fd()), messages, reaps, reconcile, ...
+//   a proof:    verify --> host.store_proof (durable) --> ledger commit --> observer: kDone
+//   SIGTERM:    host.on_signal(pipeline) (drain: hold grants) ... host.should_stop(pipeline) -> true
+class PipelineHost {
+ public:
+  virtual ~PipelineHost() = default;
+  // Polled with the loop's own fds (an eventfd the host signals when it
+  // posts work from another thread); -1: none.
+  virtual int wake_fd() const = 0;
+  virtual void on_turn(Pipeline& pipeline) = 0;
+  // A verified proof of `p`: stored durably before it returns, or an error
+  // (the partition then fails for good: its outputs cannot be written).
+  virtual Status store_proof(const Partition& p, const groth16::Proof& proof) = 0;
+  // SIGINT/SIGTERM arrived (each one: a second may mean "now").
+  virtual void on_signal(Pipeline& pipeline) = 0;
+  virtual bool should_stop(const Pipeline& pipeline) = 0;
+};
+
+// Runs the pipeline. vks[k] verifies the proofs of partitions with key k.
+// Without a host: the whole batch, and partitions end DONE or FAILED in
+// `ledger`. The Status is an error only for set-up failures (run dir, ring,
+// endpoint), in which case nothing was started and nothing is left behind.
+Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger,
+                               std::span<const groth16::VerificationKey> vks, PipelineHost* host = nullptr);
 
 }  // namespace proofpipe::coord

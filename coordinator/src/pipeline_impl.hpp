@@ -32,9 +32,22 @@ struct WorkerSlot {
 
 class Pipeline {
  public:
-  Pipeline(const PipelineConfig& cfg, Ledger& ledger, const groth16::VerificationKey& vk);
+  Pipeline(const PipelineConfig& cfg, Ledger& ledger, std::span<const groth16::VerificationKey> vks,
+           PipelineHost* host);
   ~Pipeline();
   Result<RunReport> run();
+
+  // --- for a PipelineHost (pipeline.hpp), from the loop's thread ---
+  uint32_t add_partition(Partition p) { return ledger_.append(std::move(p)); }
+  void cancel_partition(uint32_t index) { scheduler_->cancel(index); }
+  void hold_grants(bool hold) { scheduler_->hold_grants(hold); }
+  const Ledger& ledger() const { return ledger_; }
+  // Every seat's current child said HELLO (its keys are loaded): ready to prove.
+  bool all_hello() const;
+  // The status JSON `proofpipe status` gets (docs/metrics.md): workers, slots, memory.
+  nlohmann::json status() const { return reporter_.status_json(seat_views()); }
+  const std::string& abort_reason() const { return abort_reason_; }
+  double now() const;
 
  private:
   // --- pipeline.cpp ---
@@ -42,7 +55,7 @@ class Pipeline {
   void setup_memory_caps(uint64_t run_id);
   void loop();
   void poll_events(int timeout_ms);
-  double now() const;
+  bool keep_looping();
   // What the Reporter reads of the children, and a sample of them now.
   std::vector<SeatView> seat_views() const;
   void sample(const char* event, std::optional<uint32_t> partition = std::nullopt);
@@ -68,7 +81,8 @@ class Pipeline {
 
   const PipelineConfig& cfg_;
   Ledger& ledger_;
-  const groth16::VerificationKey& vk_;
+  std::span<const groth16::VerificationKey> vks_;  // by Partition::key
+  PipelineHost* host_;                             // null: a batch (`run`)
   std::chrono::steady_clock::time_point t0_;
   std::filesystem::path run_dir_;
   bool run_dir_created_ = false;

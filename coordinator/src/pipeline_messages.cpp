@@ -67,7 +67,7 @@ void Pipeline::send(WorkerSlot& w, MsgType type, MsgHeader h, std::string body) 
 // Every proof is checked before it is committed (docs/pipeline.md).
 void Pipeline::verify_and_commit(const Action& a) {
   const Partition& p = ledger_.at(*a.partition);
-  auto verdict = groth16::verify(vk_, p.public_signals, a.proof);
+  auto verdict = groth16::verify(vks_[p.key], p.public_signals, a.proof);
   if (!verdict || !verdict->valid) {
     const std::string why = verdict ? verdict->reason : verdict.status().message();
     spdlog::error("{}: invalid proof from gpu.{} ({}): retrying", p.stem, a.seat, why);
@@ -79,7 +79,9 @@ void Pipeline::verify_and_commit(const Action& a) {
                                /*permanent=*/false);
     return;
   }
-  if (Status st = write_partition_outputs(cfg_.out, p.stem, a.proof, p.public_signals); !st) {
+  const Status st =
+      host_ ? host_->store_proof(p, a.proof) : write_partition_outputs(cfg_.out, p.stem, a.proof, p.public_signals);
+  if (!st) {
     scheduler_->proof_rejected(p.index, st.message(), /*permanent=*/true);
     spdlog::error("{}", st.message());
     return;

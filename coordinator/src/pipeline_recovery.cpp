@@ -52,8 +52,6 @@ Status Pipeline::spawn(WorkerSlot& w) {
               "ipc://" + (run_dir_ / "control").string(),
               "--ring",
               ring_prefix_,
-              "--zkey",
-              cfg_.zkey.string(),
               "--seat",
               std::to_string(w.seat),
               "--incarnation",
@@ -62,6 +60,7 @@ Status Pipeline::spawn(WorkerSlot& w) {
               std::to_string(::getpid()),
               "--backend",
               cfg_.backend};
+  for (const auto& key : cfg_.keys) opt.argv.insert(opt.argv.end(), {"--zkey", key.string()});
   opt.env = worker_env(w);
   const uint64_t cap = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
   w.leaf.reset();
@@ -237,13 +236,15 @@ void Pipeline::abort_if_no_workers() {
   for (ipc::Role role : {ipc::Role::kSynth, ipc::Role::kGpu}) {
     const bool any = std::any_of(workers_.begin(), workers_.end(),
                                  [&](const WorkerSlot& w) { return w.role == role && !w.retired; });
-    if (any || ledger_.finished()) continue;
+    // A service keeps its queue (the journal) for the next start: nothing
+    // is failed for want of workers, the loop just ends.
+    if (any || (host_ == nullptr && ledger_.finished())) continue;
     std::string why;
     for (const WorkerSlot& w : workers_) {
       if (w.role == role) why = w.retired_because;  // the last seat's reason; seats of a role fail alike
     }
     abort_reason_ = fmt::format("no {} worker left ({})", ipc::role_name(role), why);
-    fail_remaining(abort_reason_);
+    if (host_ == nullptr) fail_remaining(abort_reason_);
     return;
   }
 }

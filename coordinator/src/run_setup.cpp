@@ -206,7 +206,7 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   PP_RETURN_IF_ERROR(check_out_dir(args.out, run.partitions, args.overwrite));
 
   PipelineConfig& cfg = run.config;
-  cfg.zkey = std::filesystem::absolute(args.zkey);
+  cfg.keys = {std::filesystem::absolute(args.zkey)};
   cfg.out = args.out;
   cfg.run_dir = args.run_dir;
   cfg.bin_dir = own_bin_dir();

@@ -204,8 +204,7 @@ Actions Scheduler::on_proof(SeatState& w, const ipc::Message& m) {
 }
 
 Actions Scheduler::committed(uint32_t part, const ipc::ProveStages& stages, double now) {
-  if (!ledger_.commit(part, now)) return ++counts_.duplicate_proofs, Actions{};
-  ledger_.at(part).stages = stages;
+  if (!ledger_.commit(part, now, stages)) return ++counts_.duplicate_proofs, Actions{};
   return {sample("commit", part)};
 }
 
@@ -222,7 +221,7 @@ Actions Scheduler::schedule(double now) {
 }
 
 void Scheduler::grant_slots(double now, Actions& out) {
-  while (!grant_queue_.empty()) {
+  while (!grant_queue_.empty() && !hold_grants_) {
     SeatState& w = seats_[grant_queue_.front()];
     if (!w.alive || !w.waiting) {
       grant_queue_.pop_front();
@@ -251,6 +250,7 @@ void Scheduler::grant_slots(double now, Actions& out) {
     h.request = p.request;
     h.partition = p.index;
     h.attempt = p.attempt;
+    h.key = p.key;
     out.push_back(send(w, MsgType::kGrant, h, p.wtns.string()));
     out.push_back(sample("grant", p.index));
   }
@@ -261,6 +261,11 @@ void Scheduler::dispatch_ready(Actions& out) {
     Partition& p = ledger_.at(ready_queue_.front());
     if (p.state != PartState::kReady || p.seat || held_by_gpu(p.index)) {  // stale entry
       ready_queue_.pop_front();
+      continue;
+    }
+    if (p.cancelled) {  // sealed after its job was cancelled
+      ready_queue_.pop_front();
+      drop_cancelled_record(p);
       continue;
     }
     auto gpu = std::find_if(seats_.begin(), seats_.end(), [](const SeatState& w) {
@@ -275,8 +280,30 @@ void Scheduler::dispatch_ready(Actions& out) {
     h.request = p.request;
     h.partition = p.index;
     h.attempt = p.attempt;
+    h.key = p.key;
     out.push_back(send(*gpu, MsgType::kDispatch, h));
   }
+}
+
+void Scheduler::cancel(uint32_t part) {
+  Partition& p = ledger_.at(part);
+  p.cancelled = true;
+  if (p.state == PartState::kPending) {
+    ledger_.requeue(part, "cancelled", /*permanent=*/true);
+  } else if (p.state == PartState::kReady && !held_by_gpu(part)) {
+    ready_queue_.erase(std::remove(ready_queue_.begin(), ready_queue_.end(), part), ready_queue_.end());
+    drop_cancelled_record(p);
+  }
+}
+
+// A READY record of a cancelled partition: discarded (READY -> FREE), and
+// the partition ends. If the word moved, reconcile() settles it.
+void Scheduler::drop_cancelled_record(Partition& p) {
+  if (p.slot) {
+    const shm::SlotWord word = slots_.load(*p.slot);
+    if (word.state == SlotState::kReady && word.epoch == p.epoch && slots_.discard(*p.slot, p.epoch)) unmap_slot(p);
+  }
+  ledger_.requeue(p.index, "cancelled", /*permanent=*/true);
 }
 
 bool Scheduler::held_by_gpu(uint32_t part) const {
@@ -308,7 +335,7 @@ void Scheduler::restore(Snapshot s) {
 }
 
 void Scheduler::fail_remaining(const std::string& cause) {
-  for (uint32_t i = 0; i < ledger_.size(); ++i) {
+  for (uint32_t i = ledger_.open_begin(); i < ledger_.size(); ++i) {
     const PartState s = ledger_.at(i).state;
     if (s != PartState::kDone && s != PartState::kFailed) ledger_.requeue(i, cause, /*permanent=*/true);
   }

@@ -87,6 +87,14 @@ class Scheduler {
   // against the ledger; settles what messages lost with a death left behind.
   Actions reconcile(double now);
   void fail_remaining(const std::string& cause);
+  // serve: the partition's job was cancelled; none of it is dispatched
+  // after this returns. PENDING, and READY not yet dispatched, end now
+  // (FAILED, "cancelled"; the READY record is discarded); WRITING is
+  // discarded when sealed; PROVING finishes (its proof counts) or ends
+  // without a retry (Ledger::requeue).
+  void cancel(uint32_t part);
+  // serve, draining: no new grants; what was granted finishes.
+  void hold_grants(bool hold) { hold_grants_ = hold; }
 
   // --- views ------------------------------------------------------------
   const SeatState& seat(uint8_t s) const { return seats_[s]; }
@@ -122,6 +130,7 @@ class Scheduler {
   void settle_slot(uint32_t slot);
   bool held_by_gpu(uint32_t part) const;
   void queue_ready(uint32_t part, bool front);
+  void drop_cancelled_record(Partition& p);
   void unmap_slot(const Partition& p);
   Action send(const SeatState& w, ipc::MsgType type, ipc::MsgHeader h, std::string body = {}) const;
   static Action sample(const char* event, std::optional<uint32_t> part);
@@ -133,6 +142,7 @@ class Scheduler {
   std::deque<uint8_t> grant_queue_;                 // synth seats waiting for a slot, FIFO
   std::deque<uint32_t> ready_queue_;                // READY partitions, oldest first
   SchedulerCounts counts_;
+  bool hold_grants_ = false;
 };
 
 }  // namespace proofpipe::coord

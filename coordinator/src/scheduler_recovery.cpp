@@ -142,7 +142,8 @@ Actions Scheduler::reconcile(double now) {
   for (uint32_t s = 0; s < slots_.slot_count(); ++s) settle_slot(s);
   // A READY partition must be either queued or held by a gpu worker; one that
   // is neither lost its dispatch (CLAIM_LOST, a dead gpu) and is queued again.
-  for (uint32_t i = 0; i < ledger_.size(); ++i) {
+  if (ledger_.count(PartState::kReady) == 0) return {};
+  for (uint32_t i = ledger_.open_begin(); i < ledger_.size(); ++i) {
     const Partition& p = ledger_.at(i);
     if (p.state != PartState::kReady) continue;
     if (held_by_gpu(i) || std::find(ready_queue_.begin(), ready_queue_.end(), i) != ready_queue_.end()) continue;

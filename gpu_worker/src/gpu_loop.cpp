@@ -21,8 +21,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,48 +47,73 @@ double seconds(Clock::time_point from, Clock::time_point to) {
 }
 
 // The copy intake's record buffers, reused across partitions (one slot's
-// worth of memory). The backend page-locks them, so they must outlive it
-// (run() declares them before the backend).
+// worth of memory, sized for the largest key). The backend page-locks them,
+// so they must outlive it (run() declares them before the backends).
 struct RecordBuffers {
   std::vector<ff::Fr> a, b, c, w;
 };
 
+// One of the run's keys, ready to prove: its view of the mapped zkey and a
+// backend prepared for it (device-resident points on a GPU), kept for the
+// life of the worker so no partition pays the key's upload.
+struct KeyContext {
+  groth16::ProvingKey pk;
+  ipc::PartitionLayout layout;
+  std::unique_ptr<groth16::ProverBackend> backend;
+};
+
 class GpuWorker {
  public:
-  GpuWorker(ipc::WorkerSession& session, const groth16::ProvingKey& pk, groth16::ProverBackend& backend, bool take,
-            RecordBuffers& record)
-      : s_(session), pk_(pk), backend_(backend), layout_{pk.domain_size, pk.n_vars}, take_(take), rec_(record) {}
+  GpuWorker(ipc::WorkerSession& session, std::vector<KeyContext>& keys, bool take, RecordBuffers& record)
+      : s_(session), keys_(keys), take_(take), rec_(record) {}
 
   // Copy intake: sizes the record buffers once for the key and lets the
   // backend page-lock them. Take intake: lets the backend page-lock the
   // ring's payload, which it uploads from. Then the backend's one-time work
   // for the key (tables, resident points), so that it is paid before the
   // first dispatch, not inside the first proof.
+  // Page-locking is per process, not per backend: the first key's backend
+  // pins the memory once (a second registration of the same pages would be
+  // refused), and every key's backend uploads from it.
   Status prepare() {
+    groth16::ProverBackend& first = *keys_.front().backend;
     if (take_) {
       const std::span<std::byte> ring = s_.ring().slots().payload_segment();
-      PP_RETURN_IF_ERROR(backend_.pin_host_memory(ring.data(), ring.size()));
+      PP_RETURN_IF_ERROR(first.pin_host_memory(ring.data(), ring.size()));
     } else {
-      rec_.a.resize(layout_.domain_size);
-      rec_.b.resize(layout_.domain_size);
-      rec_.c.resize(layout_.domain_size);
-      rec_.w.resize(layout_.n_vars);
+      uint64_t domain = 0, vars = 0;
+      for (const KeyContext& k : keys_) {
+        domain = std::max<uint64_t>(domain, k.layout.domain_size);
+        vars = std::max<uint64_t>(vars, k.layout.n_vars);
+      }
+      rec_.a.resize(domain);
+      rec_.b.resize(domain);
+      rec_.c.resize(domain);
+      rec_.w.resize(vars);
       for (std::vector<ff::Fr>* v : {&rec_.a, &rec_.b, &rec_.c, &rec_.w}) {
-        PP_RETURN_IF_ERROR(backend_.pin_host_memory(v->data(), v->size() * sizeof(ff::Fr)));
+        PP_RETURN_IF_ERROR(first.pin_host_memory(v->data(), v->size() * sizeof(ff::Fr)));
       }
     }
-    const auto t0 = Clock::now();
-    note_progress("prepare backend");
-    PP_RETURN_IF_ERROR(backend_.prepare(pk_));
-    // A device backend's memory is an operator's figure (info); the CPU backend has none.
-    const size_t held = backend_.device_bytes();
-    spdlog::log(held != 0 ? spdlog::level::info : spdlog::level::debug, "backend prepared for the key in {:.3f} s{}",
-                seconds(t0, Clock::now()),
-                held != 0 ? fmt::format("; device memory held: {:.1f} MiB", double(held) / (1 << 20)) : "");
+    for (KeyContext& k : keys_) {
+      const auto t0 = Clock::now();
+      note_progress("prepare backend");
+      PP_RETURN_IF_ERROR(k.backend->prepare(k.pk));
+      // A device backend's memory is an operator's figure (info); the CPU backend has none.
+      const size_t held = k.backend->device_bytes();
+      spdlog::log(held != 0 ? spdlog::level::info : spdlog::level::debug,
+                  "backend prepared for a key of domain {} in {:.3f} s{}", k.pk.domain_size, seconds(t0, Clock::now()),
+                  held != 0 ? fmt::format("; device memory held: {:.1f} MiB", double(held) / (1 << 20)) : "");
+    }
     return Status::ok();
   }
 
   Status handle_dispatch(const MsgHeader& d) {
+    // Only keys it gave us: another index is the coordinator's bug, and the
+    // worker stops (the crash-loop breaker ends a run that repeats it).
+    if (d.key >= keys_.size()) {
+      return make_error(ErrorCode::kInternal, "dispatch names key {}, this worker has {}", d.key, keys_.size());
+    }
+    cur_ = &keys_[d.key];
     shm::SlotRing& slots = s_.ring().slots();
     const auto claimed = d.slot < slots.slot_count() ? slots.claim(d.slot, s_.seat(), d.epoch) : std::nullopt;
     if (!claimed) return s_.send(MsgType::kClaimLost, d);
@@ -135,9 +162,12 @@ class GpuWorker {
     const auto t_taken = Clock::now();
     Result<groth16::PreparedProof> prepared = groth16::PreparedProof{};
     if (take_) {
-      if (Status st = backend_.compute_h_taken(); !st) return prove_failed(h, st);
+      if (Status st = cur_->backend->compute_h_taken(); !st) return prove_failed(h, st);
     } else {
-      prepared = groth16::prove_start(backend_, pk_, rec_.w, rec_.a, rec_.b, rec_.c);
+      const uint64_t n = cur_->layout.domain_size;
+      prepared = groth16::prove_start(*cur_->backend, cur_->pk, std::span(rec_.w).first(cur_->layout.n_vars),
+                                      std::span(rec_.a).first(n), std::span(rec_.b).first(n),
+                                      std::span(rec_.c).first(n));
       if (!prepared) return prove_failed(h, prepared.status());
     }
     stages.h_s = seconds(t_taken, Clock::now());
@@ -146,7 +176,8 @@ class GpuWorker {
     if (Status st = fault_status("gpu.mid_compute", int(d.partition)); !st) return prove_failed(h, st);
     note_progress("msms");
     const auto t_h = Clock::now();
-    auto proof = take_ ? groth16::prove_taken_finish(backend_, pk_) : groth16::prove_finish(backend_, pk_, *prepared);
+    auto proof = take_ ? groth16::prove_taken_finish(*cur_->backend, cur_->pk)
+                       : groth16::prove_finish(*cur_->backend, cur_->pk, *prepared);
     if (!proof) return prove_failed(h, proof.status());
     stages.msms_s = seconds(t_h, Clock::now());
     spdlog::debug("proved job {}/{}: intake {:.3f} s, H {:.3f} s, MSMs {:.3f} s", d.request, d.partition,
@@ -173,9 +204,11 @@ class GpuWorker {
   // layout, with an intact checksum.
   Status take_record(const MsgHeader& d) {
     PP_ASSIGN_OR_RETURN(const auto meta, check_record(d));
-    const std::span<std::byte> dst[] = {
-        std::as_writable_bytes(std::span(rec_.a)), std::as_writable_bytes(std::span(rec_.b)),
-        std::as_writable_bytes(std::span(rec_.c)), std::as_writable_bytes(std::span(rec_.w))};
+    const uint64_t n = cur_->layout.domain_size;
+    const std::span<std::byte> dst[] = {std::as_writable_bytes(std::span(rec_.a).first(n)),
+                                        std::as_writable_bytes(std::span(rec_.b).first(n)),
+                                        std::as_writable_bytes(std::span(rec_.c).first(n)),
+                                        std::as_writable_bytes(std::span(rec_.w).first(cur_->layout.n_vars))};
     return check_sum(d, meta,
                      shm::copy_with_record_checksum(s_.ring().slots().payload(d.slot).first(meta.payload_len), dst));
   }
@@ -191,15 +224,15 @@ class GpuWorker {
     const auto fr = [&](uint64_t offset, uint64_t count) {
       return std::span(reinterpret_cast<const ff::Fr*>(bytes.data() + offset), count);
     };
-    const uint64_t n = layout_.domain_size;
+    const uint64_t n = cur_->layout.domain_size;
     backend_st = fault_status("gpu.intake", int(d.partition));
     if (backend_st) {
-      backend_st = backend_.take_inputs({fr(layout_.a_offset(), n), fr(layout_.b_offset(), n),
-                                         fr(layout_.c_offset(), n), fr(layout_.witness_offset(), layout_.n_vars)});
+      backend_st = cur_->backend->take_inputs({fr(cur_->layout.a_offset(), n), fr(cur_->layout.b_offset(), n),
+                                         fr(cur_->layout.c_offset(), n), fr(cur_->layout.witness_offset(), cur_->layout.n_vars)});
     }
     if (!backend_st) return Status::ok();  // nothing in flight; the record was not judged
     const uint64_t sum = shm::record_checksum(bytes);
-    backend_st = backend_.inputs_taken();
+    backend_st = cur_->backend->inputs_taken();
     return check_sum(d, meta, sum);
   }
 
@@ -210,9 +243,9 @@ class GpuWorker {
       return make_error(ErrorCode::kBadFormat, "record is job {}/{} attempt {}, dispatch said {}/{} attempt {}",
                         meta.request_id, meta.partition_id, meta.attempt, d.request, d.partition, d.attempt);
     }
-    if (meta.payload_len != layout_.payload_len()) {
+    if (meta.payload_len != cur_->layout.payload_len()) {
       return make_error(ErrorCode::kBadFormat, "record is {} bytes, the key needs {}", meta.payload_len,
-                        layout_.payload_len());
+                        cur_->layout.payload_len());
     }
     return meta;
   }
@@ -225,9 +258,8 @@ class GpuWorker {
   }
 
   ipc::WorkerSession& s_;
-  const groth16::ProvingKey& pk_;
-  groth16::ProverBackend& backend_;
-  ipc::PartitionLayout layout_;
+  std::vector<KeyContext>& keys_;
+  KeyContext* cur_ = nullptr;  // the key of the dispatch in hand
   const bool take_;     // the intake: take (into the backend) or copy (into rec_)
   RecordBuffers& rec_;  // the copied record
 };
@@ -254,37 +286,41 @@ int run(const ipc::WorkerArgs& args) {
     spdlog::error("set-up failed{}: {}", where, session.status().message());
     return ipc::kWorkerExitSetup;
   }
-  // Declared before the backend, which must not outlive them: the key (its
-  // points are the backend's resident copies' source) and the record
-  // buffers (which it may page-lock).
-  note_progress("load key");
-  auto zkey = formats::load_zkey(args.zkey);
+  // Declared before the backends, which must not outlive them: the keys
+  // (their points are the backends' resident copies' source) and the
+  // record buffers (which the first backend may page-lock).
+  note_progress("load keys");
+  std::vector<formats::Zkey> zkeys;
+  zkeys.reserve(args.zkeys.size());
   RecordBuffers record;
+  std::vector<KeyContext> keys;
   auto kind = groth16::parse_backend_kind(args.backend);
-  std::string notice;
-  auto backend =
-      kind ? backends::make_backend(*kind, &notice) : Result<std::unique_ptr<groth16::ProverBackend>>(kind.status());
-  if (!notice.empty()) spdlog::info("{}", notice);
-  for (const Status& st : {backend.status(), zkey.status()}) {
-    if (!st) {
-      spdlog::error("set-up failed{}: {}", where, st.message());
-      return ipc::kWorkerExitSetup;
-    }
-  }
-  const auto take = take_intake(**backend);
-  if (!take) {
-    spdlog::error("set-up failed{}: {}", where, take.status().message());
-    return ipc::kWorkerExitSetup;
-  }
-  const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
-  ipc::WorkerSession& s = **session;
-  spdlog::info("backend {}{}, {} intake", (*backend)->name(), where, *take ? "take" : "copy");
-  GpuWorker worker(s, pk, **backend, *take, record);
-  if (Status st = worker.prepare(); !st) {
+  auto setup_failed = [&](const Status& st) {
     spdlog::error("set-up failed{}: {}", where, st.message());
     return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;
+  };
+  if (!kind) return setup_failed(kind.status());
+  for (const std::string& path : args.zkeys) {
+    auto zkey = formats::load_zkey(path);
+    if (!zkey) return setup_failed(zkey.status());
+    zkeys.push_back(std::move(*zkey));
+    std::string notice;
+    auto backend = backends::make_backend(*kind, &notice);
+    if (!notice.empty() && keys.empty()) spdlog::info("{}", notice);
+    if (!backend) return setup_failed(backend.status());
+    groth16::ProvingKey pk = groth16::proving_key_of(zkeys.back());
+    const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
+    keys.push_back({pk, layout, std::move(*backend)});
   }
-  const std::string name((*backend)->name());
+  groth16::ProverBackend& first = *keys.front().backend;
+  const auto take = take_intake(first);
+  if (!take) return setup_failed(take.status());
+  ipc::WorkerSession& s = **session;
+  spdlog::info("backend {}{}, {} intake, {} key{}", first.name(), where, *take ? "take" : "copy", keys.size(),
+               keys.size() == 1 ? "" : "s");
+  GpuWorker worker(s, keys, *take, record);
+  if (Status st = worker.prepare(); !st) return setup_failed(st);
+  const std::string name(first.name());
   if (!s.ready(ipc::encode_gpu_hello({name, name == "cuda" ? devices : "", *take ? "take" : "copy"})))
     return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });

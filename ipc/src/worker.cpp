@@ -46,7 +46,7 @@ const char* worker_exit_name(int code) {
 void add_worker_options(CLI::App& app, WorkerArgs& a) {
   app.add_option("--endpoint", a.endpoint, "coordinator endpoint (ipc://...)")->required();
   app.add_option("--ring", a.ring, "shared-memory ring name prefix")->required();
-  app.add_option("--zkey", a.zkey, "proving key")->required();
+  app.add_option("--zkey", a.zkeys, "proving key (repeated: one per key the run serves)")->required();
   app.add_option("--seat", a.seat, "seat number")->required()->check(CLI::Range(0u, 254u));
   app.add_option("--incarnation", a.incarnation, "incarnation id")->required();
   app.add_option("--parent", a.parent, "coordinator pid")->required();

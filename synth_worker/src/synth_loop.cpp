@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <vector>
 
 #include "proofpipe/common/fault.hpp"
 #include "proofpipe/common/progress.hpp"
@@ -20,10 +21,15 @@ namespace {
 using ipc::MsgHeader;
 using ipc::MsgType;
 
+// One of the run's keys, as synthesis needs it (coefficients only).
+struct KeyView {
+  groth16::ProvingKey pk;
+  ipc::PartitionLayout layout;
+};
+
 class SynthWorker {
  public:
-  SynthWorker(ipc::WorkerSession& session, const groth16::ProvingKey& pk)
-      : s_(session), pk_(pk), layout_{pk.domain_size, pk.n_vars} {}
+  SynthWorker(ipc::WorkerSession& session, const std::vector<KeyView>& keys) : s_(session), keys_(keys) {}
 
   // One GRANT: fills the slot and seals it, or aborts the write and says why.
   Status handle_grant(const ipc::Message& m) {
@@ -34,25 +40,33 @@ class SynthWorker {
       spdlog::warn("stale grant dropped: slot {} epoch {} is not WRITING by us", g.slot, g.epoch);
       return Status::ok();
     }
+    // The coordinator sends only keys it gave us; a bad index is its bug,
+    // answered as a permanent failure rather than a crash.
+    if (g.key >= keys_.size()) {
+      return fail(g, make_error(ErrorCode::kInternal, "grant names key {}, this worker has {}", g.key, keys_.size()),
+                  /*permanent=*/true);
+    }
+    const groth16::ProvingKey& pk = keys_[g.key].pk;
+    const ipc::PartitionLayout& layout = keys_[g.key].layout;
     const auto t0 = std::chrono::steady_clock::now();
     std::byte* base = slots.payload(g.slot).data();
     auto fr_span = [&](uint64_t offset, uint64_t count) {
       return std::span<ff::Fr>(reinterpret_cast<ff::Fr*>(base + offset), count);
     };
-    auto a = fr_span(layout_.a_offset(), layout_.domain_size);
-    auto b = fr_span(layout_.b_offset(), layout_.domain_size);
-    auto c = fr_span(layout_.c_offset(), layout_.domain_size);
-    auto w = fr_span(layout_.witness_offset(), layout_.n_vars);
+    auto a = fr_span(layout.a_offset(), layout.domain_size);
+    auto b = fr_span(layout.b_offset(), layout.domain_size);
+    auto c = fr_span(layout.c_offset(), layout.domain_size);
+    auto w = fr_span(layout.witness_offset(), layout.n_vars);
 
     // The witness goes straight into the slot: no private copy. Each stage
     // counts as progress for the heartbeat (ipc/worker.hpp); synthesis and
     // the checksum count their own chunks (parallel_for).
     note_progress("read witness");
-    Status st = read_witness(m.body, w);
+    Status st = read_witness(m.body, pk, w);
     if (!st) return fail(g, st, /*permanent=*/true);
     fault_point("synth.mid_write", int(g.partition));
     note_progress("synthesize");
-    st = groth16::synthesize(pk_, w, a, b, c);
+    st = groth16::synthesize(pk, w, a, b, c);
     if (!st) return fail(g, st, /*permanent=*/false);
 
     note_progress("checksum");
@@ -60,7 +74,7 @@ class SynthWorker {
     info.request_id = g.request;
     info.partition_id = g.partition;
     info.attempt = g.attempt;
-    info.payload_len = layout_.payload_len();
+    info.payload_len = layout.payload_len();
     info.checksum = shm::record_checksum(std::span<const std::byte>(base, info.payload_len));
     fault_damage("synth.before_seal", int(g.partition), std::span<std::byte>(base, info.payload_len));
     const auto sealed = slots.seal(g.slot, s_.seat(), g.epoch, info);
@@ -77,11 +91,11 @@ class SynthWorker {
   }
 
  private:
-  Status read_witness(const std::string& path, std::span<ff::Fr> w) {
+  static Status read_witness(const std::string& path, const groth16::ProvingKey& pk, std::span<ff::Fr> w) {
     PP_ASSIGN_OR_RETURN(uint32_t n, formats::read_wtns_prefix(path, w));
-    if (n != pk_.n_vars) {
+    if (n != pk.n_vars) {
       return make_error(ErrorCode::kInvalidArgument, "witness '{}' has {} values, the key expects nVars = {}", path, n,
-                        pk_.n_vars);
+                        pk.n_vars);
     }
     if (!w[0].is_one()) return make_error(ErrorCode::kInvalidArgument, "witness '{}': w[0] is not 1", path);
     return Status::ok();
@@ -98,8 +112,7 @@ class SynthWorker {
   }
 
   ipc::WorkerSession& s_;
-  const groth16::ProvingKey& pk_;
-  ipc::PartitionLayout layout_;
+  const std::vector<KeyView>& keys_;
 };
 
 }  // namespace
@@ -111,21 +124,29 @@ int run(const ipc::WorkerArgs& args) {
     return ipc::kWorkerExitSetup;
   }
   // Synthesis needs the coefficients only; the point sections stay unmapped.
-  note_progress("load key");
-  auto zkey = formats::load_zkey(args.zkey, {.points = false});
-  if (!zkey) {
-    spdlog::error("set-up failed: {}", zkey.status().message());
-    return ipc::kWorkerExitSetup;
-  }
-  const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
-  const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
+  // Every key the run serves is mapped once, for the life of the worker.
+  note_progress("load keys");
   ipc::WorkerSession& s = **session;
-  if (layout.payload_len() > s.ring().slot_size()) {
-    spdlog::error("set-up failed: a partition needs {} bytes, slots hold {}", layout.payload_len(),
-                  s.ring().slot_size());
-    return ipc::kWorkerExitSetup;
+  std::vector<formats::Zkey> zkeys;
+  std::vector<KeyView> keys;
+  zkeys.reserve(args.zkeys.size());
+  for (const std::string& path : args.zkeys) {
+    auto zkey = formats::load_zkey(path, {.points = false});
+    if (!zkey) {
+      spdlog::error("set-up failed: {}", zkey.status().message());
+      return ipc::kWorkerExitSetup;
+    }
+    zkeys.push_back(std::move(*zkey));
+    const groth16::ProvingKey pk = groth16::proving_key_of(zkeys.back());
+    const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
+    if (layout.payload_len() > s.ring().slot_size()) {
+      spdlog::error("set-up failed: a partition of '{}' needs {} bytes, slots hold {}", path, layout.payload_len(),
+                    s.ring().slot_size());
+      return ipc::kWorkerExitSetup;
+    }
+    keys.push_back({pk, layout});
   }
-  SynthWorker worker(s, pk);
+  SynthWorker worker(s, keys);
   if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
     PP_RETURN_IF_ERROR(worker.handle_grant(m));

@@ -36,7 +36,8 @@
 
 namespace proofpipe::ipc {
 
-inline constexpr uint32_t kWireVersion = 3;  // 2: HELLO and PROOF bodies (backend, ProveStages); 3: HELLO intake
+// 2: HELLO and PROOF bodies (backend, ProveStages); 3: HELLO intake; 4: the key of a GRANT/DISPATCH
+inline constexpr uint32_t kWireVersion = 4;
 
 enum class Role : uint8_t { kSynth = 1, kGpu = 2, kClient = 3 };  // kClient: `proofpipe status`
 const char* role_name(Role role);
@@ -69,7 +70,7 @@ struct MsgHeader {
   MsgType type = MsgType::kHello;
   Role role = Role::kSynth;
   uint8_t seat = 0;
-  uint8_t reserved0 = 0;
+  uint8_t key = 0;  // GRANT, DISPATCH: which of the workers' keys (their --zkey order) the partition is for
   uint32_t incarnation = 0;
   uint32_t slot = 0;
   uint64_t epoch = 0;

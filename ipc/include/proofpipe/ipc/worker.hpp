@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "proofpipe/common/status.hpp"
 #include "proofpipe/ipc/channel.hpp"
@@ -56,7 +57,7 @@ const char* worker_exit_name(int code);
 struct WorkerArgs {
   std::string endpoint;  // ipc://<run dir>/control
   std::string ring;      // shm name prefix
-  std::string zkey;
+  std::vector<std::string> zkeys;  // --zkey, repeated: the keys a partition's `key` field indexes
   unsigned seat = 0;
   unsigned incarnation = 0;
   long parent = 0;               // the coordinator's pid
