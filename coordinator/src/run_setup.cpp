@@ -159,25 +159,61 @@ Result<uint32_t> choose_slot_count(const cli::RunArgs& args, uint64_t slot_size,
   return args.synth_workers + args.gpu_workers;
 }
 
-Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
+Result<WorkerFlags> check_worker_flags(const cli::RunArgs& given) {
   const char* inherited = std::getenv("CUDA_VISIBLE_DEVICES");
-  PP_ASSIGN_OR_RETURN(std::vector<std::string> gpus, parse_gpus(given.gpus, inherited != nullptr ? inherited : ""));
-  cli::RunArgs args = given;
-  if (args.gpu_workers == cli::kGpuWorkersAuto) args.gpu_workers = std::max<unsigned>(1, unsigned(gpus.size()));
+  WorkerFlags f;
+  PP_ASSIGN_OR_RETURN(f.gpus, parse_gpus(given.gpus, inherited != nullptr ? inherited : ""));
+  cli::RunArgs& args = f.args;
+  args = given;
+  if (args.gpu_workers == cli::kGpuWorkersAuto) args.gpu_workers = std::max<unsigned>(1, unsigned(f.gpus.size()));
   PP_RETURN_IF_ERROR(check_counts(args));
   PP_ASSIGN_OR_RETURN(auto kind, groth16::parse_backend_kind(args.backend));
   // Named devices mean the GPU is wanted: a worker whose device is missing
   // fails its set-up (and says which device) instead of proving on the CPU.
-  if (!gpus.empty()) {
+  if (!f.gpus.empty()) {
     if (kind == groth16::BackendKind::kCpu)
       return make_error(ErrorCode::kInvalidArgument, "--gpus names CUDA devices; it cannot go with --backend cpu");
     args.backend = "cuda";
-    if (args.gpu_workers < gpus.size()) {
+    if (args.gpu_workers < f.gpus.size()) {
       std::fprintf(stderr,
                    "proofpipe: warning: --gpus lists %zu devices for %u proving workers: the last %zu stay idle\n",
-                   gpus.size(), args.gpu_workers, gpus.size() - args.gpu_workers);
+                   f.gpus.size(), args.gpu_workers, f.gpus.size() - args.gpu_workers);
     }
   }
+  return f;
+}
+
+Result<PipelineConfig> pipeline_config(const WorkerFlags& f, uint64_t slot_size) {
+  const cli::RunArgs& args = f.args;
+  PipelineConfig cfg;
+  cfg.run_dir = args.run_dir;
+  cfg.bin_dir = own_bin_dir();
+  cfg.synth_workers = args.synth_workers;
+  cfg.gpu_workers = args.gpu_workers;
+  cfg.backend = args.backend;
+  cfg.gpus = f.gpus;
+  cfg.hang_timeout_s = args.hang_timeout_s;
+  cfg.sample_ms = args.sample_ms;
+  if (!args.mem_budget.empty()) {
+    PP_ASSIGN_OR_RETURN(cfg.mem_budget, flag_size("--mem-budget", args.mem_budget));
+  }
+  for (auto [flag, text, dest] : {std::tuple{"--synth-mem-max", &args.synth_mem_max, &cfg.synth_mem_max},
+                                  std::tuple{"--gpu-mem-max", &args.gpu_mem_max, &cfg.gpu_mem_max}}) {
+    if (text->empty()) continue;
+    PP_ASSIGN_OR_RETURN(const uint64_t bytes, flag_size(flag, *text));
+    // 0 would read as "no cap" (PipelineConfig): a cap of nothing is a mistake, not a request.
+    if (bytes == 0)
+      return make_error(ErrorCode::kInvalidArgument, "{} {}: a memory cap must be more than 0 bytes", flag, *text);
+    *dest = bytes;
+  }
+  cfg.slot_size = (slot_size + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
+  PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
+  return cfg;
+}
+
+Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
+  PP_ASSIGN_OR_RETURN(const WorkerFlags flags, check_worker_flags(given));
+  const cli::RunArgs& args = flags.args;
   // Header, IC and a check of every coefficient, whose pages are released as
   // they are checked: the coordinator never reads them again.
   PP_ASSIGN_OR_RETURN(formats::Zkey zkey,
@@ -204,35 +240,12 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   }
   if (args.out.empty()) return make_error(ErrorCode::kInvalidArgument, "--out is required");
   PP_RETURN_IF_ERROR(check_out_dir(args.out, run.partitions, args.overwrite));
-
-  PipelineConfig& cfg = run.config;
-  cfg.keys = {std::filesystem::absolute(args.zkey)};
-  cfg.out = args.out;
-  cfg.run_dir = args.run_dir;
-  cfg.bin_dir = own_bin_dir();
-  cfg.synth_workers = args.synth_workers;
-  cfg.gpu_workers = args.gpu_workers;
-  cfg.backend = args.backend;
-  cfg.gpus = std::move(gpus);
-  cfg.hang_timeout_s = args.hang_timeout_s;
-  cfg.metrics = args.metrics;
   if (!args.metrics.empty()) PP_RETURN_IF_ERROR(check_output_target(args.metrics, "--metrics"));
-  cfg.sample_ms = args.sample_ms;
-  if (!args.mem_budget.empty()) {
-    PP_ASSIGN_OR_RETURN(cfg.mem_budget, flag_size("--mem-budget", args.mem_budget));
-  }
-  for (auto [flag, text, dest] : {std::tuple{"--synth-mem-max", &args.synth_mem_max, &cfg.synth_mem_max},
-                                  std::tuple{"--gpu-mem-max", &args.gpu_mem_max, &cfg.gpu_mem_max}}) {
-    if (text->empty()) continue;
-    PP_ASSIGN_OR_RETURN(const uint64_t bytes, flag_size(flag, *text));
-    // 0 would read as "no cap" (PipelineConfig): a cap of nothing is a mistake, not a request.
-    if (bytes == 0)
-      return make_error(ErrorCode::kInvalidArgument, "{} {}: a memory cap must be more than 0 bytes", flag, *text);
-    *dest = bytes;
-  }
-  const ipc::PartitionLayout layout{hdr.domain_size, hdr.n_vars};
-  cfg.slot_size = (layout.payload_len() + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
-  PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
+
+  PP_ASSIGN_OR_RETURN(run.config, pipeline_config(flags, ipc::PartitionLayout{hdr.domain_size, hdr.n_vars}.payload_len()));
+  run.config.keys = {std::filesystem::absolute(args.zkey)};
+  run.config.out = args.out;
+  run.config.metrics = args.metrics;
   run.vk = formats::verification_key_from_zkey(zkey, groth16::alphabeta_of(hdr.alpha1, hdr.beta2));
   return run;
 }

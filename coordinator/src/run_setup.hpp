@@ -22,6 +22,18 @@ struct PreparedRun {
 
 Result<PreparedRun> prepare_run(const cli::RunArgs& args);
 
+// The flags `run` and `serve` share: workers, devices, backend, caps and
+// slots. check_worker_flags checks them before any file is read (with
+// --gpu-workers resolved); pipeline_config makes the PipelineConfig for keys
+// whose largest partition record is `slot_size` bytes (keys, out and metrics
+// are the caller's).
+struct WorkerFlags {
+  cli::RunArgs args;
+  std::vector<std::string> gpus;
+};
+Result<WorkerFlags> check_worker_flags(const cli::RunArgs& given);
+Result<PipelineConfig> pipeline_config(const WorkerFlags& flags, uint64_t slot_size);
+
 // K from the flags: explicit --slots, else as many slots as --mem-budget holds
 // (at most synth + 2 x gpu workers: more never helps), else synth + gpu
 // workers. `reason` says which, for the start line.
