@@ -260,14 +260,14 @@ Result<SubmitResult> SqliteJournal::submit(const JobSpec& spec, double now) {
       out.outcome = out.job.digest == spec.digest ? SubmitOutcome::kExisting : SubmitOutcome::kConflict;
       return Status::ok();
     }
-    PP_RETURN_IF_ERROR(db_->exec(
-        "INSERT INTO jobs (id, key, priority, digest, state, submitted_at) VALUES (?, ?, ?, ?, 'queued', ?)", spec.id,
-        spec.key, spec.priority, spec.digest, now));
+    PP_RETURN_IF_ERROR(
+        db_->exec("INSERT INTO jobs (id, key, priority, digest, state, submitted_at) VALUES (?, ?, ?, ?, 'queued', ?)",
+                  spec.id, spec.key, spec.priority, spec.digest, now));
     const auto seq = uint64_t(db_->last_insert_rowid());
     for (size_t i = 0; i < spec.witnesses.size(); ++i) {
-      PP_RETURN_IF_ERROR(db_->exec(
-          "INSERT INTO partitions (job_seq, idx, name, witness, status) VALUES (?, ?, ?, ?, 'queued')", seq,
-          uint64_t(i), spec.witnesses[i].name, spec.witnesses[i].path.string()));
+      PP_RETURN_IF_ERROR(
+          db_->exec("INSERT INTO partitions (job_seq, idx, name, witness, status) VALUES (?, ?, ?, ?, 'queued')", seq,
+                    uint64_t(i), spec.witnesses[i].name, spec.witnesses[i].path.string()));
     }
     out.outcome = SubmitOutcome::kCreated;
     PP_ASSIGN_OR_RETURN(out.job, load_job(seq, true));
@@ -286,11 +286,11 @@ Result<std::optional<Job>> SqliteJournal::get(std::string_view id) {
 Result<std::vector<Job>> SqliteJournal::list(std::optional<JobState> state, size_t limit) {
   std::lock_guard lock(mu_);
   const auto n = int64_t(std::min<size_t>(limit, INT64_MAX));
-  PP_ASSIGN_OR_RETURN(sql::Stmt s,
-                      state ? db_->query(std::string(kJobSelect) +
-                                             "WHERE j.state = ? GROUP BY j.seq ORDER BY j.seq DESC LIMIT ?",
-                                         job_state_name(*state), n)
-                            : db_->query(std::string(kJobSelect) + "GROUP BY j.seq ORDER BY j.seq DESC LIMIT ?", n));
+  PP_ASSIGN_OR_RETURN(
+      sql::Stmt s,
+      state ? db_->query(std::string(kJobSelect) + "WHERE j.state = ? GROUP BY j.seq ORDER BY j.seq DESC LIMIT ?",
+                         job_state_name(*state), n)
+            : db_->query(std::string(kJobSelect) + "GROUP BY j.seq ORDER BY j.seq DESC LIMIT ?", n));
   std::vector<Job> jobs;
   for (;;) {
     PP_ASSIGN_OR_RETURN(bool row, s.step());
@@ -304,17 +304,17 @@ Result<std::optional<Job>> SqliteJournal::cancel(std::string_view id, double now
   return db_->transaction_with<std::optional<Job>>([&](std::optional<Job>& out) -> Status {
     PP_ASSIGN_OR_RETURN(std::optional<uint64_t> seq, seq_of(id));
     if (!seq) return Status::ok();
-    PP_ASSIGN_OR_RETURN(int64_t open, db_->scalar("SELECT state IN ('queued', 'running') FROM jobs WHERE seq = ?",
-                                                  *seq));
+    PP_ASSIGN_OR_RETURN(int64_t open,
+                        db_->scalar("SELECT state IN ('queued', 'running') FROM jobs WHERE seq = ?", *seq));
     if (open) {
       // A partition with an attempt in flight keeps it open: the engine
       // reports its end, and a proof that lands still counts (done).
-      PP_RETURN_IF_ERROR(db_->exec("UPDATE partitions SET status = 'cancelled', finished_at = "
-                                   "CASE WHEN finished_at = 0 THEN ?1 ELSE finished_at END "
-                                   "WHERE job_seq = ?2 AND status != 'done'",
-                                   now, *seq));
       PP_RETURN_IF_ERROR(
-          db_->exec("UPDATE jobs SET state = 'cancelled', finished_at = ? WHERE seq = ?", now, *seq));
+          db_->exec("UPDATE partitions SET status = 'cancelled', finished_at = "
+                    "CASE WHEN finished_at = 0 THEN ?1 ELSE finished_at END "
+                    "WHERE job_seq = ?2 AND status != 'done'",
+                    now, *seq));
+      PP_RETURN_IF_ERROR(db_->exec("UPDATE jobs SET state = 'cancelled', finished_at = ? WHERE seq = ?", now, *seq));
     }
     PP_ASSIGN_OR_RETURN(Job job, load_job(*seq, true));
     out = std::move(job);

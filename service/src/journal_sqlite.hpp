@@ -38,9 +38,9 @@ struct AttemptRecord {
   uint32_t attempt = 0;  // 1, 2, ... over every life of the service
   uint64_t life = 0;     // the open() of the journal that started it
   double started_at = 0;
-  double ended_at = 0;   // 0: still running, or lost (the service died at an unknown moment)
-  std::string result;    // "running", "failed", "done" or "lost"
-  std::string error;     // the cause given to attempt_failed / partition_failed
+  double ended_at = 0;  // 0: still running, or lost (the service died at an unknown moment)
+  std::string result;   // "running", "failed", "done" or "lost"
+  std::string error;    // the cause given to attempt_failed / partition_failed
 };
 
 class SqliteJournal final : public JobQueue {

@@ -17,7 +17,7 @@ struct Invariant {
 };
 
 // "the partition's last attempt is open", for the queries below.
-#define PP_OPEN_ATTEMPT                                                                          \
+#define PP_OPEN_ATTEMPT                                                                            \
   "EXISTS (SELECT 1 FROM attempts a WHERE a.job_seq = p.job_seq AND a.idx = p.idx AND a.result = " \
   "'running')"
 #define PP_PARTS "FROM partitions p JOIN jobs j ON j.seq = p.job_seq WHERE "
@@ -52,8 +52,8 @@ constexpr Invariant kInvariants[] = {
      "SELECT j.id, p.idx " PP_PARTS
      "p.status = 'done' AND EXISTS (SELECT 1 FROM attempts a WHERE a.job_seq = p.job_seq AND a.idx = p.idx AND "
      "a.started_at > p.finished_at)"},
-    {"a done job with a partition not done", "SELECT j.id, -1 FROM jobs j WHERE j.state = 'done' AND " PP_JOB_HAS(
-                                                 "p.status != 'done'")},
+    {"a done job with a partition not done",
+     "SELECT j.id, -1 FROM jobs j WHERE j.state = 'done' AND " PP_JOB_HAS("p.status != 'done'")},
     {"a failed job with a partition not ended, cancelled, or none failed",
      "SELECT j.id, -1 FROM jobs j WHERE j.state = 'failed' AND (" PP_JOB_HAS(
          "p.status IN ('queued', 'running', 'cancelled')") " OR NOT " PP_JOB_HAS("p.status = 'failed'") ")"},
@@ -86,8 +86,8 @@ Result<std::vector<AttemptRecord>> SqliteJournal::attempts(std::string_view job_
   for (;;) {
     PP_ASSIGN_OR_RETURN(bool row, s.step());
     if (!row) return out;
-    out.push_back({uint32_t(s.i64(0)), uint32_t(s.i64(1)), uint64_t(s.i64(2)), s.f64(3), s.f64(4), s.text(5),
-                   s.text(6)});
+    out.push_back(
+        {uint32_t(s.i64(0)), uint32_t(s.i64(1)), uint64_t(s.i64(2)), s.f64(3), s.f64(4), s.text(5), s.text(6)});
   }
 }
 

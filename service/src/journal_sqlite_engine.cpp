@@ -15,9 +15,9 @@ Result<std::vector<WorkItem>> SqliteJournal::work_items(std::optional<uint64_t> 
       "SELECT j.seq, j.id, j.key, j.priority, j.submitted_at, p.idx, p.name, p.witness "
       "FROM partitions p JOIN jobs j ON j.seq = p.job_seq "
       "WHERE p.status IN ('queued', 'running') AND j.state IN ('queued', 'running') ";
-  PP_ASSIGN_OR_RETURN(sql::Stmt s,
-                      job_seq ? db_->query(std::string(kSelect) + "AND j.seq = ? ORDER BY p.idx", *job_seq)
-                              : db_->query(std::string(kSelect) + "ORDER BY j.priority DESC, j.seq, p.idx"));
+  PP_ASSIGN_OR_RETURN(sql::Stmt s, job_seq
+                                       ? db_->query(std::string(kSelect) + "AND j.seq = ? ORDER BY p.idx", *job_seq)
+                                       : db_->query(std::string(kSelect) + "ORDER BY j.priority DESC, j.seq, p.idx"));
   std::vector<WorkItem> items;
   for (;;) {
     PP_ASSIGN_OR_RETURN(bool row, s.step());
@@ -76,8 +76,9 @@ Result<SqliteJournal::PartState> SqliteJournal::part_state(uint64_t job_seq, uin
 
 Status SqliteJournal::close_attempt(uint64_t job_seq, uint32_t index, uint32_t attempt, std::string_view result,
                                     std::string_view error, double now) {
-  return db_->exec("UPDATE attempts SET result = ?, error = ?, ended_at = ? WHERE job_seq = ? AND idx = ? AND attempt = ?",
-                   result, error, now, job_seq, index, attempt);
+  return db_->exec(
+      "UPDATE attempts SET result = ?, error = ?, ended_at = ? WHERE job_seq = ? AND idx = ? AND attempt = ?", result,
+      error, now, job_seq, index, attempt);
 }
 
 // A job still queued or running ends when its last partition does: done if
@@ -111,12 +112,14 @@ Result<uint32_t> SqliteJournal::attempt_started(uint64_t job_seq, uint32_t index
       PP_RETURN_IF_ERROR(close_attempt(job_seq, index, p.attempts, "lost", "a new attempt started", now));
     }
     attempt = p.attempts + 1;
-    PP_RETURN_IF_ERROR(db_->exec("UPDATE partitions SET status = 'running', attempts = ?, started_at = "
-                                 "CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE job_seq = ? AND idx = ?",
-                                 attempt, now, job_seq, index));
-    PP_RETURN_IF_ERROR(db_->exec("INSERT INTO attempts (job_seq, idx, attempt, life, started_at, result) "
-                                 "VALUES (?, ?, ?, ?, ?, 'running')",
-                                 job_seq, index, attempt, life_, now));
+    PP_RETURN_IF_ERROR(
+        db_->exec("UPDATE partitions SET status = 'running', attempts = ?, started_at = "
+                  "CASE WHEN started_at = 0 THEN ? ELSE started_at END WHERE job_seq = ? AND idx = ?",
+                  attempt, now, job_seq, index));
+    PP_RETURN_IF_ERROR(
+        db_->exec("INSERT INTO attempts (job_seq, idx, attempt, life, started_at, result) "
+                  "VALUES (?, ?, ?, ?, ?, 'running')",
+                  job_seq, index, attempt, life_, now));
     return db_->exec("UPDATE jobs SET state = 'running', started_at = ? WHERE seq = ? AND state = 'queued'", now,
                      job_seq);
   });
@@ -128,9 +131,10 @@ Status SqliteJournal::attempt_failed(uint64_t job_seq, uint32_t index, std::stri
     PP_ASSIGN_OR_RETURN(PartState p, part_state(job_seq, index));
     if (!p.open) return misuse(db_->file(), "attempt_failed", p.name, p.job_id, "has no attempt open");
     PP_RETURN_IF_ERROR(close_attempt(job_seq, index, p.attempts, "failed", cause, now));
-    return db_->exec("UPDATE partitions SET last_error = ?, status = CASE status WHEN 'running' THEN 'queued' "
-                     "ELSE status END WHERE job_seq = ? AND idx = ?",
-                     cause, job_seq, index);
+    return db_->exec(
+        "UPDATE partitions SET last_error = ?, status = CASE status WHEN 'running' THEN 'queued' "
+        "ELSE status END WHERE job_seq = ? AND idx = ?",
+        cause, job_seq, index);
   });
 }
 
@@ -143,9 +147,10 @@ Status SqliteJournal::partition_done(uint64_t job_seq, uint32_t index, const Par
                     p.status == "done" ? std::string("is already done") : "has no attempt open");
     }
     PP_RETURN_IF_ERROR(close_attempt(job_seq, index, p.attempts, "done", "", now));
-    PP_RETURN_IF_ERROR(db_->exec("UPDATE partitions SET status = 'done', finished_at = ?, wait_s = ?, synth_s = ?, "
-                                 "prove_s = ?, intake_s = ?, h_s = ?, msms_s = ? WHERE job_seq = ? AND idx = ?",
-                                 now, t.wait_s, t.synth_s, t.prove_s, t.intake_s, t.h_s, t.msms_s, job_seq, index));
+    PP_RETURN_IF_ERROR(
+        db_->exec("UPDATE partitions SET status = 'done', finished_at = ?, wait_s = ?, synth_s = ?, "
+                  "prove_s = ?, intake_s = ?, h_s = ?, msms_s = ? WHERE job_seq = ? AND idx = ?",
+                  now, t.wait_s, t.synth_s, t.prove_s, t.intake_s, t.h_s, t.msms_s, job_seq, index));
     return end_job_if_complete(job_seq, now);
   });
 }

@@ -43,8 +43,8 @@ std::string Stmt::text(int col) const {
 Result<std::unique_ptr<Db>> Db::open(const std::filesystem::path& file) {
   sqlite3* db = nullptr;
   // NOMUTEX: the journal serialises calls itself (one mutex over the connection).
-  const int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
-                                 nullptr);
+  const int rc =
+      sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, nullptr);
   std::unique_ptr<Db> out(new Db(file, db));
   if (rc != SQLITE_OK) return out->error("open", rc);
   sqlite3_extended_result_codes(db, 1);

@@ -34,9 +34,7 @@ constexpr int kKills = 6;
 constexpr int kMaxAcksBeforeKill = 40;
 constexpr int kMaxKillDelayUs = 3000;  // a call takes ~0.5-5 ms here
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 // The child: one life of a service. Never returns to GoogleTest.
 [[noreturn]] void child_life(const fs::path& file, int out_fd, uint64_t seed, int life, bool finish) {
@@ -188,9 +186,9 @@ TEST(JournalCrash, EveryAcknowledgedWriteSurvivesSigkill) {
     }
     int code = -1;
     const auto lines = run_life(file, rng(), life, kill, &code);
-    std::printf("[ life     ] %d: %zu calls acknowledged, %s\n", life, lines.size(),
-                last ? "let finish"
-                     : fmt::format("SIGKILL {} us after call {}", kill.delay_us, kill.after_acks).c_str());
+    std::printf(
+        "[ life     ] %d: %zu calls acknowledged, %s\n", life, lines.size(),
+        last ? "let finish" : fmt::format("SIGKILL {} us after call {}", kill.delay_us, kill.after_acks).c_str());
     acks.insert(acks.end(), lines.begin(), lines.end());
     if (last) {
       EXPECT_EQ(code, 0) << (lines.empty() ? "" : lines.back());

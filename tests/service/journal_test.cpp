@@ -321,8 +321,9 @@ TEST_F(Journal, UnfinishedIsByPriorityThenAgeThenIndex) {
   ASSERT_EQ(*j->attempt_started(hs, 0, 110), 1u);
   ASSERT_TRUE(j->partition_done(hs, 0, {}, 111).is_ok());
   ASSERT_TRUE(j->cancel("low-new", 112)->has_value());
-  std::vector<std::string> order;
   const auto work = j->unfinished().value();
+  std::vector<std::string> order;
+  order.reserve(work.size());
   for (const WorkItem& w : work) order.push_back(w.job_id + "/" + std::to_string(w.index));
   EXPECT_EQ(order, (std::vector<std::string>{"urgent/0", "high-old/1", "high-new/0", "low-old/0", "low-old/1"}));
   const auto items = j->job_work("low-old").value();
@@ -371,14 +372,16 @@ TEST_F(Journal, TheAuditCatchesABrokenJournal) {
   expect_integrity();
   // A second attempt at a done partition, started after its commit: what the
   // crash tests must never see.
-  ASSERT_EQ(raw_sql(file, "INSERT INTO attempts (job_seq, idx, attempt, life, started_at, result) "
-                          "VALUES (1, 0, 2, 1, 130, 'running'); UPDATE partitions SET attempts = 2 WHERE idx = 0"),
+  ASSERT_EQ(raw_sql(file,
+                    "INSERT INTO attempts (job_seq, idx, attempt, life, started_at, result) "
+                    "VALUES (1, 0, 2, 1, 130, 'running'); UPDATE partitions SET attempts = 2 WHERE idx = 0"),
             "");
   Status st = j->check_integrity();
   expect_one_line(st, ErrorCode::kInternal, "a done partition with an attempt started after it finished (job 'a'");
   EXPECT_NE(st.message().find("broken invariant"), std::string::npos);
-  ASSERT_EQ(raw_sql(file, "DELETE FROM attempts WHERE attempt = 2; UPDATE partitions SET attempts = 1; "
-                          "UPDATE jobs SET state = 'done'"),
+  ASSERT_EQ(raw_sql(file,
+                    "DELETE FROM attempts WHERE attempt = 2; UPDATE partitions SET attempts = 1; "
+                    "UPDATE jobs SET state = 'done'"),
             "");
   expect_one_line(j->check_integrity(), ErrorCode::kInternal, "a done job with a partition not done");
 }
@@ -386,6 +389,7 @@ TEST_F(Journal, TheAuditCatchesABrokenJournal) {
 TEST_F(Journal, CallsFromManyThreadsAllLand) {
   constexpr int kThreads = 4, kJobs = 10;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kJobs; ++i) {

@@ -78,8 +78,7 @@ TEST(Blake2b, MatchesPythonHashlibOnRandomSplits) {
     std::ofstream out(in_file);
     for (const Case& c : cases) {
       out << c.out_len << ' '
-          << to_hex(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(c.input.data()), c.input.size()))
-          << '\n';
+          << to_hex(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(c.input.data()), c.input.size())) << '\n';
     }
   }
   const std::string script =
