@@ -119,7 +119,8 @@ Status create_or_tighten(const fs::path& p) {
     const int fd = exists ? ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                           : ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
-      if (errno == EEXIST || errno == ENOENT) continue;  // raced with another creator: look again
+      // Raced: created, or removed, by someone else since the lstat: look again.
+      if ((!exists && errno == EEXIST) || (exists && errno == ENOENT)) continue;
       return make_error(ErrorCode::kIo, "journal '{}': {}", p.string(), std::strerror(errno));
     }
     struct stat st {};

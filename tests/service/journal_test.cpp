@@ -81,6 +81,9 @@ TEST_F(Journal, RefusesALinkFifoOrDirectoryAtThePath) {
   fs::create_directory(dir / "d.db");
   expect_one_line(SqliteJournal::open(dir / "d.db").status(), ErrorCode::kInvalidArgument, "is a directory");
 
+  expect_one_line(SqliteJournal::open(dir / "no-such-dir" / "j.db").status(), ErrorCode::kIo,
+                  "no-such-dir/j.db': No such file or directory");
+
   // A link planted at the WAL's name is refused too.
   const fs::path db2 = dir / "j2.db";
   fs::create_symlink(target, db2.string() + "-wal");
