@@ -37,8 +37,8 @@ class Pipeline {
   ~Pipeline();
   Result<RunReport> run();
 
-  // --- for a PipelineHost (pipeline.hpp), from the loop's thread ---
-  uint32_t add_partition(Partition p) { return ledger_.append(std::move(p)); }
+  // --- for a PipelineHost (pipeline.hpp), from the loop's thread; it
+  // appends partitions to the ledger it gave run_pipeline itself ---
   void cancel_partition(uint32_t index) { scheduler_->cancel(index); }
   void hold_grants(bool hold) { scheduler_->hold_grants(hold); }
   const Ledger& ledger() const { return ledger_; }

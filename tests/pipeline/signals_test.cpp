@@ -15,8 +15,8 @@
 
 #include "fault/fault_support.hpp"
 #include "support/run_watch.hpp"
+#include "support/spawn.hpp"
 
-extern char** environ;
 
 namespace proofpipe::test {
 namespace {
@@ -30,28 +30,11 @@ std::string read_text(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// `proofpipe run args...` as a child of the test (its pid is what we signal),
-// stdout and stderr into `log`, with `extra_env` before the inherited one.
+// `proofpipe run args...` as a child of the test (its pid is what we signal).
 pid_t spawn_run(const std::vector<std::string>& args, const std::vector<std::string>& extra_env, const fs::path& log) {
-  const std::string exe = bin_path("proofpipe").string();
-  std::vector<std::string> argv_s = {exe, "run"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_s = extra_env;
-  for (char** e = environ; *e; ++e) env_s.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  return rc == 0 ? pid : -1;
+  std::error_code ec;
+  fs::remove(log, ec);  // the log is appended to: start it empty
+  return spawn_proofpipe("run", args, extra_env, log);
 }
 
 // The child's wait status, or nullopt if it is still running after `limit`

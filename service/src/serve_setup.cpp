@@ -1,0 +1,188 @@
+// serve's start-up checks (serve_setup.hpp).
+#include "serve_setup.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "proofpipe/common/safe_file.hpp"
+#include "proofpipe/formats/proof_json.hpp"
+#include "proofpipe/ipc/partition_layout.hpp"
+
+namespace proofpipe::service {
+namespace {
+
+// A partition's key index travels in one byte (ipc::MsgHeader::key); 64
+// keys is far more than one host's memory holds at once.
+constexpr size_t kMaxKeys = 64;
+
+bool good_name(std::string_view s, size_t max) {
+  if (s.empty() || s.size() > max) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
+
+// The r1cs constraints of a snarkjs key: its rows are the constraints, then
+// one row per public signal and the constant (A[nConstraints + i][i] = 1),
+// so the highest row with a coefficient, less nPublic + 1, is nConstraints.
+uint64_t constraints_of(const formats::Zkey& zkey) {
+  uint32_t top = 0;
+  for (const formats::ZkeyCoef& c : zkey.coefs()) top = std::max(top, c.constraint + 1);
+  const uint64_t extra = uint64_t(zkey.n_public()) + 1;
+  return top > extra ? top - extra : 0;
+}
+
+// A directory we made or own, not a link, that no one else can read.
+Status check_private_dir(const std::filesystem::path& dir, const char* what) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0)
+    return make_error(ErrorCode::kIo, "{} '{}': {}", what, dir.string(), std::strerror(errno));
+  if (!S_ISDIR(st.st_mode))
+    return make_error(ErrorCode::kInvalidArgument, "{} '{}' is a {}, not a directory", what, dir.string(),
+                      file_kind(st.st_mode));
+  if (st.st_uid != ::geteuid())
+    return make_error(ErrorCode::kInvalidArgument, "{} '{}' belongs to uid {}, not to this user ({})", what,
+                      dir.string(), st.st_uid, ::geteuid());
+  if ((st.st_mode & 077) != 0)
+    return make_error(ErrorCode::kInvalidArgument,
+                      "{} '{}' can be read by others (mode {:04o}): it holds witnesses and proofs; chmod 700 it", what,
+                      dir.string(), st.st_mode & 07777);
+  return Status::ok();
+}
+
+Status make_private_dir(const std::filesystem::path& dir, const char* what) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return make_error(ErrorCode::kIo, "{} '{}': cannot create: {}", what, dir.string(), std::strerror(errno));
+  return check_private_dir(dir, what);
+}
+
+}  // namespace
+
+Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs) {
+  if (specs.empty()) return make_error(ErrorCode::kInvalidArgument, "give at least one --key NAME=PATH.zkey");
+  if (specs.size() > kMaxKeys)
+    return make_error(ErrorCode::kInvalidArgument, "{} --key flags: at most {}", specs.size(), kMaxKeys);
+  std::vector<ServiceKey> keys;
+  std::set<std::string> names;
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq + 1 == spec.size())
+      return make_error(ErrorCode::kInvalidArgument, "--key '{}': expected NAME=PATH.zkey", spec);
+    const std::string name = spec.substr(0, eq);
+    const std::filesystem::path path = spec.substr(eq + 1);
+    if (!good_name(name, 64))
+      return make_error(ErrorCode::kInvalidArgument, "--key '{}': a name is 1-64 of A-Z a-z 0-9 . _ -", spec);
+    if (!names.insert(name).second)
+      return make_error(ErrorCode::kInvalidArgument, "--key '{}': the name '{}' is given twice", spec, name);
+    PP_ASSIGN_OR_RETURN(formats::Zkey zkey,
+                        formats::load_zkey(path, {.points = false, .release_coefficients = true}));
+    const auto& hdr = zkey.header();
+    ServiceKey k;
+    k.info.name = name;
+    k.info.path = std::filesystem::absolute(path).string();
+    k.info.curve = "bls12381";
+    k.info.constraints = constraints_of(zkey);
+    k.info.n_vars = hdr.n_vars;
+    k.info.n_public = hdr.n_public;
+    k.info.domain_size = hdr.domain_size;
+    std::error_code ec;
+    k.info.file_bytes = std::filesystem::file_size(path, ec);
+    k.info.slot_bytes = ipc::PartitionLayout{hdr.domain_size, hdr.n_vars}.payload_len();
+    k.vk = formats::verification_key_from_zkey(zkey, groth16::alphabeta_of(hdr.alpha1, hdr.beta2));
+    k.zkey = std::make_shared<const formats::Zkey>(std::move(zkey));
+    keys.push_back(std::move(k));
+  }
+  return keys;
+}
+
+Result<std::string> read_token_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return make_error(ErrorCode::kInvalidArgument, "--token-file '{}': {}", path.string(), std::strerror(errno));
+  struct stat st {};
+  std::string token(4096, '\0');
+  ssize_t n = -1;
+  Status bad = Status::ok();
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    bad = make_error(ErrorCode::kInvalidArgument, "--token-file '{}' is a {}, not a regular file", path.string(),
+                     file_kind(st.st_mode));
+  } else if ((st.st_mode & 077) != 0) {
+    bad = make_error(ErrorCode::kInvalidArgument, "--token-file '{}' can be read by others (mode {:04o}); chmod 600 it",
+                     path.string(), st.st_mode & 07777);
+  } else {
+    n = ::read(fd, token.data(), token.size());
+  }
+  ::close(fd);
+  if (!bad) return bad;
+  if (n < 0) return make_error(ErrorCode::kIo, "--token-file '{}': {}", path.string(), std::strerror(errno));
+  token.resize(size_t(n));
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  if (token.empty() || token.size() >= 4096 || token.find_first_of(" \t\r\n") != std::string::npos)
+    return make_error(ErrorCode::kInvalidArgument, "--token-file '{}': expected one line of 1-4095 printable characters",
+                      path.string());
+  return token;
+}
+
+Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<std::string>& dirs) {
+  std::vector<std::filesystem::path> out;
+  for (const std::string& d : dirs) {
+    std::error_code ec;
+    const auto canonical = std::filesystem::canonical(d, ec);
+    if (ec) return make_error(ErrorCode::kInvalidArgument, "--allow-dir '{}': {}", d, ec.message());
+    if (!std::filesystem::is_directory(canonical, ec))
+      return make_error(ErrorCode::kInvalidArgument, "--allow-dir '{}' is not a directory", d);
+    out.push_back(canonical);
+  }
+  return out;
+}
+
+Result<StateDir> StateDir::take(const std::filesystem::path& dir) {
+  if (dir.empty()) return make_error(ErrorCode::kInvalidArgument, "--state-dir is empty");
+  std::error_code ec;
+  if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
+  PP_RETURN_IF_ERROR(make_private_dir(dir, "--state-dir"));
+  const std::filesystem::path lock = dir / "lock";
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+  if (fd < 0) return make_error(ErrorCode::kIo, "'{}': {}", lock.string(), std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorCode::kInvalidArgument, "'{}' is not a regular file", lock.string());
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char pid[32] = {};
+    (void)!::pread(fd, pid, sizeof pid - 1, 0);
+    ::close(fd);
+    return make_error(ErrorCode::kUnavailable, "another proofpipe serve (pid {}) uses --state-dir '{}'",
+                      std::string(pid).substr(0, std::string(pid).find('\n')), dir.string());
+  }
+  const std::string me = fmt::format("{}\n", ::getpid());
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != ssize_t(me.size())) {
+    ::close(fd);
+    return make_error(ErrorCode::kIo, "'{}': {}", lock.string(), std::strerror(errno));
+  }
+  StateDir taken(dir, fd);
+  PP_RETURN_IF_ERROR(make_private_dir(dir / "witnesses", "state dir folder"));
+  PP_RETURN_IF_ERROR(make_private_dir(dir / "proofs", "state dir folder"));
+  return taken;
+}
+
+StateDir::StateDir(StateDir&& other) noexcept : dir_(std::move(other.dir_)), lock_fd_(other.lock_fd_) {
+  other.lock_fd_ = -1;
+}
+
+StateDir::~StateDir() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // the lock goes with the descriptor; the file stays (it is ours)
+}
+
+}  // namespace proofpipe::service

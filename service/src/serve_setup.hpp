@@ -1,0 +1,45 @@
+// What `proofpipe serve` checks and takes before it starts (docs/service.md):
+// the keys (--key NAME=PATH), the token file, the --allow-dir folders, and
+// the state directory (owner-only, one service at a time). Each failure is
+// one line naming the flag or file.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "proofpipe/common/status.hpp"
+#include "service.hpp"
+
+namespace proofpipe::service {
+
+// Every --key NAME=PATH.zkey: names [A-Za-z0-9._-]{1,64}, unique; each key
+// header and coefficient checked, mapped for the service's life.
+Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs);
+
+// The bearer token: a regular file (never through a link), readable by its
+// owner only, one non-empty line.
+Result<std::string> read_token_file(const std::filesystem::path& path);
+
+// Each --allow-dir, canonical (links resolved), and a directory.
+Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<std::string>& dirs);
+
+// The state directory, held for the service's life: created 0700 (or an
+// existing directory of ours that no one else can read), with witnesses/
+// and proofs/ in it, and an exclusive lock (a second `serve` on it is one
+// line naming the pid that holds it).
+class StateDir {
+ public:
+  static Result<StateDir> take(const std::filesystem::path& dir);
+  StateDir(StateDir&& other) noexcept;
+  StateDir& operator=(StateDir&&) = delete;
+  ~StateDir();
+  const std::filesystem::path& path() const { return dir_; }
+
+ private:
+  StateDir(std::filesystem::path dir, int lock_fd) : dir_(std::move(dir)), lock_fd_(lock_fd) {}
+  std::filesystem::path dir_;
+  int lock_fd_ = -1;
+};
+
+}  // namespace proofpipe::service

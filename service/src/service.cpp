@@ -1,0 +1,175 @@
+// The service's API face (service.hpp): intake and the journal for submits,
+// the engine's inbox for new jobs and cancels, reads of the journal and of
+// the stored proofs, and the snapshot the engine publishes.
+#include "service.hpp"
+
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "intake.hpp"
+#include "proofpipe/common/assert.hpp"
+
+namespace proofpipe::service {
+
+// How long a cancel waits for the engine to drop the job's partitions. The
+// loop turns at least every 100 ms; a turn that takes longer (a 2^24 proof's
+// verification) still ends well within this.
+constexpr auto kCancelWait = std::chrono::seconds(30);
+// The largest proof or public JSON served back (a proof is < 1 KiB; public
+// inputs of a big circuit can be a few MiB).
+constexpr uint64_t kMaxStoredJson = 64ull << 20;
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Service::Service(ServiceConfig cfg, JobQueue& queue, std::vector<ServiceKey> keys)
+    : cfg_(std::move(cfg)), queue_(queue), keys_(std::move(keys)), started_unix_(unix_now()) {
+  for (const ServiceKey& k : keys_) vks_.push_back(k.vk);
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  PP_ASSERT(wake_fd_ >= 0, "eventfd failed");
+}
+
+Service::~Service() {
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+int Service::key_index(std::string_view name) const {
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    if (keys_[i].info.name == name) return int(i);
+  }
+  return -1;
+}
+
+void Service::post(Command c) {
+  {
+    std::lock_guard lock(inbox_mu_);
+    inbox_.push_back(std::move(c));
+  }
+  const uint64_t one = 1;
+  // A full counter (2^64 - 2 posts unread) cannot happen; a lost wake-up
+  // would only delay the job to the loop's next 100 ms turn.
+  (void)!::write(wake_fd_, &one, sizeof one);
+}
+
+bool Service::draining() const {
+  std::lock_guard lock(snap_mu_);
+  return draining_;
+}
+
+Result<SubmitResult> Service::submit(const SubmitRequest& request) {
+  if (draining()) return make_error(ErrorCode::kUnavailable, "the service is draining (shutting down): try another");
+  const int k = key_index(request.key);
+  if (k < 0) {
+    std::string names;
+    for (const ServiceKey& key : keys_) names += (names.empty() ? "" : ", ") + key.info.name;
+    return make_error(ErrorCode::kNotFound, "unknown key '{}' (loaded: {})", request.key, names);
+  }
+  const IntakePolicy policy{cfg_.state_dir / "witnesses", cfg_.allow_dirs, cfg_.max_witness_bytes,
+                            cfg_.max_witnesses};
+  PP_ASSIGN_OR_RETURN(JobSpec spec, stage_job(request, request.key, *keys_[size_t(k)].zkey, policy));
+  auto result = queue_.submit(spec, unix_now());
+  if (!result || result->outcome != SubmitOutcome::kCreated) {
+    discard_staged(spec);  // the journal has the job already (or none): these copies are nobody's
+    return result;
+  }
+  spdlog::info("job {}: {} partition{} of key {}, priority {}", spec.id, spec.witnesses.size(),
+               spec.witnesses.size() == 1 ? "" : "s", spec.key, spec.priority);
+  post({Command::Kind::kNewJob, spec.id, nullptr});
+  return result;
+}
+
+Result<std::optional<Job>> Service::job(std::string_view id) { return queue_.get(id); }
+
+Result<std::vector<Job>> Service::jobs(std::optional<JobState> state, size_t limit) {
+  return queue_.list(state, limit);
+}
+
+Result<std::optional<Job>> Service::cancel(std::string_view id) {
+  PP_ASSIGN_OR_RETURN(auto job, queue_.cancel(id, unix_now()));
+  if (!job || job->state != JobState::kCancelled) return job;
+  // The journal says cancelled (a restart will not load it); now the engine
+  // must stop dispatching it before the answer goes out.
+  auto done = std::make_shared<std::promise<void>>();
+  auto acked = done->get_future();
+  post({Command::Kind::kCancel, std::string(id), done});
+  if (acked.wait_for(kCancelWait) != std::future_status::ready) {
+    return make_error(ErrorCode::kDeadlineExceeded, "job {} is cancelled in the journal, but the engine did not "
+                      "confirm within {} s", id, kCancelWait.count());
+  }
+  spdlog::info("job {}: cancelled", id);
+  return queue_.get(id);
+}
+
+std::filesystem::path Service::proof_dir(std::string_view job_id) const {
+  return cfg_.state_dir / "proofs" / std::string(job_id);
+}
+
+// A stored JSON file, read without following a link and refusing anything
+// but a regular file (the state dir is ours, but it is read as root).
+static Result<std::string> read_stored(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return make_error(ErrorCode::kIo, "'{}': {}", path.string(), std::strerror(errno));
+  struct stat st {};
+  std::string text;
+  Status status = Status::ok();
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_size) > kMaxStoredJson) {
+    status = make_error(ErrorCode::kIo, "'{}' is not a stored proof file", path.string());
+  } else {
+    text.resize(size_t(st.st_size));
+    size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n <= 0) {
+        status = make_error(ErrorCode::kIo, "'{}': short read", path.string());
+        break;
+      }
+      got += size_t(n);
+    }
+  }
+  ::close(fd);
+  if (!status) return status;
+  return text;
+}
+
+Result<std::optional<ProofFiles>> Service::proof(std::string_view id, std::string_view name) {
+  PP_ASSIGN_OR_RETURN(auto job, queue_.get(id));
+  if (!job) return std::optional<ProofFiles>();
+  for (const PartitionInfo& p : job->partitions) {
+    if (p.name != name || p.status != PartStatus::kDone) continue;
+    const std::filesystem::path dir = proof_dir(job->id);
+    PP_ASSIGN_OR_RETURN(std::string proof, read_stored(dir / (p.name + ".proof.json")));
+    PP_ASSIGN_OR_RETURN(std::string pub, read_stored(dir / (p.name + ".public.json")));
+    return std::optional<ProofFiles>(ProofFiles{std::move(proof), std::move(pub)});
+  }
+  return std::optional<ProofFiles>();
+}
+
+std::vector<KeyInfo> Service::keys() const {
+  std::vector<KeyInfo> out;
+  for (const ServiceKey& k : keys_) out.push_back(k.info);
+  return out;
+}
+
+Health Service::health() const {
+  std::lock_guard lock(snap_mu_);
+  return {ready_ && !draining_, draining_, draining_ ? "draining" : why_not_};
+}
+
+ServiceMetrics Service::metrics() const {
+  std::lock_guard lock(snap_mu_);
+  ServiceMetrics m = metrics_;
+  m.uptime_seconds = unix_now() - started_unix_;
+  return m;
+}
+
+}  // namespace proofpipe::service

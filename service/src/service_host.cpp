@@ -1,0 +1,249 @@
+// The service's engine face (service.hpp): the PipelineHost the coordinator's
+// loop calls every turn, the ledger observer that writes each transition to
+// the journal, the proof store, the drain on SIGTERM, and the snapshot of
+// health and metrics the HTTP threads read.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "outputs.hpp"
+#include "pipeline_impl.hpp"
+#include "proofpipe/formats/wtns.hpp"
+#include "service.hpp"
+
+namespace proofpipe::service {
+namespace {
+
+// /metrics is read every few seconds; the status JSON behind it samples every
+// process. Twice a second is fresh enough and costs nothing next to a proof.
+constexpr double kPublishEveryS = 0.5;
+// partition seconds: from a 2^10 toy (tens of ms) to a 2^27 partition on a
+// CPU (most of an hour).
+constexpr double kBounds[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600};
+constexpr const char* kStages[] = {"total", "wait", "synth", "prove"};
+
+double& count_for(std::vector<ServiceMetrics::Count>& counts, std::map<std::string, std::string> labels) {
+  for (auto& c : counts) {
+    if (c.labels == labels) return c.value;
+  }
+  counts.push_back({std::move(labels), 0});
+  return counts.back().value;
+}
+
+void observe(ServiceMetrics::Histogram& h, double seconds) {
+  const size_t bucket = size_t(std::upper_bound(std::begin(kBounds), std::end(kBounds), seconds - 1e-12) -
+                               std::begin(kBounds));
+  h.buckets[bucket] += 1;
+  h.sum += seconds;
+  h.count += 1;
+}
+
+}  // namespace
+
+Result<size_t> Service::recover(coord::Ledger& ledger) {
+  ledger_ = &ledger;
+  ledger.set_observer(
+      [this](const coord::Partition& p, coord::LedgerEvent e, std::string_view cause) { on_ledger_event(p, e, cause); });
+  counted_.seconds_bounds.assign(std::begin(kBounds), std::end(kBounds));
+  for (const char* stage : kStages) {
+    ServiceMetrics::Histogram h;
+    h.labels = {{"stage", stage}};
+    h.buckets.assign(std::size(kBounds) + 1, 0);
+    counted_.partition_seconds.push_back(std::move(h));
+  }
+  PP_ASSIGN_OR_RETURN(const std::vector<WorkItem> items, queue_.unfinished());
+  for (const WorkItem& item : items) add_work(item);
+  return items.size();
+}
+
+// One journal partition into the ledger. Its witness is the service's own
+// copy, checked at intake; only the public signals are read here (for the
+// verification of its proof).
+void Service::add_work(const WorkItem& item) {
+  const int k = key_index(item.key);
+  if (k < 0) {
+    // Started again without that --key: the job waits in the journal for a
+    // service that has it (nothing is failed for a configuration change).
+    spdlog::warn("job {}: key '{}' is not loaded by this service: partition {} stays queued", item.job_id, item.key,
+                 item.name);
+    return;
+  }
+  coord::Partition p;
+  p.request = item.job_seq;
+  p.key = uint8_t(k);
+  p.priority = item.priority;
+  p.stem = item.name;
+  p.wtns = item.witness;
+  std::vector<ff::Fr> prefix(keys_[size_t(k)].zkey->header().n_public + 1);
+  if (auto n = formats::read_wtns_prefix(item.witness, prefix); !n) {
+    const std::string why = fmt::format("the stored witness cannot be read: {}", n.status().message());
+    spdlog::error("job {}: {}: {}", item.job_id, item.name, why);
+    if (Status st = queue_.partition_failed(item.job_seq, item.index, why, unix_now()); !st)
+      spdlog::error("journal: {}", st.message());
+    return;
+  }
+  p.public_signals.assign(prefix.begin() + 1, prefix.end());
+  const uint32_t index = ledger_->append(std::move(p));
+  refs_.resize(index + 1);
+  refs_[index] = {item.job_seq, item.index, item.job_id, unix_now(), 0};
+  JobRef& job = jobs_[item.job_seq];
+  job.id = item.job_id;
+  job.ledger_indices.push_back(index);
+  job.open += 1;
+}
+
+void Service::on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, std::string_view cause) {
+  PartRef& r = refs_[p.index];
+  const double now = unix_now();
+  const std::string& key = keys_[p.key].info.name;
+  Status st = Status::ok();
+  bool ended = false;
+  switch (e) {
+    case coord::LedgerEvent::kAttemptStarted: {
+      r.granted_unix = now;
+      auto n = queue_.attempt_started(r.job_seq, r.index, now);
+      st = n.status();
+      break;
+    }
+    case coord::LedgerEvent::kRequeued: st = queue_.attempt_failed(r.job_seq, r.index, cause, now); break;
+    case coord::LedgerEvent::kFailed:
+      // A cancelled job's partitions are cancelled in the journal already.
+      if (!p.cancelled) st = queue_.partition_failed(r.job_seq, r.index, cause, now);
+      count_for(counted_.proofs, {{"key", key}, {"result", p.cancelled ? "cancelled" : "failed"}}) += 1;
+      ended = true;
+      break;
+    case coord::LedgerEvent::kDone: {
+      PartTimes t;
+      t.wait_s = std::max(0.0, r.granted_unix - r.added_unix);
+      t.synth_s = p.synth_s;
+      t.prove_s = p.prove_s;
+      t.intake_s = p.stages.intake_s;
+      t.h_s = p.stages.h_s;
+      t.msms_s = p.stages.msms_s;
+      st = queue_.partition_done(r.job_seq, r.index, t, now);
+      count_for(counted_.proofs, {{"key", key}, {"result", "done"}}) += 1;
+      const double stage_s[] = {now - r.added_unix, t.wait_s, t.synth_s, t.prove_s};
+      for (size_t i = 0; i < std::size(stage_s); ++i) observe(counted_.partition_seconds[i], stage_s[i]);
+      ended = true;
+      break;
+    }
+  }
+  // The journal is the service's memory: a write it refused (a full disk)
+  // means this partition is proved again after a restart. Said loudly.
+  if (!st) spdlog::error("journal: job {} partition {}: {}", r.job_id, p.stem, st.message());
+  if (ended) {
+    ended_.push_back(p.index);
+    auto job = jobs_.find(r.job_seq);
+    if (job != jobs_.end() && --job->second.open == 0) jobs_.erase(job);
+  }
+}
+
+void Service::cancel_job(coord::Pipeline& pipeline, const std::string& id) {
+  for (auto& [seq, job] : jobs_) {
+    if (job.id != id) continue;
+    // A copy: cancelling ends partitions, and the observer may erase the job.
+    const std::vector<uint32_t> indices = job.ledger_indices;
+    for (uint32_t i : indices) pipeline.cancel_partition(i);
+    return;
+  }
+}
+
+void Service::on_turn(coord::Pipeline& pipeline) {
+  uint64_t posts = 0;
+  (void)!::read(wake_fd_, &posts, sizeof posts);
+  for (uint32_t i : ended_) ledger_->forget_payload(i);
+  ended_.clear();
+  std::deque<Command> commands;
+  {
+    std::lock_guard lock(inbox_mu_);
+    commands.swap(inbox_);
+  }
+  for (Command& c : commands) {
+    if (c.kind == Command::Kind::kNewJob) {
+      auto work = queue_.job_work(c.job_id);
+      if (!work) {
+        spdlog::error("journal: job {}: {}", c.job_id, work.status().message());
+        continue;
+      }
+      for (const WorkItem& item : *work) add_work(item);
+    } else {
+      cancel_job(pipeline, c.job_id);
+      c.done->set_value();
+    }
+  }
+  if (pipeline.now() >= next_publish_) {
+    next_publish_ = pipeline.now() + kPublishEveryS;
+    publish(pipeline);
+  }
+}
+
+Status Service::store_proof(const coord::Partition& p, const groth16::Proof& proof) {
+  const std::filesystem::path dir = proof_dir(refs_[p.index].job_id);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return make_error(ErrorCode::kIo, "cannot create '{}': {}", dir.string(), std::strerror(errno));
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return make_error(ErrorCode::kIo, "'{}' is not a directory", dir.string());
+  return coord::write_partition_outputs(dir, p.stem, proof, p.public_signals);
+}
+
+void Service::on_signal(coord::Pipeline& pipeline) {
+  std::lock_guard lock(snap_mu_);
+  if (!draining_) {
+    draining_ = true;
+    drain_deadline_ = pipeline.now() + cfg_.drain_timeout_s;
+    pipeline.hold_grants(true);
+    spdlog::warn("draining: no new partitions start; {} in flight finish within {:.0f} s, the rest stays queued",
+                 pipeline.ledger().in_flight(), cfg_.drain_timeout_s);
+  } else if (!stop_now_) {
+    stop_now_ = true;
+    spdlog::warn("second signal: stopping now; partitions in flight stay queued in the journal");
+  }
+}
+
+bool Service::should_stop(const coord::Pipeline& pipeline) {
+  if (stop_now_) return true;
+  if (!draining()) return false;
+  const size_t in_flight = pipeline.ledger().in_flight();
+  if (in_flight == 0) return true;
+  if (pipeline.now() < drain_deadline_) return false;
+  spdlog::warn("drain timeout ({:.0f} s): {} partition{} in flight stay{} queued in the journal", cfg_.drain_timeout_s,
+               in_flight, in_flight == 1 ? "" : "s", in_flight == 1 ? "s" : "");
+  return true;
+}
+
+void Service::publish(const coord::Pipeline& pipeline) {
+  const nlohmann::json st = pipeline.status();
+  ServiceMetrics m = counted_;
+  const coord::Ledger& ledger = pipeline.ledger();
+  for (uint32_t i = ledger.open_begin(); i < ledger.size(); ++i) {
+    const coord::Partition& p = ledger.at(i);
+    if (p.state == coord::PartState::kPending) count_for(m.queue_depth, {{"priority", std::to_string(p.priority)}}) += 1;
+  }
+  for (const auto& w : st["workers"]) {
+    const std::string name = w["worker"];
+    const std::string role = name.substr(0, name.find('.'));
+    count_for(m.workers, {{"role", role}, {"state", w["state"]}}) += 1;
+    m.restarts += w.value("restarts", 0.0);
+    m.oom_kills += w.value("oom_kills", 0.0);
+    if (w.contains("rss")) count_for(m.memory_bytes, {{"process", name}, {"kind", "rss"}}) = w["rss"];
+    count_for(m.memory_bytes, {{"process", name}, {"kind", "peak"}}) = w.value("peak", 0.0);
+  }
+  for (const auto& [state, n] : st["slots"].items()) count_for(m.slots, {{"state", state}}) = n;
+  m.total_memory_bytes = st["memory"].value("total_rss", 0.0);
+  m.total_memory_peak_bytes = st["memory"].value("max_total_peak", 0.0);
+  m.memory_max_bytes = double(cfg_.mem_max);
+  const bool hello = pipeline.all_hello();
+  std::lock_guard lock(snap_mu_);
+  metrics_ = std::move(m);
+  ready_ = hello;
+  why_not_ = hello ? "" : "waiting for every worker's HELLO (keys loading or a worker restarting)";
+}
+
+}  // namespace proofpipe::service
