@@ -177,6 +177,21 @@ Result<StateDir> StateDir::take(const std::filesystem::path& dir) {
   return taken;
 }
 
+Status sweep_proof_temps(const std::filesystem::path& proofs_dir) {
+  std::error_code ec;
+  for (const auto& job : std::filesystem::directory_iterator(proofs_dir, ec)) {
+    if (!job.is_directory(ec) || job.is_symlink(ec)) continue;
+    for (const auto& f : std::filesystem::directory_iterator(job.path(), ec)) {
+      const std::string name = f.path().filename().string();
+      if (!f.is_regular_file(ec) || f.is_symlink(ec) || name.find(".json.tmp-") == std::string::npos) continue;
+      if (::unlink(f.path().c_str()) != 0 && errno != ENOENT)
+        return make_error(ErrorCode::kIo, "cannot remove '{}': {}", f.path().string(), std::strerror(errno));
+    }
+  }
+  if (ec) return make_error(ErrorCode::kIo, "'{}': {}", proofs_dir.string(), ec.message());
+  return Status::ok();
+}
+
 StateDir::StateDir(StateDir&& other) noexcept : dir_(std::move(other.dir_)), lock_fd_(other.lock_fd_) {
   other.lock_fd_ = -1;
 }

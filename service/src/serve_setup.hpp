@@ -28,6 +28,12 @@ Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<st
 // existing directory of ours that no one else can read), with witnesses/
 // and proofs/ in it, and an exclusive lock (a second `serve` on it is one
 // line naming the pid that holds it).
+// A kill -9 in the middle of storing a proof leaves its temporary file
+// ("<name>.proof.json.tmp-XXXXXX", common/safe_file.hpp) in proofs/<job>/;
+// the partition is proved again, so those files are removed at start. Only
+// regular files of that form are touched, and no link is followed.
+Status sweep_proof_temps(const std::filesystem::path& proofs_dir);
+
 class StateDir {
  public:
   static Result<StateDir> take(const std::filesystem::path& dir);
