@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cli_checks.hpp"
+#include "mem_plan.hpp"
 #include "outputs.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
@@ -222,7 +223,8 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
     PP_ASSIGN_OR_RETURN(cfg.mem_budget, flag_size("--mem-budget", args.mem_budget));
   }
   for (auto [flag, text, dest] : {std::tuple{"--synth-mem-max", &args.synth_mem_max, &cfg.synth_mem_max},
-                                  std::tuple{"--gpu-mem-max", &args.gpu_mem_max, &cfg.gpu_mem_max}}) {
+                                  std::tuple{"--gpu-mem-max", &args.gpu_mem_max, &cfg.gpu_mem_max},
+                                  std::tuple{"--mem-max", &args.mem_max, &cfg.mem_max}}) {
     if (text->empty()) continue;
     PP_ASSIGN_OR_RETURN(const uint64_t bytes, flag_size(flag, *text));
     // 0 would read as "no cap" (PipelineConfig): a cap of nothing is a mistake, not a request.
@@ -232,7 +234,17 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   }
   const ipc::PartitionLayout layout{hdr.domain_size, hdr.n_vars};
   cfg.slot_size = (layout.payload_len() + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
-  PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
+  if (cfg.mem_max == 0) {
+    PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
+  } else {
+    // --mem-max derives K and the caps (mem_plan.hpp); --slots/--mem-budget
+    // and the per-worker caps, where given, win if they fit inside it.
+    uint32_t explicit_slots = 0;
+    if (args.slots != 0 || !args.mem_budget.empty()) {
+      PP_ASSIGN_OR_RETURN(explicit_slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
+    }
+    PP_RETURN_IF_ERROR(apply_mem_max(cfg.mem_max, key_sizes_of(zkey), explicit_slots, cfg.slots_reason, cfg));
+  }
   run.vk = formats::verification_key_from_zkey(zkey, groth16::alphabeta_of(hdr.alpha1, hdr.beta2));
   return run;
 }
