@@ -73,6 +73,9 @@ int main(int argc, char** argv) {
   r->add_option("--synth-mem-max", run.synth_mem_max,
                 "memory cap per synthesis worker, e.g. 2G (cgroup; else RLIMIT_AS)");
   r->add_option("--gpu-mem-max", run.gpu_mem_max, "memory cap per proving worker, e.g. 8G (cgroup only)");
+  r->add_option("--mem-max", run.mem_max,
+                "memory cap on the whole run, e.g. 16G: coordinator, ring and workers in one cgroup; K and the "
+                "per-worker caps derived from it");
   r->add_option("--max-attempts", run.max_attempts, "attempts per partition before it is marked failed")
       ->default_val(3)
       ->check(count_range(1, 1000));

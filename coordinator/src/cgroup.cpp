@@ -111,10 +111,41 @@ void clean_stale(const fs::path& own) {
   for (const auto& e : fs::directory_iterator(own, ec)) {
     const std::string name = e.path().filename().string();
     pid_t pid = 0;
-    if (std::sscanf(name.c_str(), "proofpipe-%d-", &pid) != 1 || pid_alive(pid)) continue;
+    // A run's parent, or (v2) the leaf its coordinator moved itself into.
+    if (std::sscanf(name.c_str(), "proofpipe-%d-", &pid) != 1 &&
+        std::sscanf(name.c_str(), "proofpipe-coordinator-%d", &pid) != 1)
+      continue;
+    if (pid_alive(pid)) continue;
     spdlog::info("removing stale cgroup {} (coordinator {} is gone)", e.path().string(), pid);
     remove_tree(e.path());
   }
+}
+
+// A memory cap on `dir`: v1 memory.limit_in_bytes, and memsw (memory +
+// swap) where the kernel accounts swap, so nothing escapes to swap; v2
+// memory.max and memory.swap.max = 0.
+Status write_cap(CgroupVersion version, const fs::path& dir, uint64_t bytes) {
+  const std::string text = std::to_string(bytes);
+  if (version == CgroupVersion::kV1) {
+    PP_RETURN_IF_ERROR(write_file(dir / "memory.limit_in_bytes", text));
+    if (fs::exists(dir / "memory.memsw.limit_in_bytes"))
+      PP_RETURN_IF_ERROR(write_file(dir / "memory.memsw.limit_in_bytes", text));
+    return Status::ok();
+  }
+  PP_RETURN_IF_ERROR(write_file(dir / "memory.max", text));
+  if (fs::exists(dir / "memory.swap.max")) PP_RETURN_IF_ERROR(write_file(dir / "memory.swap.max", "0"));
+  return Status::ok();
+}
+
+// --mem-max on a fresh parent `dir`: the cap, counted over the whole subtree.
+Status cap_parent(CgroupVersion version, const fs::path& dir, uint64_t mem_max) {
+  // v1 counts the leaves into the parent only with use_hierarchy (always on
+  // since Linux 5.x; settable only while the parent has no children).
+  const fs::path hier = dir / "memory.use_hierarchy";
+  if (version == CgroupVersion::kV1 && fs::exists(hier) && number_file(hier) != 1) {
+    PP_RETURN_IF_ERROR(write_file(hier, "1"));
+  }
+  return write_cap(version, dir, mem_max);
 }
 
 }  // namespace
@@ -153,7 +184,7 @@ void CgroupLeaf::remove() const {
   }
 }
 
-CgroupRun CgroupRun::create(uint64_t run_id, std::string* why) {
+CgroupRun CgroupRun::create(uint64_t run_id, std::string* why, uint64_t mem_max) {
   CgroupRun run;
   auto [version, own] = own_memory_cgroup();
   if (version == CgroupVersion::kUnavailable) {
@@ -161,14 +192,15 @@ CgroupRun CgroupRun::create(uint64_t run_id, std::string* why) {
     return run;
   }
   clean_stale(own);
+  fs::path home = own;
   if (version == CgroupVersion::kV2) {
     // No internal processes: move ourselves into a leaf, then delegate memory.
-    const fs::path self_leaf = own / fmt::format("proofpipe-coordinator-{}", ::getpid());
-    if (::mkdir(self_leaf.c_str(), 0755) != 0 && errno != EEXIST) {
-      *why = fmt::format("cannot create cgroup {}: {}", self_leaf.string(), std::strerror(errno));
+    home = own / fmt::format("proofpipe-coordinator-{}", ::getpid());
+    if (::mkdir(home.c_str(), 0755) != 0 && errno != EEXIST) {
+      *why = fmt::format("cannot create cgroup {}: {}", home.string(), std::strerror(errno));
       return run;
     }
-    if (!write_file(self_leaf / "cgroup.procs", "0") || !write_file(own / "cgroup.subtree_control", "+memory")) {
+    if (!write_file(home / "cgroup.procs", "0") || !write_file(own / "cgroup.subtree_control", "+memory")) {
       *why = fmt::format("cannot delegate the memory controller below {}", own.string());
       return run;
     }
@@ -185,16 +217,56 @@ CgroupRun CgroupRun::create(uint64_t run_id, std::string* why) {
   }
   run.version_ = version;
   run.dir_ = dir;
+  run.home_ = home;
+  if (mem_max == 0) return run;
+  // The cap, then the coordinator into its leaf: from here on what it
+  // allocates (the ring first) is charged inside the cap. What it allocated
+  // before stays charged where it was (charges never move with a process).
+  Status st = cap_parent(version, dir, mem_max);
+  if (st) {
+    auto leaf = run.make_leaf("coordinator", 0);
+    if (leaf) {
+      run.coordinator_.emplace(std::move(*leaf));
+      st = run.coordinator_->add(::getpid());
+    } else {
+      st = leaf.status();
+    }
+  }
+  if (!st) {
+    *why = st.message();
+    run.move_home();
+    remove_tree(dir);
+    run.version_ = CgroupVersion::kUnavailable;
+    run.dir_.clear();
+    run.coordinator_.reset();
+    return run;
+  }
+  run.mem_max_ = mem_max;
   return run;
 }
 
-CgroupRun::CgroupRun(CgroupRun&& o) noexcept : version_(o.version_), dir_(std::move(o.dir_)) {
+CgroupRun::CgroupRun(CgroupRun&& o) noexcept
+    : version_(o.version_),
+      dir_(std::move(o.dir_)),
+      mem_max_(o.mem_max_),
+      coordinator_(std::move(o.coordinator_)),
+      home_(std::move(o.home_)) {
   o.version_ = CgroupVersion::kUnavailable;
   o.dir_.clear();
+  o.coordinator_.reset();
 }
 
 CgroupRun::~CgroupRun() {
-  if (version_ != CgroupVersion::kUnavailable && !dir_.empty()) remove_tree(dir_);
+  if (version_ == CgroupVersion::kUnavailable || dir_.empty()) return;
+  move_home();
+  remove_tree(dir_);
+}
+
+void CgroupRun::move_home() {
+  if (!coordinator_) return;
+  if (Status st = write_file(home_ / "cgroup.procs", std::to_string(::getpid())); !st) {
+    spdlog::warn("cannot move the coordinator out of {}: {}", coordinator_->dir().string(), st.message());
+  }
 }
 
 Result<CgroupLeaf> CgroupRun::make_leaf(const std::string& name, uint64_t max_bytes) const {
@@ -204,16 +276,12 @@ Result<CgroupLeaf> CgroupRun::make_leaf(const std::string& name, uint64_t max_by
   }
   CgroupLeaf leaf(version_, dir);
   Status st = Status::ok();
-  if (max_bytes != 0 && version_ == CgroupVersion::kV1) {
-    st = write_file(dir / "memory.limit_in_bytes", std::to_string(max_bytes));
-    // memsw (memory + swap) where the kernel accounts swap: no escape to swap.
-    if (st && fs::exists(dir / "memory.memsw.limit_in_bytes")) {
-      st = write_file(dir / "memory.memsw.limit_in_bytes", std::to_string(max_bytes));
+  if (max_bytes != 0) {
+    st = write_cap(version_, dir, max_bytes);
+    // v2: an OOM kill takes the whole leaf (the worker and any child of it).
+    if (st && version_ == CgroupVersion::kV2 && fs::exists(dir / "memory.oom.group")) {
+      st = write_file(dir / "memory.oom.group", "1");
     }
-  } else if (max_bytes != 0) {
-    st = write_file(dir / "memory.max", std::to_string(max_bytes));
-    if (st && fs::exists(dir / "memory.swap.max")) st = write_file(dir / "memory.swap.max", "0");
-    if (st && fs::exists(dir / "memory.oom.group")) st = write_file(dir / "memory.oom.group", "1");
   }
   if (!st) {
     leaf.remove();

@@ -59,7 +59,8 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
   uint64_t peak_sum = r.coordinator_peak_rss_bytes;
   uint64_t ooms = 0;
   std::printf("%-16s %12s %12s %6s\n", "process", "peak RSS", "cgroup peak", "OOMs");
-  std::printf("%-16s %12s %12s %6s\n", "coordinator", format_size(r.coordinator_peak_rss_bytes).c_str(), "-", "-");
+  std::printf("%-16s %12s %12s %6s\n", "coordinator", format_size(r.coordinator_peak_rss_bytes).c_str(),
+              r.coordinator_cgroup_peak_bytes ? format_size(r.coordinator_cgroup_peak_bytes).c_str() : "-", "-");
   for (const auto& s : r.seats) {
     std::string name = fmt::format("{}.{}", ipc::role_name(s.role), s.seat);
     if (!s.backend.empty()) name += " (" + ipc::describe(ipc::GpuHello{s.backend, s.devices, s.intake}) + ")";
@@ -81,6 +82,11 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
               format_size(peak_sum).c_str(), format_size(r.max_total_peak_bytes).c_str(),
               format_size(r.ring_bytes).c_str(), r.slots, format_size(r.slot_size).c_str(),
               cfg.mem_budget ? fmt::format("; budget {}", format_size(cfg.mem_budget)).c_str() : "");
+  if (r.mem_max != 0) {
+    std::printf("memory: total peak %s of --mem-max %s (parent cgroup peak %s)\n",
+                format_size(r.max_total_cgroup_bytes).c_str(), format_size(r.mem_max).c_str(),
+                format_size(r.parent_cgroup_peak_bytes).c_str());
+  }
 }
 
 struct RunOutcome {

@@ -105,6 +105,9 @@ Status Pipeline::setup() {
   // The coordinator's pid in the name lets the next run recognise a ring
   // whose coordinator was killed (stale.cpp).
   clean_stale_runs();
+  // Before the ring: under --mem-max the coordinator joins the capped parent
+  // first, so the ring's pages (allocated here, charged to us) count in it.
+  PP_RETURN_IF_ERROR(setup_memory_caps(run_id));
   ring_prefix_ = shm::ring_prefix(long(::getpid()), run_id);
   const uint32_t seats = cfg_.synth_workers + cfg_.gpu_workers;
   PP_ASSIGN_OR_RETURN(shm::Ring ring, shm::Ring::create(ring_prefix_, cfg_.slots, cfg_.slot_size, seats, run_id));
@@ -112,7 +115,6 @@ Status Pipeline::setup() {
   PP_ASSIGN_OR_RETURN(ipc::Router router, ipc::Router::bind(endpoint));
   router_.emplace(std::move(router));
 
-  setup_memory_caps(run_id);
   scheduler_.emplace(ledger_, ring_->slots(), cfg_.synth_workers, cfg_.gpu_workers);
   PP_RETURN_IF_ERROR(write_run_info(run_dir_ / "run.json", ::getpid(), ring_prefix_, endpoint, *ring_, cfg_.out));
   const std::string on_gpus = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
@@ -136,13 +138,17 @@ Status Pipeline::setup() {
   return Status::ok();
 }
 
-void Pipeline::setup_memory_caps(uint64_t run_id) {
+Status Pipeline::setup_memory_caps(uint64_t run_id) {
   std::string why;
-  cgroups_.emplace(CgroupRun::create(run_id, &why));
+  cgroups_.emplace(CgroupRun::create(run_id, &why, cfg_.mem_max));
+  // A bound that cannot be enforced must not be claimed.
+  if (cfg_.mem_max != 0 && cgroups_->version() == CgroupVersion::kUnavailable)
+    return make_error(ErrorCode::kInvalidArgument, "--mem-max needs a writable memory cgroup ({})", why);
   const bool capped = cfg_.synth_mem_max != 0 || cfg_.gpu_mem_max != 0;
   auto cap = [](uint64_t b) { return b ? format_size(b) : std::string("none"); };
   if (cgroups_->version() != CgroupVersion::kUnavailable) {
     reporter_.set_memory_caps(cgroup_version_name(cgroups_->version()));
+    reporter_.set_run_cgroup(&*cgroups_);
     spdlog::info("worker cgroups under {} ({})", cgroups_->dir().string(), reporter_.memory_caps());
   } else {
     reporter_.set_memory_caps(capped ? "RLIMIT_AS on synthesis workers (no writable cgroup)"
@@ -154,10 +160,13 @@ void Pipeline::setup_memory_caps(uint64_t run_id) {
                    why.c_str());
     }
   }
-  if (capped) {
+  if (cfg_.mem_max != 0) {
+    std::fprintf(stderr, "proofpipe: memory: %s (%s)\n", cfg_.mem_plan.c_str(), reporter_.memory_caps().c_str());
+  } else if (capped) {
     std::fprintf(stderr, "proofpipe: memory caps: synth %s, gpu %s per process (%s)\n", cap(cfg_.synth_mem_max).c_str(),
                  cap(cfg_.gpu_mem_max).c_str(), reporter_.memory_caps().c_str());
   }
+  return Status::ok();
 }
 
 Result<RunReport> Pipeline::run() {

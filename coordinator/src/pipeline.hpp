@@ -46,6 +46,8 @@ struct PipelineConfig {
   uint64_t synth_mem_max = 0;     // per synthesis worker; 0: no cap
   uint64_t gpu_mem_max = 0;       // per proving worker; 0: no cap
   uint64_t mem_budget = 0;        // --mem-budget, for reports (0: none given)
+  uint64_t mem_max = 0;           // --mem-max: the parent cgroup's cap on the whole run (0: none; mem_plan.hpp)
+  std::string mem_plan;           // with mem_max: how K and the caps were derived, for the start line
   std::filesystem::path metrics;  // --metrics FILE.jsonl; empty: none
   unsigned sample_ms = 250;
 };
@@ -70,6 +72,7 @@ struct RunReport {
   uint32_t slots = 0;
   uint64_t slot_size = 0;
   uint64_t coordinator_peak_rss_bytes = 0;
+  uint64_t coordinator_cgroup_peak_bytes = 0;  // --mem-max: its leaf's high-water mark (the ring included)
   std::vector<SeatReport> seats;
   uint32_t max_slots_filled = 0;       // most slots WRITING or READY at once (sampled at every event)
   uint32_t max_waiting_for_grant = 0;  // most synth workers idle for lack of a free slot
@@ -81,6 +84,11 @@ struct RunReport {
   uint64_t duplicate_proofs = 0;
   uint64_t restarts = 0;
   std::string memory_caps;  // how caps were enforced ("cgroup v1", "RLIMIT_AS (no writable cgroup)", "none")
+  // --mem-max: the cap, the parent cgroup's high-water mark (every process
+  // and the ring, each page once) and the most it held at one sample.
+  uint64_t mem_max = 0;
+  uint64_t parent_cgroup_peak_bytes = 0;
+  uint64_t max_total_cgroup_bytes = 0;
   bool interrupted = false;
   std::string abort_reason;  // non-empty when the run gave up (no workers left)
 };

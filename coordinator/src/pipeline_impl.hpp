@@ -52,7 +52,7 @@ class Pipeline {
  private:
   // --- pipeline.cpp ---
   Status setup();
-  void setup_memory_caps(uint64_t run_id);
+  Status setup_memory_caps(uint64_t run_id);
   void loop();
   void poll_events(int timeout_ms);
   bool keep_looping();

@@ -100,6 +100,10 @@ RunReport Reporter::finish(uint64_t dropped, bool interrupted, std::string abort
   ::getrusage(RUSAGE_SELF, &ru);
   // ru_maxrss counts only since the sampler's last VmHWM reset: keep the max.
   report_.coordinator_peak_rss_bytes = std::max(report_.coordinator_peak_rss_bytes, uint64_t(ru.ru_maxrss) * 1024);
+  if (cgroup_run_ != nullptr && cgroup_run_->mem_max() != 0) {
+    report_.mem_max = cgroup_run_->mem_max();
+    report_.parent_cgroup_peak_bytes = std::max(report_.parent_cgroup_peak_bytes, cgroup_run_->peak_bytes());
+  }
   report_.stale_messages = dropped + scheduler_->counts().stale_messages;
   report_.malformed_messages = scheduler_->counts().malformed_messages;
   report_.duplicate_proofs = scheduler_->counts().duplicate_proofs;
@@ -152,7 +156,8 @@ void Reporter::sample(std::span<const SeatView> seats, const char* event, std::o
     total_peak += peak;
     workers.push_back(std::move(w));
   };
-  add_process("coordinator", ::getpid(), nullptr, &report_.coordinator_peak_rss_bytes, nullptr);
+  add_process("coordinator", ::getpid(), cgroup_run_ ? cgroup_run_->coordinator_leaf() : nullptr,
+              &report_.coordinator_peak_rss_bytes, &report_.coordinator_cgroup_peak_bytes);
   for (const SeatView& w : seats) {
     if (w.pid == 0) continue;
     SeatReport& r = report_.seats[w.seat];
@@ -195,6 +200,16 @@ void Reporter::sample(std::span<const SeatView> seats, const char* event, std::o
                 by_state[1], by_state[2], by_state[3], by_state[4], format_size(total_rss),
                 format_size(report_.max_total_rss_bytes), format_size(total_peak),
                 format_size(report_.max_total_peak_bytes));
+  if (cgroup_run_ != nullptr && cgroup_run_->mem_max() != 0) {
+    // The parent counts each page once (the ring, the key's page cache), the
+    // per-process sums above do not: these are the figures --mem-max bounds.
+    const uint64_t usage = cgroup_run_->usage_bytes(), peak = cgroup_run_->peak_bytes();
+    report_.max_total_cgroup_bytes = std::max(report_.max_total_cgroup_bytes, usage);
+    report_.parent_cgroup_peak_bytes = std::max(report_.parent_cgroup_peak_bytes, peak);
+    rec["cgroup_total"] = usage;
+    rec["cgroup_total_peak"] = peak;
+    rec["mem_max"] = cgroup_run_->mem_max();
+  }
   if (metrics_.is_open()) metrics_ << rec.dump() << '\n' << std::flush;
   last_sample_ = std::move(rec);
 }
@@ -247,7 +262,11 @@ json Reporter::status_json(std::span<const SeatView> seats) const {
            {{"total_rss", last_sample_.value("total_rss", uint64_t{0})},
             {"max_total_rss", report_.max_total_rss_bytes},
             {"max_total_peak", report_.max_total_peak_bytes},
-            {"mem_budget", cfg_.mem_budget}}}};
+            {"mem_budget", cfg_.mem_budget},
+            {"mem_max", cfg_.mem_max},
+            {"cgroup_total", last_sample_.value("cgroup_total", uint64_t{0})},
+            {"max_total_cgroup", report_.max_total_cgroup_bytes},
+            {"cgroup_total_peak", report_.parent_cgroup_peak_bytes}}}};
 }
 
 std::string progress_line(size_t done, size_t failed, size_t total, double elapsed_s, uint64_t max_total_peak_bytes) {

@@ -54,6 +54,10 @@ class Reporter {
   // line instead of one line per proof.
   Status open(const shm::Ring& ring, const Scheduler& scheduler, std::span<const SeatView> seats, bool progress);
   void set_memory_caps(std::string how) { report_.memory_caps = std::move(how); }
+  // The run's parent cgroup: the coordinator's leaf (under --mem-max) is
+  // sampled like a worker's, and the parent's usage and peak are the totals
+  // against --mem-max.
+  void set_run_cgroup(const CgroupRun* run) { cgroup_run_ = run; }
   const std::string& memory_caps() const { return report_.memory_caps; }
 
   // --- events from the Supervisor ---
@@ -87,6 +91,7 @@ class Reporter {
   std::chrono::steady_clock::time_point t0_;
   const shm::Ring* ring_ = nullptr;
   const Scheduler* scheduler_ = nullptr;
+  const CgroupRun* cgroup_run_ = nullptr;
   RunReport report_;
   std::ofstream metrics_;
   double next_sample_s_ = 0;

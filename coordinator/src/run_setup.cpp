@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cli_checks.hpp"
+#include "mem_plan.hpp"
 #include "outputs.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
@@ -183,7 +184,7 @@ Result<WorkerFlags> check_worker_flags(const cli::RunArgs& given) {
   return f;
 }
 
-Result<PipelineConfig> pipeline_config(const WorkerFlags& f, uint64_t slot_size) {
+Result<PipelineConfig> pipeline_config(const WorkerFlags& f, const KeySizes& keys) {
   const cli::RunArgs& args = f.args;
   PipelineConfig cfg;
   cfg.run_dir = args.run_dir;
@@ -198,7 +199,8 @@ Result<PipelineConfig> pipeline_config(const WorkerFlags& f, uint64_t slot_size)
     PP_ASSIGN_OR_RETURN(cfg.mem_budget, flag_size("--mem-budget", args.mem_budget));
   }
   for (auto [flag, text, dest] : {std::tuple{"--synth-mem-max", &args.synth_mem_max, &cfg.synth_mem_max},
-                                  std::tuple{"--gpu-mem-max", &args.gpu_mem_max, &cfg.gpu_mem_max}}) {
+                                  std::tuple{"--gpu-mem-max", &args.gpu_mem_max, &cfg.gpu_mem_max},
+                                  std::tuple{"--mem-max", &args.mem_max, &cfg.mem_max}}) {
     if (text->empty()) continue;
     PP_ASSIGN_OR_RETURN(const uint64_t bytes, flag_size(flag, *text));
     // 0 would read as "no cap" (PipelineConfig): a cap of nothing is a mistake, not a request.
@@ -206,8 +208,19 @@ Result<PipelineConfig> pipeline_config(const WorkerFlags& f, uint64_t slot_size)
       return make_error(ErrorCode::kInvalidArgument, "{} {}: a memory cap must be more than 0 bytes", flag, *text);
     *dest = bytes;
   }
-  cfg.slot_size = (slot_size + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
-  PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
+  const ipc::PartitionLayout layout{keys.domain_size, keys.n_vars};
+  cfg.slot_size = (layout.payload_len() + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
+  if (cfg.mem_max == 0) {
+    PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
+  } else {
+    // --mem-max derives K and the caps (mem_plan.hpp); --slots/--mem-budget
+    // and the per-worker caps, where given, win if they fit inside it.
+    uint32_t explicit_slots = 0;
+    if (args.slots != 0 || !args.mem_budget.empty()) {
+      PP_ASSIGN_OR_RETURN(explicit_slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
+    }
+    PP_RETURN_IF_ERROR(apply_mem_max(cfg.mem_max, keys, explicit_slots, cfg.slots_reason, cfg));
+  }
   return cfg;
 }
 
@@ -242,7 +255,7 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   PP_RETURN_IF_ERROR(check_out_dir(args.out, run.partitions, args.overwrite));
   if (!args.metrics.empty()) PP_RETURN_IF_ERROR(check_output_target(args.metrics, "--metrics"));
 
-  PP_ASSIGN_OR_RETURN(run.config, pipeline_config(flags, ipc::PartitionLayout{hdr.domain_size, hdr.n_vars}.payload_len()));
+  PP_ASSIGN_OR_RETURN(run.config, pipeline_config(flags, key_sizes_of(zkey)));
   run.config.keys = {std::filesystem::absolute(args.zkey)};
   run.config.out = args.out;
   run.config.metrics = args.metrics;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ledger.hpp"
+#include "mem_plan.hpp"
 #include "pipeline.hpp"
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/groth16/verifier.hpp"
@@ -24,15 +25,15 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& args);
 
 // The flags `run` and `serve` share: workers, devices, backend, caps and
 // slots. check_worker_flags checks them before any file is read (with
-// --gpu-workers resolved); pipeline_config makes the PipelineConfig for keys
-// whose largest partition record is `slot_size` bytes (keys, out and metrics
-// are the caller's).
+// --gpu-workers resolved); pipeline_config makes the PipelineConfig for the
+// keys' sizes (several keys: merge_key_sizes), with K and the caps from
+// --mem-max when given (keys, out and metrics are the caller's).
 struct WorkerFlags {
   cli::RunArgs args;
   std::vector<std::string> gpus;
 };
 Result<WorkerFlags> check_worker_flags(const cli::RunArgs& given);
-Result<PipelineConfig> pipeline_config(const WorkerFlags& flags, uint64_t slot_size);
+Result<PipelineConfig> pipeline_config(const WorkerFlags& flags, const KeySizes& keys);
 
 // K from the flags: explicit --slots, else as many slots as --mem-budget holds
 // (at most synth + 2 x gpu workers: more never helps), else synth + gpu

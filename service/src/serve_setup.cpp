@@ -99,6 +99,7 @@ Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs)
     std::error_code ec;
     k.info.file_bytes = std::filesystem::file_size(path, ec);
     k.info.slot_bytes = ipc::PartitionLayout{hdr.domain_size, hdr.n_vars}.payload_len();
+    k.sizes = coord::key_sizes_of(zkey);
     k.vk = formats::verification_key_from_zkey(zkey, groth16::alphabeta_of(hdr.alpha1, hdr.beta2));
     k.zkey = std::make_shared<const formats::Zkey>(std::move(zkey));
     keys.push_back(std::move(k));

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "job_queue.hpp"
+#include "mem_plan.hpp"
 #include "pipeline.hpp"
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/verifier.hpp"
@@ -47,6 +48,7 @@ struct ServiceKey {
   KeyInfo info;
   std::shared_ptr<const formats::Zkey> zkey;  // header and coefficients (checked), for intake
   groth16::VerificationKey vk;
+  coord::KeySizes sizes;  // for the ring's slot size and --mem-max's plan
 };
 
 struct ServiceConfig {

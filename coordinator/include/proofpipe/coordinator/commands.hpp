@@ -62,6 +62,7 @@ struct RunArgs {
   std::string mem_budget;     // SIZE
   std::string synth_mem_max;  // SIZE per synthesis worker (cgroup, else RLIMIT_AS)
   std::string gpu_mem_max;    // SIZE per proving worker (cgroup only)
+  std::string mem_max;        // SIZE: one cgroup cap on the whole run; K and the caps derived from it
   unsigned max_attempts = 3;
   std::string backend = "auto";
   std::string run_dir;  // empty: a fresh private one
