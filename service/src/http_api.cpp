@@ -1,6 +1,7 @@
-// The API server (http_api.hpp): routes, statuses, authentication and the
-// body limits on top of cpp-httplib 0.11 (Debian's). What httplib does for
-// us and what it does not:
+// The API server's set-up (http_api.hpp): the route table (the answers are
+// in http_routes.cpp), authentication and the body limits on top of
+// cpp-httplib 0.11 (Debian's), start and stop. What httplib does for us and
+// what it does not:
 //   - A Content-Length over max_body_bytes is answered 413 by httplib, which
 //     skips the body without keeping it (set_payload_max_length); a body
 //     with no length (chunked, or read to EOF) is not limited there, so it
@@ -16,8 +17,6 @@
 //     over 1 MiB first takes one of max_large_bodies places, and one that
 //     gets none is read and dropped, then answered 503, so the connection
 //     stays usable.
-#include "http_api.hpp"
-
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -26,52 +25,20 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <httplib.h>
-#include <nlohmann/json.hpp>
 
-#include "http_submit.hpp"
+#include "http_server.hpp"
 #include "job_json.hpp"
 #include "metrics_text.hpp"
-#include "proofpipe/common/sizes.hpp"
 
 namespace proofpipe::service {
 
 using nlohmann::json;
-using Req = httplib::Request;
-using Res = httplib::Response;
 
 namespace {
 
-constexpr size_t kDefaultListLimit = 100;
-constexpr size_t kMaxListLimit = 10000;
 // Idle keep-alive connections hold a server thread; stop() waits for them,
 // so a short idle limit keeps stop() short too.
 constexpr time_t kKeepAliveSeconds = 2;
-// Parts in one multipart form (httplib's own cap is 1024 files).
-constexpr size_t kMaxFormParts = 1024;
-
-void reply(Res& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(dump_json(body) + "\n", "application/json");
-}
-void reply_error(Res& res, int status, std::string message) {
-  for (char& c : message) c = (c == '\n' || c == '\r') ? ' ' : c;
-  reply(res, status, {{"error", message}});
-}
-
-// The ServiceCore error codes as HTTP statuses (service_core.hpp).
-int http_status(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument:
-    case ErrorCode::kBadFormat:
-    case ErrorCode::kNotFound: return 400;
-    case ErrorCode::kPermissionDenied: return 403;
-    case ErrorCode::kUnavailable: return 503;
-    case ErrorCode::kResourceExhausted: return 413;
-    default: return 500;
-  }
-}
-void reply_status(Res& res, const Status& st) { reply_error(res, http_status(st.code()), st.message()); }
 
 // The bearer token of the request, or what is wrong with it (empty: fine).
 std::string auth_problem(const Req& req, const std::string& token) {
@@ -102,39 +69,6 @@ void reply_unauthorized(Res& res, const std::string& why) {
 
 }  // namespace
 
-struct ApiServer::State {
-  State(ServiceCore& c, ApiConfig cf) : core(c), cfg(std::move(cf)) {}
-  ServiceCore& core;
-  ApiConfig cfg;
-  httplib::Server srv;
-  std::thread thread;
-  int port = 0;
-  std::atomic<unsigned> large_bodies{0};
-  std::mutex stop_mu;
-  bool stopped = false;
-
-  void install();
-  // Refusals before a body is read (token, framing); true: refused, and
-  // res holds the answer. No side effect: the 100-continue check and the
-  // pre-routing handler both call it.
-  bool refuse_early(const Req& req, Res& res);
-  std::string body_too_large() const {
-    return fmt::format("the request body is larger than {} bytes (serve --max-upload)", cfg.max_body_bytes);
-  }
-  void reply_busy(Res& res) const {
-    res.set_header("Retry-After", "1");
-    reply_error(res, 503, fmt::format("{} large uploads are in progress: retry shortly", cfg.max_large_bodies));
-  }
-  // Reads the body (every early answer reads it too, discarding it, so the
-  // connection's next request starts where it should).
-  void submit(const Req& req, Res& res, const httplib::ContentReader& read);
-  void list(const Req& req, Res& res);
-  void get_job(const Req& req, Res& res);
-  void get_proof(const Req& req, Res& res);
-  void cancel(const Req& req, Res& res);
-  void readyz(Res& res);
-};
-
 bool ApiServer::State::refuse_early(const Req& req, Res& res) {
   if (!cfg.token.empty() && req.path != "/healthz") {
     const std::string why = auth_problem(req, cfg.token);
@@ -155,156 +89,6 @@ bool ApiServer::State::refuse_early(const Req& req, Res& res) {
     return true;
   }
   return false;
-}
-
-// One of cfg.max_large_bodies places, for a body over kLargeBodyBytes while
-// it is in memory (read, parsed, handed to the core).
-class LargeBodyPlace {
- public:
-  LargeBodyPlace(std::atomic<unsigned>& taken, unsigned max, uint64_t length) : taken_(taken) {
-    if (length <= kLargeBodyBytes) return;
-    held_ = true;
-    if (taken_.fetch_add(1) >= max) {
-      release();
-      refused_ = true;
-    }
-  }
-  ~LargeBodyPlace() { release(); }
-  LargeBodyPlace(const LargeBodyPlace&) = delete;
-  LargeBodyPlace& operator=(const LargeBodyPlace&) = delete;
-  bool refused() const { return refused_; }
-
- private:
-  void release() {
-    if (held_) taken_.fetch_sub(1);
-    held_ = false;
-  }
-  std::atomic<unsigned>& taken_;
-  bool held_ = false, refused_ = false;
-};
-
-void ApiServer::State::submit(const Req& req, Res& res, const httplib::ContentReader& read) {
-  const LargeBodyPlace place(large_bodies, cfg.max_large_bodies, req.get_header_value<uint64_t>("Content-Length"));
-  const bool form = req.is_multipart_form_data();
-  const bool json_body = req.get_header_value("Content-Type").rfind("application/json", 0) == 0;
-  if (place.refused() || (!form && !json_body)) {
-    // httplib answers a body it could not read (413, 400) itself.
-    const auto drop = [](const char*, size_t) { return true; };
-    if (!(form ? read([](const httplib::MultipartFormData&) { return true; }, drop) : read(drop))) return;
-    if (!form && !json_body) return reply_error(res, 415, "send application/json or multipart/form-data");
-    return reply_busy(res);
-  }
-  Result<SubmitRequest> parsed = Status(ErrorCode::kInternal, "not parsed");
-  if (form) {
-    httplib::MultipartFormDataMap parts;
-    auto cur = parts.end();
-    const bool ok = read(
-        [&](const httplib::MultipartFormData& part) {
-          cur = parts.emplace(part.name, part);
-          return parts.size() <= kMaxFormParts;
-        },
-        [&](const char* data, size_t n) {
-          cur->second.content.append(data, n);
-          return true;
-        });
-    if (!ok) return;
-    parsed = submit_from_form(parts);
-  } else {
-    std::string body;
-    if (!read([&](const char* data, size_t n) {
-          body.append(data, n);
-          return true;
-        }))
-      return;
-    parsed = submit_from_json(body);
-  }
-  if (!parsed) return reply_status(res, parsed.status());
-  const auto result = core.submit(*parsed);
-  if (!result) return reply_status(res, result.status());
-  const Job& job = result->job;
-  switch (result->outcome) {
-    case SubmitOutcome::kCreated:
-      res.set_header("Location", "/v1/jobs/" + job.id);
-      return reply(res, 201, job_to_json(job, true));
-    case SubmitOutcome::kExisting: return reply(res, 200, job_to_json(job, true));
-    case SubmitOutcome::kConflict:
-      return reply(
-          res, 409,
-          {{"error", fmt::format("job '{}' already exists with other content (key, priority or witnesses)", job.id)},
-           {"id", job.id}});
-  }
-}
-
-void ApiServer::State::list(const Req& req, Res& res) {
-  std::optional<JobState> state;
-  size_t limit = kDefaultListLimit;
-  for (const auto& [name, value] : req.params) {
-    if (req.get_param_value_count(name) > 1) return reply_error(res, 400, fmt::format("'{}' is given twice", name));
-    if (name == "state") {
-      state = parse_job_state(value);
-      if (!state)
-        return reply_error(res, 400,
-                           fmt::format("state '{}' is not queued, running, done, failed or cancelled", value));
-    } else if (name == "limit") {
-      unsigned n = 0;
-      if (!parse_uint(value, &n) || n < 1 || n > kMaxListLimit)
-        return reply_error(res, 400,
-                           fmt::format("limit '{}' is not a whole number from 1 to {}", value, kMaxListLimit));
-      limit = n;
-    } else {
-      return reply_error(res, 400, fmt::format("unknown query parameter '{}' (expected state, limit)", name));
-    }
-  }
-  const auto jobs = core.jobs(state, limit);
-  if (!jobs) return reply_status(res, jobs.status());
-  json out = json::array();
-  for (const auto& j : *jobs) out.push_back(job_to_json(j, false));
-  reply(res, 200, {{"jobs", std::move(out)}});
-}
-
-// GET and DELETE of one job answer alike: the job, or 404.
-void reply_job(Res& res, const std::string& id, const Result<std::optional<Job>>& job) {
-  if (!job) return reply_status(res, job.status());
-  if (!*job) return reply_error(res, 404, fmt::format("no job '{}'", id));
-  reply(res, 200, job_to_json(**job, true));
-}
-
-void ApiServer::State::get_job(const Req& req, Res& res) {
-  reply_job(res, req.matches[1], core.job(req.matches[1].str()));
-}
-
-void ApiServer::State::cancel(const Req& req, Res& res) {
-  reply_job(res, req.matches[1], core.cancel(req.matches[1].str()));
-}
-
-void ApiServer::State::get_proof(const Req& req, Res& res) {
-  const std::string id = req.matches[1], name = req.matches[2];
-  const auto files = core.proof(id, name);
-  if (!files) return reply_status(res, files.status());
-  if (!*files) {
-    // Say which: the job, the partition, or a partition not proved (yet).
-    const auto job = core.job(id);
-    if (job && !*job) return reply_error(res, 404, fmt::format("no job '{}'", id));
-    return reply_error(res, 404,
-                       fmt::format("job '{}' has no proof '{}' (no such partition, or not proved)", id, name));
-  }
-  // ordered_json keeps snarkjs's key order, so a client that writes them
-  // back gets the stored files byte for byte.
-  using OJson = nlohmann::ordered_json;
-  const OJson proof = OJson::parse((*files)->proof_json, nullptr, false);
-  const OJson pub = OJson::parse((*files)->public_json, nullptr, false);
-  if (proof.is_discarded() || pub.is_discarded())
-    return reply_error(res, 500, fmt::format("the stored proof '{}' of job '{}' is not valid JSON", name, id));
-  const OJson body = {{"proof", proof}, {"public", pub}};
-  res.status = 200;
-  res.set_content(body.dump(-1, ' ', false, OJson::error_handler_t::replace) + "\n", "application/json");
-}
-
-void ApiServer::State::readyz(Res& res) {
-  const Health h = core.health();
-  if (h.ready) return reply(res, 200, {{"ready", true}});
-  reply(res, 503,
-        {{"ready", false}, {"draining", h.draining}, {"why_not", h.why_not}, {"error", "not ready: " + h.why_not}});
 }
 
 void ApiServer::State::install() {
