@@ -4,17 +4,78 @@
 
 #include "proofpipe/common/logging.hpp"
 #include "proofpipe/coordinator/commands.hpp"
+#include "proofpipe/service/commands.hpp"
 #include "proofpipe/shm/layout.hpp"
 #include "src/cli_checks.hpp"
 #include "src/cli_error.hpp"
 
+namespace {
+
+using namespace proofpipe::cli;
+
+// The worker, slot, cap and attempt flags `run` and `serve` share (RunArgs
+// and ServeArgs name the fields alike).
+template <class Args>
+void add_worker_flags(CLI::App* c, Args& a) {
+  // A worker count: at least 1 each (their sum is checked against the ring's seats later).
+  const CLI::Validator seats = count_range(1, proofpipe::shm::kMaxSeats);
+  c->add_option("--synth-workers", a.synth_workers, "synthesis worker processes")->default_val(2)->check(seats);
+  c->add_option("--gpu-workers", a.gpu_workers, "proving worker processes (default: one per --gpus device, else 1)")
+      ->check(seats);
+  c->add_option("--gpus", a.gpus,
+                "CUDA devices for the proving workers, e.g. 0,1 or GPU-<uuid>: worker i sees only device i mod count "
+                "(CUDA_VISIBLE_DEVICES); implies --backend cuda");
+  c->add_option("--slots", a.slots, "ring slots K (default: from --mem-budget, else synth + gpu workers)")
+      ->check(count_range(1, proofpipe::shm::kMaxSlots));
+  c->add_option("--mem-budget", a.mem_budget, "ring memory budget, e.g. 4G: K = how many slots fit");
+  c->add_option("--synth-mem-max", a.synth_mem_max,
+                "memory cap per synthesis worker, e.g. 2G (cgroup; else RLIMIT_AS)");
+  c->add_option("--gpu-mem-max", a.gpu_mem_max, "memory cap per proving worker, e.g. 8G (cgroup only)");
+  c->add_option("--mem-max", a.mem_max,
+                "memory cap on the whole pipeline, e.g. 16G: coordinator, ring and workers in one cgroup; K and the "
+                "per-worker caps derived from it");
+  c->add_option("--max-attempts", a.max_attempts, "attempts per partition before it is marked failed")
+      ->default_val(3)
+      ->check(count_range(1, 1000));
+  c->add_option("--backend", a.backend, "auto|cpu|cuda")->default_val("auto");
+  c->add_option("--hang-timeout", a.hang_timeout_s,
+                "seconds without a heartbeat before a worker is killed (0.5 to 604800)")
+      ->default_val(30)
+      ->check(hang_timeout_check());
+  c->add_option("--sample-ms", a.sample_ms, "sampling interval in milliseconds")
+      ->default_val(250)
+      ->check(count_range(10, 60000));
+}
+
+// serve's --key NAME=PATH: a name of A-Z a-z 0-9 . _ - (it is used in URLs
+// and the journal) and a path.
+CLI::Validator key_spec_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto eq = text.find('=');
+        const std::string name = text.substr(0, eq);
+        const bool ok = eq != std::string::npos && eq > 0 && eq + 1 < text.size() &&
+                        name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+                            std::string::npos;
+        return ok ? "" : "'" + text + "' is not NAME=PATH.zkey (NAME of A-Z a-z 0-9 . _ -)";
+      },
+      "NAME=PATH");
+}
+
+// --server and --token-file of the service's clients.
+void add_client_flags(CLI::App* c, ClientArgs& a) {
+  c->add_option("--server", a.server, "the service's URL (default: $PROOFPIPE_SERVER, else http://127.0.0.1:7300)");
+  c->add_option("--token-file", a.token_file, "file holding the bearer token (default: $PROOFPIPE_TOKEN_FILE)");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace proofpipe::cli;
   proofpipe::init_logging("proofpipe");
   CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "proofpipe 0.1.0");
-  // A worker count: at least 1 each (their sum is checked against the ring's seats later).
+  // A worker count (demo's): at least 1 each.
   const CLI::Validator kSeats = count_range(1, proofpipe::shm::kMaxSeats);
 
   ProveArgs prove;
@@ -61,34 +122,9 @@ int main(int argc, char** argv) {
   r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
   r->add_flag("--overwrite", run.overwrite,
               "replace the outputs of an earlier run in --out (else such an --out is refused)");
-  r->add_option("--synth-workers", run.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);
-  r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes (default: one per --gpus device, else 1)")
-      ->check(kSeats);
-  r->add_option("--gpus", run.gpus,
-                "CUDA devices for the proving workers, e.g. 0,1 or GPU-<uuid>: worker i sees only device i mod count "
-                "(CUDA_VISIBLE_DEVICES); implies --backend cuda");
-  r->add_option("--slots", run.slots, "ring slots K (default: from --mem-budget, else synth + gpu workers)")
-      ->check(count_range(1, proofpipe::shm::kMaxSlots));
-  r->add_option("--mem-budget", run.mem_budget, "ring memory budget, e.g. 4G: K = how many slots fit");
-  r->add_option("--synth-mem-max", run.synth_mem_max,
-                "memory cap per synthesis worker, e.g. 2G (cgroup; else RLIMIT_AS)");
-  r->add_option("--gpu-mem-max", run.gpu_mem_max, "memory cap per proving worker, e.g. 8G (cgroup only)");
-  r->add_option("--mem-max", run.mem_max,
-                "memory cap on the whole run, e.g. 16G: coordinator, ring and workers in one cgroup; K and the "
-                "per-worker caps derived from it");
-  r->add_option("--max-attempts", run.max_attempts, "attempts per partition before it is marked failed")
-      ->default_val(3)
-      ->check(count_range(1, 1000));
-  r->add_option("--backend", run.backend, "auto|cpu|cuda")->default_val("auto");
+  add_worker_flags(r, run);
   r->add_option("--run-dir", run.run_dir, "private run directory to create (default: a fresh one)");
-  r->add_option("--hang-timeout", run.hang_timeout_s,
-                "seconds without a heartbeat before a worker is killed (0.5 to 604800)")
-      ->default_val(30)
-      ->check(hang_timeout_check());
   r->add_option("--metrics", run.metrics, "write one JSON line per sample and per event (docs/metrics.md)");
-  r->add_option("--sample-ms", run.sample_ms, "sampling interval in milliseconds")
-      ->default_val(250)
-      ->check(count_range(10, 60000));
 
   StatusArgs status;
   auto* st = app.add_subcommand("status", "show a running `proofpipe run`: workers, slots, partitions, memory");
@@ -102,6 +138,49 @@ int main(int argc, char** argv) {
   d->add_flag("--overwrite", demo.overwrite, "replace the outputs of an earlier demo in --out");
   d->add_option("--synth-workers", demo.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);
   d->add_option("--gpu-workers", demo.gpu_workers, "proving worker processes")->default_val(1)->check(kSeats);
+
+  ServeArgs serve;
+  auto* sv = app.add_subcommand("serve", "run the resident proving service: HTTP/JSON API, job journal (docs/api.md)");
+  sv->add_option("--key", serve.keys, "NAME=PATH.zkey: a key to load and keep (repeatable)")
+      ->required()
+      ->check(key_spec_check());
+  sv->add_option("--listen", serve.listen, "ADDRESS:PORT to listen on (off loopback: needs --token-file)")
+      ->default_val("127.0.0.1:7300");
+  sv->add_option("--state-dir", serve.state_dir, "the journal and the proofs (created 0700)")
+      ->default_val("proofpipe-state");
+  sv->add_option("--token-file", serve.token_file, "bearer token every request but /healthz must carry");
+  sv->add_option("--allow-dir", serve.allow_dirs, "witness paths must lie under one of these (default: uploads only)");
+  sv->add_option("--drain-timeout", serve.drain_timeout_s, "seconds SIGTERM waits for partitions in flight")
+      ->default_val(60)
+      ->check(CLI::Range(0.0, 86400.0));
+  sv->add_option("--max-upload", serve.max_upload, "largest request body, e.g. 1GiB")->default_val("1GiB");
+  add_worker_flags(sv, serve);
+
+  SubmitArgs submit;
+  bool submit_paths = false;
+  auto* sb = app.add_subcommand("submit", "submit witnesses to `proofpipe serve` as one job (docs/api.md)");
+  add_client_flags(sb, submit);
+  sb->add_option("--key", submit.key, "NAME of a key the service loaded")->required();
+  sb->add_option("--id", submit.id, "job id: the same id and content again is the same job");
+  sb->add_option("--priority", submit.priority, "higher first, then older first")->default_val(0);
+  sb->add_option("--out", submit.out, "with --wait: folder for <name>.proof.json and <name>.public.json")
+      ->default_val(".");
+  sb->add_flag("--wait", submit.wait, "wait for the job to end and write its proofs into --out");
+  sb->add_flag("--paths", submit_paths, "send the witnesses' paths (on the server, under --allow-dir), not the files");
+  sb->add_option("wtns", submit.witnesses, "witness files (.wtns), one partition each")->required();
+
+  JobsArgs jobs;
+  auto* jb = app.add_subcommand("jobs", "list the service's jobs, or one job's partitions");
+  add_client_flags(jb, jobs);
+  jb->add_option("id", jobs.id, "a job id: its partitions (default: the list of jobs)");
+  jb->add_option("--state", jobs.state, "list only jobs in this state")
+      ->check(CLI::IsMember({"queued", "running", "done", "failed", "cancelled"}));
+  jb->add_flag("--json", jobs.json, "print the server's JSON");
+
+  CancelArgs cancel;
+  auto* cn = app.add_subcommand("cancel", "cancel a job: none of its partitions is started after the answer");
+  add_client_flags(cn, cancel);
+  cn->add_option("id", cancel.id, "the job id")->required();
 
   try {
     app.parse(argc, argv);
@@ -119,5 +198,12 @@ int main(int argc, char** argv) {
   if (r->parsed()) return run_run(run);
   if (d->parsed()) return run_demo(demo);
   if (st->parsed()) return run_status(status);
+  if (sv->parsed()) return run_serve(serve);
+  if (sb->parsed()) {
+    submit.upload = !submit_paths;
+    return run_submit(submit);
+  }
+  if (jb->parsed()) return run_jobs(jobs);
+  if (cn->parsed()) return run_cancel(cancel);
   return 2;
 }

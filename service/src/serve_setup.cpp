@@ -107,33 +107,6 @@ Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs)
   return keys;
 }
 
-Result<std::string> read_token_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return make_error(ErrorCode::kInvalidArgument, "--token-file '{}': {}", path.string(), std::strerror(errno));
-  struct stat st {};
-  std::string token(4096, '\0');
-  ssize_t n = -1;
-  Status bad = Status::ok();
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    bad = make_error(ErrorCode::kInvalidArgument, "--token-file '{}' is a {}, not a regular file", path.string(),
-                     file_kind(st.st_mode));
-  } else if ((st.st_mode & 077) != 0) {
-    bad = make_error(ErrorCode::kInvalidArgument, "--token-file '{}' can be read by others (mode {:04o}); chmod 600 it",
-                     path.string(), st.st_mode & 07777);
-  } else {
-    n = ::read(fd, token.data(), token.size());
-  }
-  ::close(fd);
-  if (!bad) return bad;
-  if (n < 0) return make_error(ErrorCode::kIo, "--token-file '{}': {}", path.string(), std::strerror(errno));
-  token.resize(size_t(n));
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
-  if (token.empty() || token.size() >= 4096 || token.find_first_of(" \t\r\n") != std::string::npos)
-    return make_error(ErrorCode::kInvalidArgument, "--token-file '{}': expected one line of 1-4095 printable characters",
-                      path.string());
-  return token;
-}
-
 Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<std::string>& dirs) {
   std::vector<std::filesystem::path> out;
   for (const std::string& d : dirs) {

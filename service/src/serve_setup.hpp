@@ -17,10 +17,6 @@ namespace proofpipe::service {
 // header and coefficient checked, mapped for the service's life.
 Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs);
 
-// The bearer token: a regular file (never through a link), readable by its
-// owner only, one non-empty line.
-Result<std::string> read_token_file(const std::filesystem::path& path);
-
 // Each --allow-dir, canonical (links resolved), and a directory.
 Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<std::string>& dirs);
 

@@ -239,6 +239,14 @@ void Service::publish(const coord::Pipeline& pipeline) {
   m.total_memory_bytes = st["memory"].value("total_rss", 0.0);
   m.total_memory_peak_bytes = st["memory"].value("max_total_peak", 0.0);
   m.memory_max_bytes = double(cfg_.mem_max);
+  // Under --mem-max every process is in one parent cgroup: its usage counts
+  // each page once (the per-process figures count shared ring and key pages
+  // in every process that maps them).
+  if (cfg_.mem_max != 0) {
+    count_for(m.memory_bytes, {{"process", "service"}, {"kind", "cgroup"}}) = st["memory"].value("cgroup_total", 0.0);
+    count_for(m.memory_bytes, {{"process", "service"}, {"kind", "cgroup_peak"}}) =
+        st["memory"].value("cgroup_total_peak", 0.0);
+  }
   const bool hello = pipeline.all_hello();
   std::lock_guard lock(snap_mu_);
   metrics_ = std::move(m);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +36,9 @@ class ServeProcess {
   static std::unique_ptr<ServeProcess> start(const std::vector<std::string>& args, const std::filesystem::path& log,
                                              const std::vector<std::string>& env = {}) {
     auto s = std::unique_ptr<ServeProcess>(new ServeProcess(log));
+    std::error_code ec;
+    const auto before = std::filesystem::file_size(log, ec);
+    s->log_offset_ = ec ? 0 : size_t(before);  // the log may hold an earlier life's lines: read past them
     std::vector<std::string> e = env;
     e.emplace_back("PROOFPIPE_NO_PROGRESS=1");
     // Its own process group: kill_group() reaches the workers too.
@@ -44,7 +48,7 @@ class ServeProcess {
     const auto deadline = Clock::now() + std::chrono::seconds(60);
     while (Clock::now() < deadline) {
       std::smatch m;
-      const std::string text = s->log_text();
+      const std::string text = s->log_text().substr(std::min(s->log_offset_, s->log_text().size()));
       if (std::regex_search(text, m, line)) {
         s->port_ = std::stoi(m[1]);
         return s;
@@ -99,6 +103,7 @@ class ServeProcess {
   std::filesystem::path log_;
   pid_t pid_ = -1;
   int port_ = 0;
+  size_t log_offset_ = 0;
   std::optional<int> status_;
 };
 

@@ -1,0 +1,111 @@
+// Parses and checks the two forms of POST /v1/jobs (http_submit.hpp). Both
+// end in the same checks (finish()), so the forms cannot accept different
+// things.
+#include "http_submit.hpp"
+
+#include <charconv>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "job_json.hpp"
+
+namespace proofpipe::service {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxIdLength = 128;
+
+Status invalid(std::string message) { return Status(ErrorCode::kInvalidArgument, std::move(message)); }
+
+// The checks both forms share: a key, at least one witness of one kind, a valid id.
+Result<SubmitRequest> finish(SubmitRequest r) {
+  if (r.key.empty()) return invalid("'key' is missing: the NAME of a key the service loaded (GET /v1/keys)");
+  if (r.paths.empty() && r.uploads.empty()) return invalid("no witnesses: give 'witnesses' or attach 'witness' files");
+  if (r.id) {
+    const std::string problem = job_id_problem(*r.id);
+    if (!problem.empty()) return invalid(problem);
+  }
+  return r;
+}
+
+// A whole decimal int64, optionally signed, nothing else around it.
+bool parse_int64(std::string_view text, int64_t* out) {
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, *out);
+  return !text.empty() && ec == std::errc() && ptr == end;
+}
+
+}  // namespace
+
+std::string job_id_problem(std::string_view id) {
+  if (id.empty() || id.size() > kMaxIdLength || id == "." || id == "..")
+    return fmt::format("'id' must be 1 to {} characters of A-Z a-z 0-9 . _ - (not . or ..)", kMaxIdLength);
+  for (char c : id) {
+    const bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) return fmt::format("'id' {} has a character outside A-Z a-z 0-9 . _ -", dump_json(json(id)));
+  }
+  return {};
+}
+
+Result<SubmitRequest> submit_from_json(std::string_view body) {
+  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return invalid("the body is not valid JSON");
+  if (!j.is_object()) return invalid("the body is not a JSON object");
+  SubmitRequest r;
+  for (const auto& [name, v] : j.items()) {
+    if (name == "id") {
+      if (!v.is_string()) return invalid("'id' must be a string");
+      r.id = v.get<std::string>();
+    } else if (name == "key") {
+      if (!v.is_string()) return invalid("'key' must be a string");
+      r.key = v.get<std::string>();
+    } else if (name == "priority") {
+      // An integer that fits int64: 1.0, 1e3, "1" and 2^63 are refused.
+      if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
+        return invalid(fmt::format("'priority' must be an integer from {} to {}", INT64_MIN, INT64_MAX));
+      r.priority = v.get<int64_t>();
+    } else if (name == "witnesses") {
+      if (!v.is_array()) return invalid("'witnesses' must be a list of server paths (strings)");
+      for (const auto& w : v) {
+        if (!w.is_string() || w.get<std::string>().empty())
+          return invalid("'witnesses' must be a list of server paths (non-empty strings)");
+        r.paths.push_back(w.get<std::string>());
+      }
+      if (r.paths.empty()) return invalid("'witnesses' is an empty list");
+    } else {
+      return invalid(fmt::format("unknown field {} (expected id, key, witnesses, priority)", dump_json(json(name))));
+    }
+  }
+  return finish(std::move(r));
+}
+
+Result<SubmitRequest> submit_from_form(httplib::MultipartFormDataMap& parts) {
+  SubmitRequest r;
+  std::set<std::string> seen;
+  for (auto& [name, part] : parts) {
+    if (name == "witness") {
+      if (part.filename.empty()) return invalid("a 'witness' part has no file name (attach it as a file)");
+      r.uploads.push_back(UploadedWitness{part.filename, std::move(part.content)});
+      continue;
+    }
+    if (name != "id" && name != "key" && name != "priority")
+      return invalid(fmt::format("unknown form field {} (expected id, key, priority, witness)", dump_json(json(name))));
+    if (!seen.insert(name).second) return invalid(fmt::format("form field '{}' is given twice", name));
+    if (!part.filename.empty()) return invalid(fmt::format("form field '{}' must be a value, not a file", name));
+    if (name == "id") {
+      r.id = part.content;
+    } else if (name == "key") {
+      r.key = part.content;
+    } else if (!parse_int64(part.content, &r.priority)) {
+      return invalid(fmt::format("'priority' {} is not an integer from {} to {}", dump_json(json(part.content)),
+                                 INT64_MIN, INT64_MAX));
+    }
+  }
+  return finish(std::move(r));
+}
+
+}  // namespace proofpipe::service

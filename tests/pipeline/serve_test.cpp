@@ -1,0 +1,297 @@
+// `proofpipe serve` end to end (issue 25): a real service with real workers,
+// driven over HTTP as a client would: submit, poll, fetch proofs (checked
+// with snarkjs), idempotent resubmission and conflict, cancel, priority
+// order, a bad witness, a path outside --allow-dir, the token off loopback,
+// /metrics through Prometheus's own parser, and the drain on SIGTERM.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "support/cli.hpp"
+#include "support/serve_process.hpp"
+
+namespace proofpipe::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using std::chrono::seconds;
+
+fs::path multi_io() { return data_dir() / "multi_io"; }
+std::string wtns(int i) { return (multi_io() / fmt::format("w{:02}.wtns", i)).string(); }
+
+class ServeTest : public ::testing::Test {
+ protected:
+  void SetUp() override { rings_before_ = shm_rings(); }
+  void TearDown() override {
+    if (serve_) {
+      serve_->signal(SIGTERM);
+      EXPECT_EQ(serve_->wait(seconds(60)), 0) << serve_->log_text();
+      serve_.reset();
+    }
+    EXPECT_TRUE(new_rings(rings_before_).empty());
+  }
+  // A service of the multi_io key as "m", allowed to read the test data.
+  void start(std::vector<std::string> extra = {}, std::vector<std::string> env = {}) {
+    std::vector<std::string> args = {"--key",       "m=" + (multi_io() / "circuit.zkey").string(),
+                                     "--listen",    "127.0.0.1:0",
+                                     "--state-dir", (tmp_ / "state").string(),
+                                     "--allow-dir", multi_io().string(),
+                                     "--synth-workers", "1", "--gpu-workers", "1", "--backend", "cpu"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    serve_ = ServeProcess::start(args, tmp_ / "serve.log", env);
+    ASSERT_TRUE(serve_ && serve_->port() > 0) << (serve_ ? serve_->log_text() : "spawn failed");
+  }
+  httplib::Result post_job(const json& body) {
+    auto c = serve_->client();
+    return c.Post("/v1/jobs", body.dump(), "application/json");
+  }
+  json job_body(const std::string& id, std::vector<int> witnesses, int priority = 0) {
+    json w = json::array();
+    for (int i : witnesses) w.push_back(wtns(i));
+    json j = {{"key", "m"}, {"witnesses", w}, {"priority", priority}};
+    if (!id.empty()) j["id"] = id;
+    return j;
+  }
+
+  TempDir tmp_;
+  std::set<std::string> rings_before_;
+  std::unique_ptr<ServeProcess> serve_;
+};
+
+TEST_F(ServeTest, SubmitPollAndFetchProofsThatSnarkjsVerifies) {
+  start();
+  auto r = post_job(job_body("first", {0, 1, 2}));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  auto c = serve_->client();
+  const json job = wait_job(c, "first", seconds(120));
+  ASSERT_EQ(job.value("state", ""), "done") << job.dump();
+  ASSERT_EQ(job["partitions"].size(), 3u);
+  for (const auto& p : job["partitions"]) {
+    const std::string name = p["name"];
+    auto got = c.Get("/v1/jobs/first/proofs/" + name);
+    ASSERT_TRUE(got);
+    ASSERT_EQ(got->status, 200) << got->body;
+    const json pair = json::parse(got->body);
+    std::ofstream(tmp_ / (name + ".proof.json")) << pair["proof"].dump();
+    std::ofstream(tmp_ / (name + ".public.json")) << pair["public"].dump();
+    const auto v = snarkjs_verify(multi_io() / "verification_key.json", tmp_ / (name + ".public.json"),
+                                  tmp_ / (name + ".proof.json"));
+    EXPECT_EQ(v.exit_code, 0) << name << ": " << v.output;
+  }
+  EXPECT_EQ(c.Get("/v1/jobs/first/proofs/nosuch")->status, 404);
+  EXPECT_EQ(c.Get("/v1/jobs/nosuch")->status, 404);
+  // The state dir and what it holds are the owner's only.
+  struct stat st {};
+  ASSERT_EQ(::stat((tmp_ / "state").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 077, 0u);
+  ASSERT_EQ(::stat((tmp_ / "state" / "journal.db").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 077, 0u);
+}
+
+TEST_F(ServeTest, TheSameIdAndContentIs200AnotherContentIs409AndNoSecondJob) {
+  start();
+  auto a = post_job(job_body("same", {3}));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->status, 201) << a->body;
+  auto b = post_job(job_body("same", {3}));
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->status, 200) << b->body;
+  EXPECT_EQ(json_of(a)["id"], json_of(b)["id"]);
+  auto conflict = post_job(job_body("same", {4}));
+  ASSERT_TRUE(conflict);
+  EXPECT_EQ(conflict->status, 409) << conflict->body;
+  auto c = serve_->client();
+  const json list = json_of(c.Get("/v1/jobs"));
+  ASSERT_TRUE(list.contains("jobs")) << list.dump();
+  EXPECT_EQ(list["jobs"].size(), 1u) << list.dump();
+  EXPECT_EQ(wait_job(c, "same", seconds(120)).value("state", ""), "done");
+}
+
+TEST_F(ServeTest, ABadWitnessIs400WithOneLineAndNoJob) {
+  start();
+  const fs::path bad = multi_io() / "circuit.r1cs";  // a file under --allow-dir, but no witness
+  auto r = post_job({{"key", "m"}, {"witnesses", {bad.string()}}, {"id", "bad"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  const std::string error = json_of(r).value("error", "");
+  EXPECT_NE(error.find("circuit.r1cs"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  auto c = serve_->client();
+  EXPECT_EQ(c.Get("/v1/jobs/bad")->status, 404);
+  EXPECT_EQ(json_of(c.Get("/v1/jobs"))["jobs"].size(), 0u);
+  // An unknown key is a 400 naming the loaded ones.
+  auto k = post_job({{"key", "nokey"}, {"witnesses", {wtns(0)}}});
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->status, 400);
+  EXPECT_NE(k->body.find("nokey"), std::string::npos) << k->body;
+}
+
+TEST_F(ServeTest, APathOutsideTheAllowDirIs403) {
+  const fs::path allowed = tmp_ / "allowed", outside = tmp_ / "w.wtns";
+  fs::create_directory(allowed);
+  fs::copy_file(wtns(0), outside);
+  fs::copy_file(wtns(1), allowed / "in.wtns");
+  fs::create_symlink(outside, allowed / "link.wtns");
+  start({"--allow-dir", allowed.string()});
+  for (const fs::path& p : {outside, allowed / "link.wtns", allowed / ".." / "w.wtns"}) {
+    auto r = post_job({{"key", "m"}, {"witnesses", {p.string()}}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 403) << p << ": " << r->body;
+  }
+  auto c = serve_->client();
+  EXPECT_EQ(json_of(c.Get("/v1/jobs"))["jobs"].size(), 0u);
+  auto ok = post_job({{"key", "m"}, {"witnesses", {(allowed / "in.wtns").string()}}});
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 201) << ok->body;
+}
+
+TEST_F(ServeTest, UploadedWitnessesAreProvedWithoutAnyAllowDir) {
+  start();
+  httplib::MultipartFormDataItems items = {{"key", "m", "", ""}, {"id", "up", "", ""}};
+  for (int i : {5, 6}) {
+    std::ifstream in(wtns(i), std::ios::binary);
+    items.push_back({"witness", std::string(std::istreambuf_iterator<char>(in), {}), fmt::format("u{}.wtns", i),
+                     "application/octet-stream"});
+  }
+  auto c = serve_->client();
+  auto r = c.Post("/v1/jobs", items);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  const json job = wait_job(c, "up", seconds(120));
+  ASSERT_EQ(job.value("state", ""), "done") << job.dump();
+  EXPECT_EQ(c.Get("/v1/jobs/up/proofs/u5")->status, 200);
+}
+
+TEST_F(ServeTest, CancelStopsDispatchAndTheCancelledStayCancelled) {
+  // One prover, 400 ms per proof: a 12-partition job is mostly queued when cancelled.
+  start({}, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=400"});
+  ASSERT_EQ(post_job(job_body("long", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}))->status, 201);
+  auto c = serve_->client();
+  ASSERT_EQ(wait_job(c, "long", seconds(60), {"running"}).value("state", ""), "running");
+  auto del = c.Delete("/v1/jobs/long");
+  ASSERT_TRUE(del);
+  ASSERT_EQ(del->status, 200) << del->body;
+  const json at_cancel = json_of(del);
+  EXPECT_EQ(at_cancel.value("state", ""), "cancelled");
+  const int done_at_answer = at_cancel.value("partitions_done", 0);
+  std::this_thread::sleep_for(seconds(3));  // ~7 proofs' time: nothing more may start
+  const json later = json_of(c.Get("/v1/jobs/long"));
+  EXPECT_EQ(later.value("state", ""), "cancelled");
+  // At most what one prover held at the answer finishes after it.
+  EXPECT_LE(later.value("partitions_done", 0), done_at_answer + 1) << later.dump();
+  int cancelled = 0;
+  for (const auto& p : later["partitions"]) cancelled += p["state"] == "cancelled";
+  EXPECT_GE(cancelled, 12 - done_at_answer - 1);
+  // A second cancel changes nothing; an unknown id is 404.
+  EXPECT_EQ(c.Delete("/v1/jobs/long")->status, 200);
+  EXPECT_EQ(c.Delete("/v1/jobs/nosuch")->status, 404);
+}
+
+TEST_F(ServeTest, AHighPrioritySubmittedLaterFinishesFirstWhileTheProverIsBusy) {
+  start({}, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=300"});
+  ASSERT_EQ(post_job(job_body("low", {0, 1, 2, 3, 4, 5, 6, 7}, 0))->status, 201);
+  auto c = serve_->client();
+  ASSERT_EQ(wait_job(c, "low", seconds(60), {"running"}).value("state", ""), "running");
+  ASSERT_EQ(post_job(job_body("high", {8}, 10))->status, 201);
+  const json high = wait_job(c, "high", seconds(120));
+  ASSERT_EQ(high.value("state", ""), "done") << high.dump();
+  const json low_then = json_of(c.Get("/v1/jobs/low"));
+  EXPECT_EQ(low_then.value("state", ""), "running") << "the low job finished before the high one";
+  EXPECT_EQ(wait_job(c, "low", seconds(120)).value("state", ""), "done");
+}
+
+TEST_F(ServeTest, OffLoopbackATokenIsRequiredAndChecked) {
+  // Without a token file: refused at start, one line.
+  const auto refused = run_command(proofpipe() + " serve --key m=" + quote(multi_io() / "circuit.zkey") +
+                                   " --listen 0.0.0.0:0 --state-dir " + quote(tmp_ / "s2"));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--token-file"), std::string::npos) << refused.output;
+  const fs::path token = tmp_ / "token";
+  std::ofstream(token) << "s3cret-token\n";
+  fs::permissions(token, fs::perms::owner_read | fs::perms::owner_write);
+  start({"--token-file", token.string()});
+  auto c = serve_->client();
+  EXPECT_EQ(c.Get("/v1/jobs")->status, 401);
+  EXPECT_EQ(c.Get("/healthz")->status, 200);
+  c.set_bearer_token_auth("wrong-token!");
+  EXPECT_EQ(c.Get("/v1/jobs")->status, 401);
+  c.set_bearer_token_auth("s3cret-token");
+  EXPECT_EQ(c.Get("/v1/jobs")->status, 200);
+}
+
+TEST_F(ServeTest, MetricsParseWithPrometheusClient) {
+  start();
+  ASSERT_EQ(post_job(job_body("m1", {0, 1}))->status, 201);
+  auto c = serve_->client();
+  ASSERT_EQ(wait_job(c, "m1", seconds(120)).value("state", ""), "done");
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // one publish after the commit
+  auto m = c.Get("/metrics");
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->status, 200);
+  std::ofstream(tmp_ / "metrics.txt") << m->body;
+  // Prometheus's own parser: every family and sample, then the figures we need.
+  const auto parsed = run_command(
+      "/usr/bin/python3 -c \"import sys; from prometheus_client.parser import text_string_to_metric_families as f\n"
+      "fams = {x.name: x for x in f(open(sys.argv[1]).read())}\n"
+      "done = sum(s.value for s in fams['proofpipe_proofs'].samples if s.labels.get('result') == 'done' and s.name.endswith('_total'))\n"
+      "print('proofs_done', int(done))\n"
+      "print('families', ' '.join(sorted(fams)))\" " +
+      quote(tmp_ / "metrics.txt"));
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.output << "\n" << m->body;
+  EXPECT_NE(parsed.output.find("proofs_done 2"), std::string::npos) << parsed.output;
+  for (const char* family : {"proofpipe_partition_seconds", "proofpipe_queue_depth", "proofpipe_workers",
+                             "proofpipe_slots", "proofpipe_memory_bytes"}) {
+    EXPECT_NE(parsed.output.find(family), std::string::npos) << family << "\n" << parsed.output;
+  }
+}
+
+TEST_F(ServeTest, SigtermDrainsRefusesNewJobsAndKeepsTheRestQueued) {
+  start({"--drain-timeout", "30"}, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=300"});
+  ASSERT_EQ(post_job(job_body("d", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}))->status, 201);
+  auto c = serve_->client();
+  ASSERT_EQ(wait_job(c, "d", seconds(60), {"running"}).value("state", ""), "running");
+  serve_->signal(SIGTERM);
+  // While it drains: not ready, and no new job.
+  bool saw_503 = false;
+  for (int i = 0; i < 50 && !saw_503 && !serve_->exited(); ++i) {
+    auto ready = c.Get("/readyz");
+    if (ready && ready->status == 503) {
+      saw_503 = true;
+      auto r = post_job(job_body("late", {11}));
+      if (r) {
+        EXPECT_EQ(r->status, 503) << r->body;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(saw_503);
+  EXPECT_EQ(serve_->wait(seconds(60)), 0) << serve_->log_text();
+  // It stopped with work left: the partitions not granted before SIGTERM.
+  std::smatch m;
+  const std::string log = serve_->log_text();
+  ASSERT_TRUE(std::regex_search(log, m, std::regex(R"((\d+) partitions? proved in this life, (\d+) queued)"))) << log;
+  EXPECT_GT(std::stoi(m[2]), 0) << log;
+  EXPECT_LT(std::stoi(m[1]), 10) << log;
+  serve_.reset();
+  // Started again, it finishes the job, none proved twice.
+  start();
+  auto c2 = serve_->client();
+  const json job = wait_job(c2, "d", seconds(120));
+  EXPECT_EQ(job.value("state", ""), "done") << job.dump();
+  EXPECT_EQ(c2.Get("/v1/jobs/late")->status, 404);
+}
+
+}  // namespace
+}  // namespace proofpipe::test
