@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
@@ -291,6 +292,72 @@ TEST_F(ServeTest, SigtermDrainsRefusesNewJobsAndKeepsTheRestQueued) {
   const json job = wait_job(c2, "d", seconds(120));
   EXPECT_EQ(job.value("state", ""), "done") << job.dump();
   EXPECT_EQ(c2.Get("/v1/jobs/late")->status, 404);
+}
+
+TEST_F(ServeTest, TwoKeysShareTheRingAndWorkersAndTheClientWritesTheProofs) {
+  // A second circuit of another size: its partitions and multi_io's go
+  // through the same ring (slots of the larger record) and the same workers.
+  const fs::path gen = tmp_ / "gen";
+  const auto g = run_command(proofpipe() + " gen --constraints 3000 --partitions 2 --seed 7 --out " + quote(gen));
+  ASSERT_EQ(g.exit_code, 0) << g.output;
+  start({"--key", "g=" + (gen / "circuit.zkey").string()});
+  const std::string server = fmt::format("--server http://127.0.0.1:{}", serve_->port());
+  // The real client, uploading, waiting and writing the proofs.
+  const auto sub = run_command(proofpipe() + " submit " + server + " --key g --id gjob --wait --out " +
+                               quote(tmp_ / "gout") + " " + quote(gen / "w00.wtns") + " " + quote(gen / "w01.wtns"));
+  ASSERT_EQ(sub.exit_code, 0) << sub.output;
+  ASSERT_EQ(post_job(job_body("mjob", {0, 1}))->status, 201);
+  auto c = serve_->client();
+  ASSERT_EQ(wait_job(c, "mjob", seconds(120)).value("state", ""), "done");
+  for (const char* w : {"w00", "w01"}) {
+    const auto v = pp_verify(gen / "verification_key.json", tmp_ / "gout" / (std::string(w) + ".public.json"),
+                             tmp_ / "gout" / (std::string(w) + ".proof.json"));
+    EXPECT_EQ(v.exit_code, 0) << w << ": " << v.output;
+  }
+  // A proof of one key does not verify under the other's vkey: the keys were not mixed up.
+  const auto mixed = pp_verify(multi_io() / "verification_key.json", tmp_ / "gout" / "w00.public.json",
+                               tmp_ / "gout" / "w00.proof.json");
+  EXPECT_NE(mixed.exit_code, 0) << mixed.output;
+  const json keys = json_of(c.Get("/v1/keys"));
+  ASSERT_TRUE(keys.contains("keys")) << keys.dump();
+  EXPECT_EQ(keys["keys"].size(), 2u) << keys.dump();
+  const auto listed = run_command(proofpipe() + " jobs " + server);
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
+  EXPECT_NE(listed.output.find("gjob"), std::string::npos) << listed.output;
+  EXPECT_NE(listed.output.find("mjob"), std::string::npos) << listed.output;
+}
+
+TEST_F(ServeTest, UnderMemMaxTheWholeServiceStaysInsideItAndTooLittleIsRefused) {
+  // Far too little for one slot and one worker of each role: one line, exit 2, nothing made.
+  const auto refused = run_command(proofpipe() + " serve --key m=" + quote(multi_io() / "circuit.zkey") +
+                                   " --listen 127.0.0.1:0 --state-dir " + quote(tmp_ / "s0") + " --mem-max 4MiB");
+  if (refused.output.find("writable memory cgroup") != std::string::npos) GTEST_SKIP() << refused.output;
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--mem-max"), std::string::npos) << refused.output;
+  EXPECT_EQ(std::count(refused.output.begin(), refused.output.end(), '\n'), 1) << refused.output;
+  // A budget that fits, under load: three jobs at once.
+  constexpr double kMax = 512.0 * 1024 * 1024;
+  start({"--mem-max", "512MiB"});
+  for (int j = 0; j < 3; ++j) ASSERT_EQ(post_job(job_body(fmt::format("load{}", j), {0, 1, 2, 3}))->status, 201);
+  auto c = serve_->client();
+  double most = 0, peak = 0;
+  for (int j = 0; j < 3; ++j) {
+    const std::string id = fmt::format("load{}", j);
+    while (json_of(c.Get("/v1/jobs/" + id)).value("state", "") != "done") {
+      auto m = c.Get("/metrics");
+      ASSERT_TRUE(m);
+      std::smatch x;
+      if (std::regex_search(m->body, x, std::regex(R"re(proofpipe_memory_bytes\{kind="cgroup",process="service"\} (\S+))re")))
+        most = std::max(most, std::stod(x[1]));
+      if (std::regex_search(m->body, x, std::regex(R"re(proofpipe_memory_bytes\{kind="cgroup_peak",process="service"\} (\S+))re")))
+        peak = std::max(peak, std::stod(x[1]));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  EXPECT_GT(most, 0.0) << "no cgroup figure in /metrics";
+  EXPECT_LE(most, kMax);
+  EXPECT_LE(peak, kMax);
+  EXPECT_NE(serve_->log_text().find("--mem-max 512.00 MiB"), std::string::npos) << serve_->log_text();
 }
 
 }  // namespace
