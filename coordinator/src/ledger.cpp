@@ -136,5 +136,4 @@ bool Ledger::commit(uint32_t i, double now, const ipc::ProveStages& stages) {
   return true;
 }
 
-
 }  // namespace proofpipe::coord

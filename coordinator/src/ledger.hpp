@@ -17,9 +17,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <string_view>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "proofpipe/ff/bls12_381.hpp"
@@ -31,12 +31,12 @@ enum class PartState { kPending, kWriting, kReady, kProving, kDone, kFailed };
 const char* part_state_name(PartState s);
 
 struct Partition {
-  uint64_t request = 0;  // the job it belongs to (run: 0; serve: the journal's job seq)
-  uint32_t index = 0;     // its place in the ledger (the messages' `partition`)
-  uint8_t key = 0;        // which of PipelineConfig::keys proves it
-  int64_t priority = 0;   // higher first (serve); then older request, then lower index
-  bool cancelled = false; // serve: its job was cancelled; never dispatched again (Scheduler::cancel)
-  std::string stem;  // output name: <stem>.proof.json
+  uint64_t request = 0;    // the job it belongs to (run: 0; serve: the journal's job seq)
+  uint32_t index = 0;      // its place in the ledger (the messages' `partition`)
+  uint8_t key = 0;         // which of PipelineConfig::keys proves it
+  int64_t priority = 0;    // higher first (serve); then older request, then lower index
+  bool cancelled = false;  // serve: its job was cancelled; never dispatched again (Scheduler::cancel)
+  std::string stem;        // output name: <stem>.proof.json
   std::filesystem::path wtns;
   std::vector<ff::Fr> public_signals;  // w[1..nPublic], read at start
 

@@ -114,8 +114,8 @@ uint64_t synth_private_need(const MemPlanInputs& in) {
 
 uint64_t gpu_private_need(const MemPlanInputs& in) {
   const uint64_t msm = std::clamp<uint64_t>(kGpuMsmPerDomain * in.key.domain_size, kGpuMsmMin, kGpuMsmMax);
-  return round_up_mib(with_margin(kGpuBase + in.slot_size + kGpuPerDomain * in.key.domain_size +
-                                  msm * std::max(1u, in.threads)));
+  return round_up_mib(
+      with_margin(kGpuBase + in.slot_size + kGpuPerDomain * in.key.domain_size + msm * std::max(1u, in.threads)));
 }
 
 Result<MemPlan> make_mem_plan(uint64_t total, const MemPlanInputs& in) {
@@ -179,9 +179,9 @@ Result<MemPlan> make_mem_plan(uint64_t total, const MemPlanInputs& in) {
 
 std::string describe_mem_plan(const MemPlan& p) {
   return fmt::format("--mem-max {}: K={} of {}, synth cap {} x{}, gpu cap {} x{}, coordinator ~{}, key pages {}",
-                     format_size(p.total), plural(p.slots, "slot"), format_size(p.slot_size),
-                     format_size(p.synth_cap), p.synth_workers, format_size(p.gpu_cap), p.gpu_workers,
-                     format_size(p.coordinator), format_size(p.key_pages));
+                     format_size(p.total), plural(p.slots, "slot"), format_size(p.slot_size), format_size(p.synth_cap),
+                     p.synth_workers, format_size(p.gpu_cap), p.gpu_workers, format_size(p.coordinator),
+                     format_size(p.key_pages));
 }
 
 MemPlanInputs mem_plan_inputs(const PipelineConfig& cfg, const KeySizes& key, uint32_t explicit_slots,
@@ -210,7 +210,8 @@ void apply_mem_plan(const MemPlan& plan, PipelineConfig& cfg) {
 
 Status apply_mem_max(uint64_t total, const KeySizes& key, uint32_t explicit_slots, const std::string& slots_reason,
                      PipelineConfig& cfg) {
-  PP_ASSIGN_OR_RETURN(const MemPlan plan, make_mem_plan(total, mem_plan_inputs(cfg, key, explicit_slots, slots_reason)));
+  PP_ASSIGN_OR_RETURN(const MemPlan plan,
+                      make_mem_plan(total, mem_plan_inputs(cfg, key, explicit_slots, slots_reason)));
   apply_mem_plan(plan, cfg);
   return Status::ok();
 }

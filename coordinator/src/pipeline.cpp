@@ -254,8 +254,8 @@ void Pipeline::sample(const char* event, std::optional<uint32_t> partition) {
   reporter_.sample(seat_views(), event, partition);
 }
 
-Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger,
-                               std::span<const groth16::VerificationKey> vks, PipelineHost* host) {
+Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, std::span<const groth16::VerificationKey> vks,
+                               PipelineHost* host) {
   Pipeline pipeline(cfg, ledger, vks, host);
   return pipeline.run();
 }

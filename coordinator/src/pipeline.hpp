@@ -123,7 +123,7 @@ class PipelineHost {
 // Without a host: the whole batch, and partitions end DONE or FAILED in
 // `ledger`. The Status is an error only for set-up failures (run dir, ring,
 // endpoint), in which case nothing was started and nothing is left behind.
-Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger,
-                               std::span<const groth16::VerificationKey> vks, PipelineHost* host = nullptr);
+Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, std::span<const groth16::VerificationKey> vks,
+                               PipelineHost* host = nullptr);
 
 }  // namespace proofpipe::coord

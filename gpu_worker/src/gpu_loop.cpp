@@ -165,9 +165,9 @@ class GpuWorker {
       if (Status st = cur_->backend->compute_h_taken(); !st) return prove_failed(h, st);
     } else {
       const uint64_t n = cur_->layout.domain_size;
-      prepared = groth16::prove_start(*cur_->backend, cur_->pk, std::span(rec_.w).first(cur_->layout.n_vars),
-                                      std::span(rec_.a).first(n), std::span(rec_.b).first(n),
-                                      std::span(rec_.c).first(n));
+      prepared =
+          groth16::prove_start(*cur_->backend, cur_->pk, std::span(rec_.w).first(cur_->layout.n_vars),
+                               std::span(rec_.a).first(n), std::span(rec_.b).first(n), std::span(rec_.c).first(n));
       if (!prepared) return prove_failed(h, prepared.status());
     }
     stages.h_s = seconds(t_taken, Clock::now());
@@ -228,7 +228,8 @@ class GpuWorker {
     backend_st = fault_status("gpu.intake", int(d.partition));
     if (backend_st) {
       backend_st = cur_->backend->take_inputs({fr(cur_->layout.a_offset(), n), fr(cur_->layout.b_offset(), n),
-                                         fr(cur_->layout.c_offset(), n), fr(cur_->layout.witness_offset(), cur_->layout.n_vars)});
+                                               fr(cur_->layout.c_offset(), n),
+                                               fr(cur_->layout.witness_offset(), cur_->layout.n_vars)});
     }
     if (!backend_st) return Status::ok();  // nothing in flight; the record was not judged
     const uint64_t sum = shm::record_checksum(bytes);
@@ -260,8 +261,8 @@ class GpuWorker {
   ipc::WorkerSession& s_;
   std::vector<KeyContext>& keys_;
   KeyContext* cur_ = nullptr;  // the key of the dispatch in hand
-  const bool take_;     // the intake: take (into the backend) or copy (into rec_)
-  RecordBuffers& rec_;  // the copied record
+  const bool take_;            // the intake: take (into the backend) or copy (into rec_)
+  RecordBuffers& rec_;         // the copied record
 };
 
 // The intake: PP_GPU_INTAKE=copy|take, else the backend's preference.

@@ -78,7 +78,8 @@ int serve(const ServeArgs& args) {
   auto allow = service::check_allow_dirs(args.allow_dirs);
   if (!allow) return fail(allow.status());
   auto max_upload = parse_size(args.max_upload);
-  if (!max_upload) return fail(make_error(ErrorCode::kInvalidArgument, "--max-upload: {}", max_upload.status().message()));
+  if (!max_upload)
+    return fail(make_error(ErrorCode::kInvalidArgument, "--max-upload: {}", max_upload.status().message()));
   if (!(args.drain_timeout_s >= 0 && args.drain_timeout_s <= 86400))
     return fail(make_error(ErrorCode::kInvalidArgument, "--drain-timeout must be between 0 and 86400 seconds"));
 
@@ -112,8 +113,8 @@ int serve(const ServeArgs& args) {
   scfg.mem_max = cfg->mem_max;
   std::vector<std::string> names;
   for (const ServiceKey& k : *keys) {
-    names.push_back(fmt::format("{} (2^{}, {} constraints)", k.info.name, __builtin_ctzll(k.info.domain_size),
-                                k.info.constraints));
+    names.push_back(
+        fmt::format("{} (2^{}, {} constraints)", k.info.name, __builtin_ctzll(k.info.domain_size), k.info.constraints));
   }
   service::Service svc(std::move(scfg), **journal, std::move(*keys));
   coord::Ledger ledger({}, flags->args.max_attempts);

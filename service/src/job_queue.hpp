@@ -55,9 +55,9 @@ struct JobSpec {
 // Where a committed proof's time went (seconds; the run clock of the service
 // that proved it).
 struct PartTimes {
-  double wait_s = 0;    // queued -> the grant of the attempt that succeeded
-  double synth_s = 0;   // grant -> sealed
-  double prove_s = 0;   // sealed -> committed (queueing for a prover included)
+  double wait_s = 0;                         // queued -> the grant of the attempt that succeeded
+  double synth_s = 0;                        // grant -> sealed
+  double prove_s = 0;                        // sealed -> committed (queueing for a prover included)
   double intake_s = 0, h_s = 0, msms_s = 0;  // the proving worker's own stages
 };
 
@@ -66,10 +66,10 @@ struct PartitionInfo {
   std::string name;
   std::filesystem::path witness;
   PartStatus status = PartStatus::kQueued;
-  uint32_t attempts = 0;   // attempts started, over every life of the service
-  std::string last_error;  // of the last failed attempt; empty if none
+  uint32_t attempts = 0;                   // attempts started, over every life of the service
+  std::string last_error;                  // of the last failed attempt; empty if none
   double started_at = 0, finished_at = 0;  // unix seconds; 0: not yet
-  PartTimes times;                          // of the committed proof (done only)
+  PartTimes times;                         // of the committed proof (done only)
 };
 
 struct Job {

@@ -28,9 +28,7 @@ constexpr auto kCancelWait = std::chrono::seconds(30);
 // inputs of a big circuit can be a few MiB).
 constexpr uint64_t kMaxStoredJson = 64ull << 20;
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 Service::Service(ServiceConfig cfg, JobQueue& queue, std::vector<ServiceKey> keys)
     : cfg_(std::move(cfg)), queue_(queue), keys_(std::move(keys)), started_unix_(unix_now()) {
@@ -74,8 +72,7 @@ Result<SubmitResult> Service::submit(const SubmitRequest& request) {
     for (const ServiceKey& key : keys_) names += (names.empty() ? "" : ", ") + key.info.name;
     return make_error(ErrorCode::kNotFound, "unknown key '{}' (loaded: {})", request.key, names);
   }
-  const IntakePolicy policy{cfg_.state_dir / "witnesses", cfg_.allow_dirs, cfg_.max_witness_bytes,
-                            cfg_.max_witnesses};
+  const IntakePolicy policy{cfg_.state_dir / "witnesses", cfg_.allow_dirs, cfg_.max_witness_bytes, cfg_.max_witnesses};
   PP_ASSIGN_OR_RETURN(JobSpec spec, stage_job(request, request.key, *keys_[size_t(k)].zkey, policy));
   auto result = queue_.submit(spec, unix_now());
   if (!result || result->outcome != SubmitOutcome::kCreated) {
@@ -103,8 +100,10 @@ Result<std::optional<Job>> Service::cancel(std::string_view id) {
   auto acked = done->get_future();
   post({Command::Kind::kCancel, std::string(id), done});
   if (acked.wait_for(kCancelWait) != std::future_status::ready) {
-    return make_error(ErrorCode::kDeadlineExceeded, "job {} is cancelled in the journal, but the engine did not "
-                      "confirm within {} s", id, kCancelWait.count());
+    return make_error(ErrorCode::kDeadlineExceeded,
+                      "job {} is cancelled in the journal, but the engine did not "
+                      "confirm within {} s",
+                      id, kCancelWait.count());
   }
   spdlog::info("job {}: cancelled", id);
   return queue_.get(id);

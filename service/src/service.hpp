@@ -116,6 +116,7 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   void post(Command c);
   void add_work(const WorkItem& item);
   void cancel_job(coord::Pipeline& pipeline, const std::string& id);
+  void release_witnesses(const std::string& id);
   void on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, std::string_view cause);
   void publish(const coord::Pipeline& pipeline);
   int key_index(std::string_view name) const;
@@ -131,12 +132,12 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   std::deque<Command> inbox_;
 
   // Engine thread only.
-  coord::Ledger* ledger_ = nullptr;        // the engine's, from recover()
-  std::vector<PartRef> refs_;              // by ledger index
-  std::map<uint64_t, JobRef> jobs_;        // by job seq, while it has open partitions
-  std::vector<uint32_t> ended_;            // ledger indices whose payload to forget next turn
-  ServiceMetrics counted_;                 // proofs by key and result, partition seconds: counted as they end
-  double drain_deadline_ = 0;              // pipeline clock
+  coord::Ledger* ledger_ = nullptr;  // the engine's, from recover()
+  std::vector<PartRef> refs_;        // by ledger index
+  std::map<uint64_t, JobRef> jobs_;  // by job seq, while it has open partitions
+  std::vector<uint32_t> ended_;      // ledger indices whose payload to forget next turn
+  ServiceMetrics counted_;           // proofs by key and result, partition seconds: counted as they end
+  double drain_deadline_ = 0;        // pipeline clock
   bool stop_now_ = false;
   double next_publish_ = 0;
 

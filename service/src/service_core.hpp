@@ -35,8 +35,8 @@ struct SubmitRequest {
   std::optional<std::string> id;  // [A-Za-z0-9._-]{1,128}; none: the service makes one
   std::string key;
   int64_t priority = 0;
-  std::vector<std::string> paths;         // JSON form: witness files on the server (under --allow-dir)
-  std::vector<UploadedWitness> uploads;   // multipart form: the files themselves
+  std::vector<std::string> paths;        // JSON form: witness files on the server (under --allow-dir)
+  std::vector<UploadedWitness> uploads;  // multipart form: the files themselves
 };
 
 struct ProofFiles {

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "intake.hpp"
 #include "outputs.hpp"
 #include "pipeline_impl.hpp"
 #include "proofpipe/formats/wtns.hpp"
@@ -37,8 +38,8 @@ double& count_for(std::vector<ServiceMetrics::Count>& counts, std::map<std::stri
 }
 
 void observe(ServiceMetrics::Histogram& h, double seconds) {
-  const size_t bucket = size_t(std::upper_bound(std::begin(kBounds), std::end(kBounds), seconds - 1e-12) -
-                               std::begin(kBounds));
+  const size_t bucket =
+      size_t(std::upper_bound(std::begin(kBounds), std::end(kBounds), seconds - 1e-12) - std::begin(kBounds));
   h.buckets[bucket] += 1;
   h.sum += seconds;
   h.count += 1;
@@ -48,8 +49,9 @@ void observe(ServiceMetrics::Histogram& h, double seconds) {
 
 Result<size_t> Service::recover(coord::Ledger& ledger) {
   ledger_ = &ledger;
-  ledger.set_observer(
-      [this](const coord::Partition& p, coord::LedgerEvent e, std::string_view cause) { on_ledger_event(p, e, cause); });
+  ledger.set_observer([this](const coord::Partition& p, coord::LedgerEvent e, std::string_view cause) {
+    on_ledger_event(p, e, cause);
+  });
   counted_.seconds_bounds.assign(std::begin(kBounds), std::end(kBounds));
   for (const char* stage : kStages) {
     ServiceMetrics::Histogram h;
@@ -140,8 +142,25 @@ void Service::on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, s
   if (ended) {
     ended_.push_back(p.index);
     auto job = jobs_.find(r.job_seq);
-    if (job != jobs_.end() && --job->second.open == 0) jobs_.erase(job);
+    if (job != jobs_.end() && --job->second.open == 0) {
+      release_witnesses(job->second.id);
+      jobs_.erase(job);
+    }
   }
+}
+
+// A job none of whose partitions this engine holds any more: once the
+// journal says it ended, its witness copies are nobody's (its proofs stay).
+// A job with partitions still queued (a key this service lacks) keeps them.
+void Service::release_witnesses(const std::string& id) {
+  auto job = queue_.get(id);
+  if (!job || !*job) return;
+  if ((*job)->state != JobState::kDone && (*job)->state != JobState::kFailed && (*job)->state != JobState::kCancelled)
+    return;
+  JobSpec spec;
+  spec.id = id;
+  for (const PartitionInfo& p : (*job)->partitions) spec.witnesses.push_back({p.name, p.witness});
+  discard_staged(spec);
 }
 
 void Service::cancel_job(coord::Pipeline& pipeline, const std::string& id) {
@@ -224,7 +243,8 @@ void Service::publish(const coord::Pipeline& pipeline) {
   const coord::Ledger& ledger = pipeline.ledger();
   for (uint32_t i = ledger.open_begin(); i < ledger.size(); ++i) {
     const coord::Partition& p = ledger.at(i);
-    if (p.state == coord::PartState::kPending) count_for(m.queue_depth, {{"priority", std::to_string(p.priority)}}) += 1;
+    if (p.state == coord::PartState::kPending)
+      count_for(m.queue_depth, {{"priority", std::to_string(p.priority)}}) += 1;
   }
   for (const auto& w : st["workers"]) {
     const std::string name = w["worker"];

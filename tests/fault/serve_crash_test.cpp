@@ -32,7 +32,8 @@ constexpr int kJobs = 6, kPerJob = 5, kKills = 6;
 
 json job_body(int j) {
   json w = json::array();
-  for (int k = 0; k < kPerJob; ++k) w.push_back((multi_io() / fmt::format("w{:02}.wtns", (j * kPerJob + k) % 12)).string());
+  for (int k = 0; k < kPerJob; ++k)
+    w.push_back((multi_io() / fmt::format("w{:02}.wtns", (j * kPerJob + k) % 12)).string());
   return {{"id", fmt::format("job{}", j)}, {"key", "m"}, {"witnesses", w}, {"priority", j % 3}};
 }
 
@@ -41,11 +42,13 @@ TEST(ServeCrash, KilledAtRandomMomentsItLosesNoAcknowledgedPartitionAndProvesNon
   std::mt19937_64 rng(seed);
   TempDir tmp;
   const auto rings_before = shm_rings();
-  const std::vector<std::string> args = {"--key",       "m=" + (multi_io() / "circuit.zkey").string(),
-                                         "--listen",    "127.0.0.1:0",
-                                         "--state-dir", (tmp / "state").string(),
-                                         "--allow-dir", multi_io().string(),
-                                         "--synth-workers", "2", "--gpu-workers", "1", "--backend", "cpu"};
+  const std::vector<std::string> args = {"--key",           "m=" + (multi_io() / "circuit.zkey").string(),
+                                         "--listen",        "127.0.0.1:0",
+                                         "--state-dir",     (tmp / "state").string(),
+                                         "--allow-dir",     multi_io().string(),
+                                         "--synth-workers", "2",
+                                         "--gpu-workers",   "1",
+                                         "--backend",       "cpu"};
   // 150 ms per proof: 30 partitions take ~5 s, so kills land mid-work.
   const std::vector<std::string> env = {"PROOFPIPE_FAULTS=gpu.after_claim:delay=150"};
   std::set<int> acknowledged;
@@ -94,8 +97,8 @@ TEST(ServeCrash, KilledAtRandomMomentsItLosesNoAcknowledgedPartitionAndProvesNon
     EXPECT_EQ(proofs, size_t(kPerJob)) << dir;
     for (int k = 0; k < kPerJob; ++k) {
       const std::string stem = fmt::format("w{:02}", (j * kPerJob + k) % 12);
-      const auto v = pp_verify(multi_io() / "verification_key.json", dir / (stem + ".public.json"),
-                               dir / (stem + ".proof.json"));
+      const auto v =
+          pp_verify(multi_io() / "verification_key.json", dir / (stem + ".public.json"), dir / (stem + ".proof.json"));
       EXPECT_EQ(v.exit_code, 0) << dir / stem << ": " << v.output;
     }
   }

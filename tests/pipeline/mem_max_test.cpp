@@ -93,8 +93,7 @@ TEST(MemMax, TooSmallIsOneLineAndMakesNothing) {
   EXPECT_NE(slots.output.find("4000 slots (--slots 4000)"), std::string::npos) << slots.output;
   auto zero = pp_run(flags + " --mem-max 0");
   EXPECT_EQ(zero.exit_code, 2) << zero.output;
-  EXPECT_NE(zero.output.find("--mem-max 0: a memory cap must be more than 0 bytes"), std::string::npos)
-      << zero.output;
+  EXPECT_NE(zero.output.find("--mem-max 0: a memory cap must be more than 0 bytes"), std::string::npos) << zero.output;
   EXPECT_FALSE(fs::exists(tmp / "out"));
   EXPECT_TRUE(new_rings(rings).empty());
   EXPECT_EQ(run_cgroups(), cgroups);
@@ -118,9 +117,10 @@ TEST(MemMax, RunAtItsMinimumFitsUnderTotal) {
   if (no_writable_cgroup(r.output)) GTEST_SKIP() << "no writable memory cgroup on this machine:\n" << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::printf("--mem-max %s\n", total.c_str());
-  const std::regex start("proofpipe: memory: --mem-max [0-9.]+ MiB: K=1 slot of 3\\.[0-9]+ MiB, synth cap [0-9.]+ "
-                         "MiB x2, gpu cap [0-9.]+ MiB x1, coordinator ~[0-9.]+ MiB, key pages [0-9.]+ MiB \\(cgroup "
-                         "v[12]\\)");
+  const std::regex start(
+      "proofpipe: memory: --mem-max [0-9.]+ MiB: K=1 slot of 3\\.[0-9]+ MiB, synth cap [0-9.]+ "
+      "MiB x2, gpu cap [0-9.]+ MiB x1, coordinator ~[0-9.]+ MiB, key pages [0-9.]+ MiB \\(cgroup "
+      "v[12]\\)");
   EXPECT_TRUE(std::regex_search(r.output, start)) << r.output;
   EXPECT_NE(r.output.find("memory: total peak "), std::string::npos) << r.output;
 
@@ -203,9 +203,9 @@ TEST(MemMax, RefusedWithoutAWritableCgroup) {
   fs::create_directory(dir);
   fs::permissions(dir, fs::perms::all);
   const auto rings = shm_rings();
-  auto r = run_command("/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " + proofpipe() +
-                       " run --zkey " + quote(multi_io() / "circuit.zkey") + " --witness-dir " + quote(multi_io()) +
-                       " --out " + quote(dir / "out") + " --run-dir " + quote(dir / "run") + " --mem-max 1G");
+  auto r = run_command("/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups " + proofpipe() + " run --zkey " +
+                       quote(multi_io() / "circuit.zkey") + " --witness-dir " + quote(multi_io()) + " --out " +
+                       quote(dir / "out") + " --run-dir " + quote(dir / "run") + " --mem-max 1G");
   if (r.exit_code == 0) GTEST_SKIP() << "nobody can write a memory cgroup here:\n" << r.output;
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(lines_in(r.output), 1u) << r.output;

@@ -44,11 +44,13 @@ class ServeTest : public ::testing::Test {
   }
   // A service of the multi_io key as "m", allowed to read the test data.
   void start(std::vector<std::string> extra = {}, std::vector<std::string> env = {}) {
-    std::vector<std::string> args = {"--key",       "m=" + (multi_io() / "circuit.zkey").string(),
-                                     "--listen",    "127.0.0.1:0",
-                                     "--state-dir", (tmp_ / "state").string(),
-                                     "--allow-dir", multi_io().string(),
-                                     "--synth-workers", "1", "--gpu-workers", "1", "--backend", "cpu"};
+    std::vector<std::string> args = {"--key",           "m=" + (multi_io() / "circuit.zkey").string(),
+                                     "--listen",        "127.0.0.1:0",
+                                     "--state-dir",     (tmp_ / "state").string(),
+                                     "--allow-dir",     multi_io().string(),
+                                     "--synth-workers", "1",
+                                     "--gpu-workers",   "1",
+                                     "--backend",       "cpu"};
     args.insert(args.end(), extra.begin(), extra.end());
     serve_ = ServeProcess::start(args, tmp_ / "serve.log", env);
     ASSERT_TRUE(serve_ && serve_->port() > 0) << (serve_ ? serve_->log_text() : "spawn failed");
@@ -92,6 +94,14 @@ TEST_F(ServeTest, SubmitPollAndFetchProofsThatSnarkjsVerifies) {
     EXPECT_EQ(v.exit_code, 0) << name << ": " << v.output;
   }
   EXPECT_EQ(c.Get("/v1/jobs/first/proofs/nosuch")->status, 404);
+  // Ended, its witness copies are released (its proofs stay).
+  auto copies = [&] {
+    size_t n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(tmp_ / "state" / "witnesses")) n += e.is_regular_file();
+    return n;
+  };
+  for (int i = 0; i < 100 && copies() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(copies(), 0u);
   EXPECT_EQ(c.Get("/v1/jobs/nosuch")->status, 404);
   // The state dir and what it holds are the owner's only.
   struct stat st {};
@@ -246,7 +256,8 @@ TEST_F(ServeTest, MetricsParseWithPrometheusClient) {
   const auto parsed = run_command(
       "/usr/bin/python3 -c \"import sys; from prometheus_client.parser import text_string_to_metric_families as f\n"
       "fams = {x.name: x for x in f(open(sys.argv[1]).read())}\n"
-      "done = sum(s.value for s in fams['proofpipe_proofs'].samples if s.labels.get('result') == 'done' and s.name.endswith('_total'))\n"
+      "done = sum(s.value for s in fams['proofpipe_proofs'].samples if s.labels.get('result') == 'done' and "
+      "s.name.endswith('_total'))\n"
       "print('proofs_done', int(done))\n"
       "print('families', ' '.join(sorted(fams)))\" " +
       quote(tmp_ / "metrics.txt"));
@@ -347,9 +358,11 @@ TEST_F(ServeTest, UnderMemMaxTheWholeServiceStaysInsideItAndTooLittleIsRefused) 
       auto m = c.Get("/metrics");
       ASSERT_TRUE(m);
       std::smatch x;
-      if (std::regex_search(m->body, x, std::regex(R"re(proofpipe_memory_bytes\{kind="cgroup",process="service"\} (\S+))re")))
+      if (std::regex_search(m->body, x,
+                            std::regex(R"re(proofpipe_memory_bytes\{kind="cgroup",process="service"\} (\S+))re")))
         most = std::max(most, std::stod(x[1]));
-      if (std::regex_search(m->body, x, std::regex(R"re(proofpipe_memory_bytes\{kind="cgroup_peak",process="service"\} (\S+))re")))
+      if (std::regex_search(m->body, x,
+                            std::regex(R"re(proofpipe_memory_bytes\{kind="cgroup_peak",process="service"\} (\S+))re")))
         peak = std::max(peak, std::stod(x[1]));
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }

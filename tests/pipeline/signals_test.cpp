@@ -17,7 +17,6 @@
 #include "support/run_watch.hpp"
 #include "support/spawn.hpp"
 
-
 namespace proofpipe::test {
 namespace {
 

@@ -148,7 +148,8 @@ TEST_F(ClientTest, ConflictUnauthorizedAndDeadServerAreOneLine) {
                         "HTTP 401: the bearer token is wrong");
   EXPECT_EQ(pp("jobs --server " + server_url() + " --token-file " + quote(tmp / "token")).exit_code, 0);
   EXPECT_EQ(pp("jobs --server " + server_url(), "PROOFPIPE_TOKEN_FILE=" + quote(tmp / "token")).exit_code, 0);
-  expect_one_error_line(pp("jobs --server " + server_url() + " --token-file " + quote(tmp.path())), "not a regular file");
+  expect_one_error_line(pp("jobs --server " + server_url() + " --token-file " + quote(tmp.path())),
+                        "not a regular file");
 
   const std::string dead = server_url();
   server->stop();

@@ -78,8 +78,8 @@ TEST(MemPlan, NeedsGrowWithThreadsAndKey) {
   EXPECT_LT(gpu_private_need(inputs(kGen14)), gpu_private_need(inputs(kGen18)));
   EXPECT_LT(synth_private_need(inputs(kGen14)), synth_private_need(inputs(kGen18)));
   // Every figure a whole number of MiB.
-  for (uint64_t v : {coordinator_need(inputs(kGen18)), synth_private_need(inputs(kGen18)),
-                     gpu_private_need(inputs(kGen18))}) {
+  for (uint64_t v :
+       {coordinator_need(inputs(kGen18)), synth_private_need(inputs(kGen18)), gpu_private_need(inputs(kGen18))}) {
     EXPECT_EQ(v % kMiB, 0u) << v;
   }
 }
@@ -115,8 +115,8 @@ TEST(MemPlan, PartsNeverExceedTotal) {
     const MemPlanInputs in = inputs(w, 1 + unsigned(rng() % 8), 1 + unsigned(rng() % 4), 1 + unsigned(rng() % 64));
     const uint64_t min = minimum(in);
     const uint64_t total = min + rng() % (64 * min);
-    SCOPED_TRACE(testing::Message() << "total " << total << " synth " << in.synth_workers << " gpu "
-                                    << in.gpu_workers << " threads " << in.threads);
+    SCOPED_TRACE(testing::Message() << "total " << total << " synth " << in.synth_workers << " gpu " << in.gpu_workers
+                                    << " threads " << in.threads);
     auto plan = make_mem_plan(total, in);
     ASSERT_TRUE(plan.is_ok()) << plan.status().message();
     const uint64_t coef = up_to_mib(w.coef_bytes), points = up_to_mib(w.point_bytes);
@@ -149,8 +149,7 @@ TEST(MemPlan, ExplicitSlotsAndCapsWinOnlyWhenTheyFit) {
   in.slots_reason = "--slots 5";
   auto short_of = make_mem_plan(min + 3 * in.slot_size, in);
   ASSERT_FALSE(short_of.is_ok());
-  EXPECT_NE(short_of.status().message().find("5 slots (--slots 5)"), std::string::npos)
-      << short_of.status().message();
+  EXPECT_NE(short_of.status().message().find("5 slots (--slots 5)"), std::string::npos) << short_of.status().message();
   auto fits = make_mem_plan(min + 4 * in.slot_size, in);
   ASSERT_TRUE(fits.is_ok()) << fits.status().message();
   EXPECT_EQ(fits->slots, 5u);

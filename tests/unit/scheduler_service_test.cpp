@@ -206,8 +206,8 @@ TEST_F(ServiceSchedulerTest, TheObserverHearsEveryTransitionTheJournalRecords) {
   const uint32_t a = add(1, 0), b = add(1, 0);
   const auto g = want(0);
   ASSERT_EQ(g.size(), 1u);
-  send(0, MsgType::kSynthFailed, g[0].message.header.slot, g[0].message.header.epoch, a,
-       g[0].message.header.attempt, "disk hiccup");
+  send(0, MsgType::kSynthFailed, g[0].message.header.slot, g[0].message.header.epoch, a, g[0].message.header.attempt,
+       "disk hiccup");
   sched_->cancel(b);
   using E = LedgerEvent;
   const std::vector<std::tuple<uint32_t, LedgerEvent, std::string>> want_events = {

@@ -55,8 +55,8 @@ inline constexpr int kWorkerExitDevice = 68;    // a sticky GPU error (kDeviceLo
 const char* worker_exit_name(int code);
 
 struct WorkerArgs {
-  std::string endpoint;  // ipc://<run dir>/control
-  std::string ring;      // shm name prefix
+  std::string endpoint;            // ipc://<run dir>/control
+  std::string ring;                // shm name prefix
   std::vector<std::string> zkeys;  // --zkey, repeated: the keys a partition's `key` field indexes
   unsigned seat = 0;
   unsigned incarnation = 0;

@@ -15,10 +15,10 @@ struct ServeArgs {
   std::vector<std::string> keys;  // --key NAME=PATH.zkey, at least one
   std::string listen = "127.0.0.1:7300";
   std::string state_dir = "proofpipe-state";
-  std::string token_file;              // bearer token; required off loopback
-  std::vector<std::string> allow_dirs; // witness paths must lie under one of these (default: uploads only)
+  std::string token_file;               // bearer token; required off loopback
+  std::vector<std::string> allow_dirs;  // witness paths must lie under one of these (default: uploads only)
   double drain_timeout_s = 60;
-  std::string max_upload = "1GiB";     // one request body (a multipart upload of .wtns files)
+  std::string max_upload = "1GiB";  // one request body (a multipart upload of .wtns files)
   // The worker, slot, cap and attempt flags of `run` (same meaning).
   unsigned synth_workers = 2;
   unsigned gpu_workers = kGpuWorkersAuto;
@@ -45,7 +45,7 @@ struct SubmitArgs : ClientArgs {
   std::string key;
   std::string id;
   int64_t priority = 0;
-  std::string out;   // with --wait: where the proofs are written
+  std::string out;  // with --wait: where the proofs are written
   bool wait = false;
   bool upload = true;  // false (--paths): send server paths (the server's --allow-dir) instead of the files
   std::vector<std::string> witnesses;
