@@ -17,15 +17,10 @@
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/ipc/messages.hpp"
 #include "run_setup.hpp"
+#include "timings.hpp"
 
 namespace proofpipe::cli {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
 
 // The backends and intakes the proving workers said HELLO with: "cuda, take
 // intake", "cpu, copy intake", or several ("; "-separated: an auto seat
@@ -40,16 +35,25 @@ std::string seat_backends(const coord::RunReport& r) {
   return names.empty() ? "none" : fmt::format("{}", fmt::join(names, "; "));
 }
 
-// The end-of-run table on stdout (the same figures are in summary.json).
-// prove s runs from seal to commit, queueing included; intake, H and MSMs
-// are the proving worker's own times for the committed proof.
+// A partition's state at the end: "interrupted" for one a signal stopped
+// before it was proved (it did not fail; `run --resume` does it next time).
+const char* end_state_name(const coord::Partition& p) {
+  return coord::was_interrupted(p) ? "interrupted" : coord::part_state_name(p.state);
+}
+
+// The end-of-run table on stdout (the same figures are in summary.json;
+// timings.hpp says what each column covers): wait in the queue, synthesis,
+// proving (seal to commit) of which `prover wait` was the wait for a proving
+// worker, that worker's own intake, H and MSMs, and the total.
 void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r, const coord::PipelineConfig& cfg) {
-  std::printf("%-16s %-7s %8s %9s %9s %9s %9s %9s\n", "partition", "state", "attempts", "synth s", "prove s",
-              "intake s", "H s", "MSMs s");
+  std::printf("%-16s %-11s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "partition", "state", "attempts", "wait s",
+              "synth s", "prove s", "pwait s", "intake s", "H s", "MSMs s", "total s");
   std::vector<double> intake, h, msms;
   for (const auto& p : ledger.all()) {
-    std::printf("%-16s %-7s %8u %9.3f %9.3f %9.3f %9.3f %9.3f\n", p.stem.c_str(), coord::part_state_name(p.state),
-                p.attempt, p.synth_s, p.prove_s, p.stages.intake_s, p.stages.h_s, p.stages.msms_s);
+    const coord::PartitionTimes t = coord::partition_times(p, r.wall_s);
+    std::printf("%-16s %-11s %8u %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", p.stem.c_str(),
+                end_state_name(p), p.attempt, t.wait_s, t.synth_s, t.prove_s, t.prover_wait_s,
+                p.stages.intake_s, p.stages.h_s, p.stages.msms_s, t.total_s);
     if (p.state != coord::PartState::kDone) continue;
     intake.push_back(p.stages.intake_s);
     h.push_back(p.stages.h_s);
@@ -76,7 +80,7 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
               static_cast<unsigned long>(ooms));
   if (!intake.empty()) {
     std::printf("proving stages, median of %zu proofs (%s): intake %.3f s, H step %.3f s, MSMs %.3f s\n", intake.size(),
-                seat_backends(r).c_str(), median(intake), median(h), median(msms));
+                seat_backends(r).c_str(), coord::median(intake), coord::median(h), coord::median(msms));
   }
   std::printf("memory: sum of per-process peaks %s, most at one sample %s; ring %s (%u x %s)%s\n",
               format_size(peak_sum).c_str(), format_size(r.max_total_peak_bytes).c_str(),
@@ -124,13 +128,22 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   const Status summary_st = coord::write_summary(summary, ledger, *report, prepared->config);
   o.partitions = ledger.size();
   o.proved = ledger.count(coord::PartState::kDone);
+  size_t interrupted = 0;
   for (const auto& p : ledger.all()) {
     if (p.state == coord::PartState::kDone) o.stems.push_back(p.stem);
     if (p.state != coord::PartState::kFailed) continue;
+    if (coord::was_interrupted(p)) {
+      ++interrupted;
+      continue;
+    }
     std::string causes;
     for (const auto& c : p.causes) causes += (causes.empty() ? "" : "; ") + c;
     std::fprintf(stderr, "proofpipe: FAILED %s after %u attempt%s: %s\n", p.stem.c_str(), p.attempt,
                  p.attempt == 1 ? "" : "s", causes.c_str());
+  }
+  if (interrupted != 0) {
+    std::fprintf(stderr, "proofpipe: interrupted: %zu partition%s not proved (run again with --resume to finish)\n",
+                 interrupted, interrupted == 1 ? "" : "s");
   }
   if (table) print_summary_table(ledger, *report, prepared->config);
   const std::string summary_note =

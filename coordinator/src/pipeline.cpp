@@ -212,7 +212,7 @@ void Pipeline::loop() {
     reporter_.sample_if_due(seat_views());
     reporter_.show_progress();
     if (interrupted_ && host_ == nullptr) {
-      fail_remaining("interrupted by a signal");
+      fail_remaining(std::string(kInterruptedCause));
       return;
     }
   }

@@ -21,6 +21,7 @@
 #include "procfs.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
+#include "timings.hpp"
 
 namespace proofpipe::coord {
 
@@ -85,8 +86,8 @@ void Reporter::seat_died(uint8_t seat, const std::string& line) {
 void Reporter::committed(const Partition& p) {
   ++committed_;
   if (!tty_) {
-    std::fprintf(stderr, "proofpipe: [%zu/%zu] %s proved (attempt %u, %.2f s)\n", committed_, ledger_.size(),
-                 p.stem.c_str(), p.attempt, p.done_s - p.started_s);
+    std::fprintf(stderr, "proofpipe: [%zu/%zu] %s proved (attempt %u): %s\n", committed_, ledger_.size(),
+                 p.stem.c_str(), p.attempt, times_line(p).c_str());
   }
 }
 
@@ -210,6 +211,8 @@ void Reporter::sample(std::span<const SeatView> seats, const char* event, std::o
     rec["cgroup_total_peak"] = peak;
     rec["mem_max"] = cgroup_run_->mem_max();
   }
+  // A commit carries the partition's timings (timings.hpp).
+  if (partition && std::string(event) == "commit") rec["times"] = times_json(ledger_.at(*partition), t);
   if (metrics_.is_open()) metrics_ << rec.dump() << '\n' << std::flush;
   last_sample_ = std::move(rec);
 }

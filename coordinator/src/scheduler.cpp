@@ -141,14 +141,13 @@ Actions Scheduler::on_synth_message(SeatState& w, const ipc::Message& m, double 
 }
 
 Actions Scheduler::on_gpu_message(SeatState& w, const ipc::Message& m, double now) {
-  (void)now;
   const MsgHeader& h = m.header;
   Partition& p = ledger_.at(h.partition);
   if (w.partition != p.index || h.attempt != p.attempt) return ++counts_.stale_messages, Actions{};
   switch (h.type) {
     case MsgType::kClaimed:
       if (p.state == PartState::kReady && h.slot == p.slot) {
-        ledger_.proving(p.index, w.seat);
+        ledger_.proving(p.index, w.seat, now);
         p.epoch = h.epoch;
       }
       return {sample("claim", p.index)};
