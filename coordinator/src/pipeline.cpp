@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "outputs.hpp"
+#include "proofpipe/common/logging.hpp"
 #include "pipeline_impl.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "run_dir.hpp"
@@ -130,8 +131,15 @@ Status Pipeline::setup() {
     workers_[s].role = s < cfg_.synth_workers ? ipc::Role::kSynth : ipc::Role::kGpu;
     workers_[s].seat = uint8_t(s);
   }
-  // A service's log is no place for a progress bar: it has /metrics.
-  const bool progress = host_ == nullptr && ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr;
+  // A service's log is no place for progress lines: it has /metrics.
+  // PROOFPIPE_NO_PROGRESS turns the bar into the plain lines.
+  ProgressMode progress = ProgressMode::kNone;
+  if (host_ == nullptr) {
+    progress = ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr ? ProgressMode::kBar
+                                                                                   : ProgressMode::kPlain;
+  }
+  // Before the workers are spawned: they inherit it (logging.hpp).
+  if (progress == ProgressMode::kBar) clear_line_before_logs();
   PP_RETURN_IF_ERROR(reporter_.open(*ring_, *scheduler_, seat_views(), progress));
   for (WorkerSlot& w : workers_) PP_RETURN_IF_ERROR(spawn(w));
   sample("start");

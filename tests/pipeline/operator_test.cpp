@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -72,6 +76,57 @@ TEST(OperatorTimings, StageTimesAddUpToTheWallTime) {
   EXPECT_NE(r.output.find(", synthesis 0.6"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("pwait s"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("total s"), std::string::npos) << r.output;
+}
+
+// Without a terminal (the test reads a pipe) a long partition still shows
+// life: the plain progress line, here every 0.5 s instead of 30 s
+// (PROOFPIPE_PROGRESS_INTERVAL_S, docs/operations.md), during a 2.5 s proving.
+TEST(OperatorProgress, PlainLineWithoutATerminalDuringALongPartition) {
+  TempDir tmp;
+  auto r = pp_run(run_flags(tmp / "out", 1) + " --synth-workers 1 --gpu-workers 1",
+                  "PROOFPIPE_PROGRESS_INTERVAL_S=0.5 PROOFPIPE_FAULTS=gpu.mid_compute:delay=2500");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  size_t lines = 0, during = 0;
+  for (size_t at = r.output.find("proofpipe: progress: "); at != std::string::npos;
+       at = r.output.find("proofpipe: progress: ", at + 1)) {
+    ++lines;
+    const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    during += line.find("0/1 proved, 0 failed, 1 in flight, elapsed 0:00:0") != std::string::npos;
+  }
+  EXPECT_GE(during, 3u) << r.output;
+  EXPECT_GE(lines, during);
+  EXPECT_NE(r.output.find("ETA unknown"), std::string::npos) << "nothing could be estimated before the proof\n"
+                                                               << r.output;
+  EXPECT_EQ(r.output.find("\r"), std::string::npos) << "a bar was drawn into a pipe";
+}
+
+// On a terminal (a pseudo-terminal from script(1)) the bar is drawn in
+// place, and every log line, the coordinator's and the workers' (a proving
+// worker killed once: death, reclaim, restart), clears the bar's line first
+// instead of landing on it; the bar is drawn again below.
+TEST(OperatorProgress, LogLinesLandAboveTheBar) {
+  if (run_command("command -v script").exit_code != 0) GTEST_SKIP() << "no script(1) for a pseudo-terminal";
+  TempDir tmp;
+  const std::string cmd = proofpipe() + " run " + run_flags(tmp / "out", 6) + " --synth-workers 1 --gpu-workers 1";
+  auto r = run_command("PROOFPIPE_FAULTS=gpu.mid_compute:delay=150,gpu.after_claim:kill@2 script -qec " +
+                       quote(cmd) + " " + quote(tmp / "typescript") + " >/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(tmp / "typescript", std::ios::binary);
+  const std::string tty((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_NE(tty.find("\r[######"), std::string::npos) << "no bar drawn:\n" << tty;
+  const std::regex log_line(R"(\d\d:\d\d:\d\d\.\d{3} [a-z.0-9]+\[\d+\] )");
+  size_t after_bar = 0;
+  bool bar_seen = false;
+  std::istringstream lines(tty);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.ends_with('\r')) line.pop_back();  // the terminal's newline is "\r\n"
+    if (line.find("] 0/6 proved") != std::string::npos) bar_seen = true;
+    if (!bar_seen || !std::regex_search(line, log_line)) continue;
+    ++after_bar;
+    const std::string last = line.substr(line.rfind('\r') + 1);  // what is left on the terminal
+    EXPECT_EQ(last.rfind("\033[K", 0), 0u) << "a log line landed on the bar: " << line;
+  }
+  EXPECT_GE(after_bar, 3u) << "the kill's log lines (death, reclaim, restart) are missing:\n" << tty;
 }
 
 }  // namespace
