@@ -117,6 +117,10 @@ Status Pipeline::setup() {
   router_.emplace(std::move(router));
 
   scheduler_.emplace(ledger_, ring_->slots(), cfg_.synth_workers, cfg_.gpu_workers);
+  // --backend cuda (also implied by --gpus): a device that cannot be used is
+  // a set-up error of the run, found before any partition starts. It costs
+  // the synthesis of the first records during the proving workers' set-up.
+  if (host_ == nullptr && cfg_.backend == "cuda") scheduler_->grants_after_gpu_hello();
   PP_RETURN_IF_ERROR(write_run_info(run_dir_ / "run.json", ::getpid(), ring_prefix_, endpoint, *ring_, cfg_.out));
   const std::string on_gpus = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
   std::fprintf(stderr,
@@ -188,6 +192,7 @@ Result<RunReport> Pipeline::run() {
     if (w.state != SlotState::kFree)
       spdlog::warn("slot {} ends {} (epoch {})", s, shm::slot_state_name(w.state), w.epoch);
   }
+  if (!setup_error_.empty()) return make_error(ErrorCode::kUnavailable, "{}", setup_error_);
   return reporter_.finish(router_->dropped(), interrupted_, abort_reason_);
 }
 
@@ -217,6 +222,7 @@ void Pipeline::loop() {
     respawn_due();
     check_hangs();
     abort_if_no_workers();
+    if (!setup_error_.empty()) return;
     reporter_.sample_if_due(seat_views());
     reporter_.show_progress();
     if (interrupted_ && host_ == nullptr) {

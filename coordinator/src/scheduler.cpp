@@ -88,6 +88,7 @@ Actions Scheduler::on_message(const std::string& peer, const ipc::Message& m, do
   spdlog::trace("{}", ipc::describe(h));
   if (h.type == MsgType::kHello) {
     w->hello = true;
+    if (w->role == ipc::Role::kGpu) gpu_gate_ = false;
     Action a;
     a.kind = Action::Kind::kHello;
     a.seat = w->seat;
@@ -220,7 +221,7 @@ Actions Scheduler::schedule(double now) {
 }
 
 void Scheduler::grant_slots(double now, Actions& out) {
-  while (!grant_queue_.empty() && !hold_grants_) {
+  while (!grant_queue_.empty() && !hold_grants_ && !gpu_gate_) {
     SeatState& w = seats_[grant_queue_.front()];
     if (!w.alive || !w.waiting) {
       grant_queue_.pop_front();
