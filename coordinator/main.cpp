@@ -59,8 +59,11 @@ int main(int argc, char** argv) {
   r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
   r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
   r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
-  r->add_flag("--overwrite", run.overwrite,
-              "replace the outputs of an earlier run in --out (else such an --out is refused)");
+  auto* overwrite = r->add_flag("--overwrite", run.overwrite,
+                                "replace the outputs of an earlier run in --out (else such an --out is refused)");
+  r->add_flag("--resume", run.resume,
+              "keep the proofs in --out that verify against this key and witness, prove the rest")
+      ->excludes(overwrite);
   r->add_option("--synth-workers", run.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);
   r->add_option("--gpu-workers", run.gpu_workers, "proving worker processes (default: one per --gpus device, else 1)")
       ->check(kSeats);

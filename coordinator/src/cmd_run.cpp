@@ -16,6 +16,7 @@
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/ipc/messages.hpp"
+#include "resume.hpp"
 #include "run_setup.hpp"
 #include "timings.hpp"
 
@@ -93,6 +94,13 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
   }
 }
 
+// " (2 redone: w01: the proof does not verify ...; w02: missing)", or "".
+std::string redone_note(const coord::ResumeOutcome& r) {
+  std::string s;
+  for (const auto& [stem, why] : r.redone) s += fmt::format("{}{}: {}", s.empty() ? "" : "; ", stem, why);
+  return s.empty() ? s : fmt::format(" ({} redone: {})", r.redone.size(), s);
+}
+
 struct RunOutcome {
   int exit_code = kExitError;
   coord::RunReport report;
@@ -109,9 +117,30 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   if (prepared && args.overwrite) {
     if (Status st = coord::remove_old_outputs(prepared->config.out, prepared->partitions); !st) prepared = st;
   }
+  nlohmann::json extra = nlohmann::json::object();
+  if (prepared && args.resume) {
+    const size_t all = prepared->partitions.size();
+    auto resumed = coord::resume_partitions(prepared->config.out, prepared->partitions, prepared->vk);
+    if (!resumed) {
+      prepared = resumed.status();
+    } else {
+      std::fprintf(stderr,
+                   "proofpipe: --resume: %zu of %zu partitions already proved in --out and verified: skipped; "
+                   "%zu to prove%s\n",
+                   resumed->skipped.size(), all, prepared->partitions.size(),
+                   redone_note(*resumed).c_str());
+      extra["resume"] = resumed->to_json();
+    }
+  }
   if (!prepared) {
     created.undo();
     o.exit_code = fail(prepared.status());
+    return o;
+  }
+  if (args.resume && prepared->partitions.empty()) {
+    // Nothing to start workers for; the earlier run's summary.json stays.
+    std::fprintf(stderr, "proofpipe: --resume: every partition is already proved in '%s'\n", args.out.c_str());
+    o.exit_code = kExitOk;
     return o;
   }
   coord::Ledger ledger(std::move(prepared->partitions), args.max_attempts);
@@ -125,7 +154,7 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   o.vk = prepared->vk;
   const std::filesystem::path summary = prepared->config.out / "summary.json";
   // The proofs are written; a summary that cannot be is said on the last line.
-  const Status summary_st = coord::write_summary(summary, ledger, *report, prepared->config);
+  const Status summary_st = coord::write_summary(summary, ledger, *report, prepared->config, extra);
   o.partitions = ledger.size();
   o.proved = ledger.count(coord::PartState::kDone);
   size_t interrupted = 0;
@@ -148,8 +177,11 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   if (table) print_summary_table(ledger, *report, prepared->config);
   const std::string summary_note =
       summary_st ? "summary: " + summary.string() : "the summary could not be written: " + summary_st.message();
-  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved in %.2f s (%.3f s/proof); %s\n", o.proved, o.partitions,
-               report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0, summary_note.c_str());
+  const std::string skipped =
+      extra.contains("resume") ? fmt::format(" ({} more skipped: --resume)", extra["resume"]["skipped"].size()) : "";
+  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved%s in %.2f s (%.3f s/proof); %s\n", o.proved,
+               o.partitions, skipped.c_str(), report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0,
+               summary_note.c_str());
   if (!summary_st) {
     o.exit_code = kExitError;
   } else if (report->interrupted) {

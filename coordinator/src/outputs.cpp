@@ -111,7 +111,7 @@ Status write_run_info(const std::filesystem::path& file, pid_t pid, const std::s
 }
 
 Status write_summary(const std::filesystem::path& file, const Ledger& ledger, const RunReport& r,
-                     const PipelineConfig& cfg) {
+                     const PipelineConfig& cfg, const nlohmann::json& extra) {
   nlohmann::json failed = nlohmann::json::array();
   nlohmann::json retried = nlohmann::json::array();
   nlohmann::json interrupted = nlohmann::json::array();  // stopped by a signal: not failed, not reached
@@ -193,6 +193,7 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
       {"interrupted_partitions", interrupted},
       {"abort_reason", r.abort_reason},
   };
+  for (const auto& [key, value] : extra.items()) j[key] = value;
   return write_json_atomically(file, j, "summary");
 }
 

@@ -24,6 +24,11 @@ namespace fs = std::filesystem;
 
 fs::path multi_io() { return data_dir() / "multi_io"; }
 
+std::string file_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 std::string witnesses(int count) {
   std::string s;
   for (int i = 0; i < count; ++i) s += " --witness " + quote(multi_io() / fmt::format("w{:02}.wtns", i));
@@ -111,8 +116,7 @@ TEST(OperatorProgress, LogLinesLandAboveTheBar) {
   auto r = run_command("PROOFPIPE_FAULTS=gpu.mid_compute:delay=150,gpu.after_claim:kill@2 script -qec " +
                        quote(cmd) + " " + quote(tmp / "typescript") + " >/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::ifstream in(tmp / "typescript", std::ios::binary);
-  const std::string tty((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string tty = file_text(tmp / "typescript");
   ASSERT_NE(tty.find("\r[######"), std::string::npos) << "no bar drawn:\n" << tty;
   const std::regex log_line(R"(\d\d:\d\d:\d\d\.\d{3} [a-z.0-9]+\[\d+\] )");
   size_t after_bar = 0;
@@ -127,6 +131,55 @@ TEST(OperatorProgress, LogLinesLandAboveTheBar) {
     EXPECT_EQ(last.rfind("\033[K", 0), 0u) << "a log line landed on the bar: " << line;
   }
   EXPECT_GE(after_bar, 3u) << "the kill's log lines (death, reclaim, restart) are missing:\n" << tty;
+}
+
+// `--resume` keeps what verifies and redoes the rest: w00 and w03 are
+// right; w01's proof is tampered with (one digit), w02 lost its public
+// file, and w04 holds w05's pair (a valid proof, but not of this witness).
+// Then a second --resume finds nothing to do.
+TEST(OperatorResume, SkipsValidProofsAndRedoesTamperedOnes) {
+  TempDir tmp;
+  const fs::path out = tmp / "out";
+  const std::string flags = run_flags(out, 6) + " --synth-workers 1 --gpu-workers 1";
+  auto first = pp_run(flags, "PROOFPIPE_NO_PROGRESS=1");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::string tampered_before = file_text(out / "w01.proof.json");
+  std::string tampered = tampered_before;
+  const size_t digit = tampered.find_first_of("123456789", tampered.find("pi_a"));
+  ASSERT_NE(digit, std::string::npos);
+  tampered[digit] = tampered[digit] == '9' ? '1' : char(tampered[digit] + 1);
+  std::ofstream(out / "w01.proof.json", std::ios::trunc) << tampered;
+  fs::remove(out / "w02.public.json");
+  fs::copy_file(out / "w05.proof.json", out / "w04.proof.json", fs::copy_options::overwrite_existing);
+  fs::copy_file(out / "w05.public.json", out / "w04.public.json", fs::copy_options::overwrite_existing);
+  const auto w00_time = fs::last_write_time(out / "w00.proof.json");
+
+  // Refused with --overwrite: they say opposite things.
+  auto both = pp_run(flags + " --resume --overwrite");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+
+  auto again = pp_run(flags + " --resume", "PROOFPIPE_NO_PROGRESS=1");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("--resume: 3 of 6 partitions already proved in --out and verified: skipped; 3 to prove"),
+            std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("3/3 partitions proved (3 more skipped: --resume)"), std::string::npos) << again.output;
+  const auto summary = read_json(out / "summary.json");
+  EXPECT_EQ(summary["resume"]["skipped"], nlohmann::json({"w00", "w03", "w05"})) << summary.dump(2);
+  ASSERT_EQ(summary["resume"]["redone"].size(), 3u) << summary.dump(2);
+  EXPECT_EQ(summary["resume"]["redone"][0]["partition"], "w01");
+  EXPECT_EQ(summary["resume"]["redone"][1]["partition"], "w02");
+  EXPECT_EQ(summary["resume"]["redone"][2]["partition"], "w04");
+  EXPECT_NE(summary["resume"]["redone"][2]["why"].get<std::string>().find("not this witness's"), std::string::npos);
+  EXPECT_EQ(fs::last_write_time(out / "w00.proof.json"), w00_time) << "a kept proof was written again";
+  for (int i = 0; i < 6; ++i) {
+    const std::string stem = fmt::format("w{:02}", i);
+    auto v = pp_verify(multi_io() / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"));
+    EXPECT_EQ(v.exit_code, 0) << stem << ": " << v.output;
+  }
+  auto third = pp_run(flags + " --resume");
+  EXPECT_EQ(third.exit_code, 0) << third.output;
+  EXPECT_NE(third.output.find("every partition is already proved"), std::string::npos) << third.output;
 }
 
 }  // namespace

@@ -70,6 +70,7 @@ struct RunArgs {
   std::string metrics;  // FILE.jsonl (docs/metrics.md)
   unsigned sample_ms = 250;
   bool overwrite = false;  // --overwrite: replace this run's outputs in a used --out (docs/operations.md)
+  bool resume = false;     // --resume: keep the proofs in --out that verify, prove the rest (resume.hpp)
 };
 int run_run(const RunArgs& args);
 
