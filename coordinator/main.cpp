@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   proofpipe::init_logging("proofpipe");
   CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "proofpipe 0.1.0");
+  app.set_version_flag("--version", version_line());
   // A worker count: at least 1 each (their sum is checked against the ring's seats later).
   const CLI::Validator kSeats = count_range(1, proofpipe::shm::kMaxSeats);
 

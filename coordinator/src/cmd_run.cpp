@@ -2,6 +2,7 @@
 // the pipeline, write summary.json, report, and choose the exit code. What
 // --out may hold before and after: docs/operations.md, "Files proofpipe writes".
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/ipc/messages.hpp"
+#include "provenance.hpp"
 #include "resume.hpp"
 #include "run_setup.hpp"
 #include "timings.hpp"
@@ -118,6 +120,12 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
     if (Status st = coord::remove_old_outputs(prepared->config.out, prepared->partitions); !st) prepared = st;
   }
   nlohmann::json extra = nlohmann::json::object();
+  std::optional<coord::Provenance> provenance;
+  if (prepared) {
+    std::vector<std::filesystem::path> witnesses;
+    for (const auto& p : prepared->partitions) witnesses.push_back(p.wtns);
+    provenance.emplace(args.zkey, std::move(witnesses), prepared->config.out);
+  }
   if (prepared && args.resume) {
     const size_t all = prepared->partitions.size();
     auto resumed = coord::resume_partitions(prepared->config.out, prepared->partitions, prepared->vk);
@@ -153,6 +161,13 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   o.report = *report;
   o.vk = prepared->vk;
   const std::filesystem::path summary = prepared->config.out / "summary.json";
+  {
+    std::vector<std::string> proved;
+    for (const auto& p : ledger.all()) {
+      if (p.state == coord::PartState::kDone) proved.push_back(p.stem);
+    }
+    extra["provenance"] = provenance->finish(proved);
+  }
   // The proofs are written; a summary that cannot be is said on the last line.
   const Status summary_st = coord::write_summary(summary, ledger, *report, prepared->config, extra);
   o.partitions = ledger.size();

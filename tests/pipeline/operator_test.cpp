@@ -182,5 +182,44 @@ TEST(OperatorResume, SkipsValidProofsAndRedoesTamperedOnes) {
   EXPECT_NE(third.output.find("every partition is already proved"), std::string::npos) << third.output;
 }
 
+// summary.json says what made the proofs: version, command line, times,
+// host, the key (path, size, BLAKE2b-256 as b2sum computes it), the curve,
+// the witnesses and the outputs.
+TEST(OperatorProvenance, SummaryCarriesTheProvenanceFields) {
+  TempDir tmp;
+  const fs::path out = tmp / "out";
+  auto r = pp_run(run_flags(out, 2), "PROOFPIPE_NO_PROGRESS=1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto summary = read_json(out / "summary.json");
+  ASSERT_TRUE(summary.contains("provenance")) << summary.dump(2);
+  const auto& p = summary["provenance"];
+  auto version = run_command(proofpipe() + " --version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.output, "proofpipe " + p["version"].get<std::string>() + "\n");
+  EXPECT_TRUE(std::regex_match(p["version"].get<std::string>(), std::regex(R"(\d+\.\d+\.\d+ \((git \S+|unknown)\))")))
+      << p["version"];
+  EXPECT_NE(p["command_line"].get<std::string>().find(" run --zkey "), std::string::npos) << p;
+  const std::regex iso(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)");
+  EXPECT_TRUE(std::regex_match(p["started_at"].get<std::string>(), iso)) << p;
+  EXPECT_TRUE(std::regex_match(p["ended_at"].get<std::string>(), iso)) << p;
+  EXPECT_LE(p["started_at"].get<std::string>(), p["ended_at"].get<std::string>());
+  EXPECT_FALSE(p["hostname"].get<std::string>().empty());
+  EXPECT_EQ(p["curve"], "bls12381");
+  const fs::path zkey = multi_io() / "circuit.zkey";
+  EXPECT_EQ(p["zkey"]["path"], fs::absolute(zkey).lexically_normal().string());
+  EXPECT_EQ(p["zkey"]["size_bytes"].get<uint64_t>(), fs::file_size(zkey));
+  auto b2 = run_command("b2sum -l 256 " + quote(zkey));
+  if (b2.exit_code == 0) {
+    EXPECT_EQ(b2.output.substr(0, 64), p["zkey"]["blake2b_256"].get<std::string>());
+  }
+  EXPECT_EQ(p["zkey"]["blake2b_256"].get<std::string>().size(), 64u);
+  ASSERT_EQ(p["witnesses"].size(), 2u);
+  EXPECT_EQ(p["witnesses"][1], (multi_io() / "w01.wtns").lexically_normal().string());
+  EXPECT_EQ(p["outputs"]["out"], out.string());
+  ASSERT_EQ(p["outputs"]["proofs"].size(), 2u);
+  EXPECT_EQ(p["outputs"]["proofs"][0]["proof"], (out / "w00.proof.json").string());
+  EXPECT_EQ(p["outputs"]["proofs"][1]["public"], (out / "w01.public.json").string());
+}
+
 }  // namespace
 }  // namespace proofpipe::test
