@@ -211,12 +211,34 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
 
 int run_run(const RunArgs& args) { return run_batch(args, /*table=*/true).exit_code; }
 
-int run_demo(const DemoArgs& demo) {
-  const std::filesystem::path dir = PP_DEMO_DIR;
-  if (!std::filesystem::exists(dir / "circuit.zkey")) {
-    return fail(
-        make_error(ErrorCode::kNotFound, "demo circuit not found in '{}' (run from a source checkout)", dir.string()));
+// Where the demo's circuit is, relative to this executable (never a path
+// built in, so an installed or moved tree works): <prefix>/share/proofpipe
+// beside <prefix>/bin, or the source tree above a build folder
+// (<source>/<build>/bin/proofpipe -> <source>/tests/data/multi_io).
+std::optional<std::filesystem::path> find_demo_dir(std::vector<std::filesystem::path>* tried) {
+  std::error_code ec;
+  const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  if (ec) return std::nullopt;
+  for (const std::filesystem::path& dir :
+       {bin / ".." / "share" / "proofpipe", bin / ".." / ".." / "tests" / "data" / "multi_io"}) {
+    const std::filesystem::path d = dir.lexically_normal();
+    tried->push_back(d);
+    if (std::filesystem::is_regular_file(d / "circuit.zkey", ec)) return d;
   }
+  return std::nullopt;
+}
+
+int run_demo(const DemoArgs& demo) {
+  std::vector<std::filesystem::path> tried;
+  const auto found = find_demo_dir(&tried);
+  if (!found) {
+    std::string where;
+    for (const auto& t : tried) where += (where.empty() ? "'" : ", '") + t.string() + "'";
+    return fail(make_error(ErrorCode::kNotFound, "demo circuit (circuit.zkey) not found in {} (install proofpipe, or "
+                                                 "run it from a build folder inside the source tree)",
+                           where.empty() ? "'?'" : where));
+  }
+  const std::filesystem::path dir = *found;
   RunArgs args;
   args.zkey = (dir / "circuit.zkey").string();
   args.witness_dir = dir.string();
