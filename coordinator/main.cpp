@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   proofpipe::init_logging("proofpipe");
   CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "proofpipe 0.1.0");
+  app.set_version_flag("--version", version_line());
   // A worker count (demo's): at least 1 each.
   const CLI::Validator kSeats = count_range(1, proofpipe::shm::kMaxSeats);
 
@@ -120,8 +120,10 @@ int main(int argc, char** argv) {
   r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
   r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
   r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
-  r->add_flag("--overwrite", run.overwrite,
-              "replace the outputs of an earlier run in --out (else such an --out is refused)");
+  auto* overwrite = r->add_flag("--overwrite", run.overwrite,
+                                "replace the outputs of an earlier run in --out (else such an --out is refused)");
+  r->add_flag("--resume", run.resume, "keep the proofs in --out that verify against this key and witness, prove the rest")
+      ->excludes(overwrite);
   add_worker_flags(r, run);
   r->add_option("--run-dir", run.run_dir, "private run directory to create (default: a fresh one)");
   r->add_option("--metrics", run.metrics, "write one JSON line per sample and per event (docs/metrics.md)");

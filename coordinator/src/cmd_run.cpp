@@ -2,6 +2,7 @@
 // the pipeline, write summary.json, report, and choose the exit code. What
 // --out may hold before and after: docs/operations.md, "Files proofpipe writes".
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,16 +17,13 @@
 #include "proofpipe/coordinator/commands.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/ipc/messages.hpp"
+#include "provenance.hpp"
+#include "resume.hpp"
 #include "run_setup.hpp"
+#include "timings.hpp"
 
 namespace proofpipe::cli {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
 
 // The backends and intakes the proving workers said HELLO with: "cuda, take
 // intake", "cpu, copy intake", or several ("; "-separated: an auto seat
@@ -40,16 +38,25 @@ std::string seat_backends(const coord::RunReport& r) {
   return names.empty() ? "none" : fmt::format("{}", fmt::join(names, "; "));
 }
 
-// The end-of-run table on stdout (the same figures are in summary.json).
-// prove s runs from seal to commit, queueing included; intake, H and MSMs
-// are the proving worker's own times for the committed proof.
+// A partition's state at the end: "interrupted" for one a signal stopped
+// before it was proved (it did not fail; `run --resume` does it next time).
+const char* end_state_name(const coord::Partition& p) {
+  return coord::was_interrupted(p) ? "interrupted" : coord::part_state_name(p.state);
+}
+
+// The end-of-run table on stdout (the same figures are in summary.json;
+// timings.hpp says what each column covers): wait in the queue, synthesis,
+// proving (seal to commit) of which `prover wait` was the wait for a proving
+// worker, that worker's own intake, H and MSMs, and the total.
 void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r, const coord::PipelineConfig& cfg) {
-  std::printf("%-16s %-7s %8s %9s %9s %9s %9s %9s\n", "partition", "state", "attempts", "synth s", "prove s",
-              "intake s", "H s", "MSMs s");
+  std::printf("%-16s %-11s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "partition", "state", "attempts", "wait s",
+              "synth s", "prove s", "pwait s", "intake s", "H s", "MSMs s", "total s");
   std::vector<double> intake, h, msms;
   for (const auto& p : ledger.all()) {
-    std::printf("%-16s %-7s %8u %9.3f %9.3f %9.3f %9.3f %9.3f\n", p.stem.c_str(), coord::part_state_name(p.state),
-                p.attempt, p.synth_s, p.prove_s, p.stages.intake_s, p.stages.h_s, p.stages.msms_s);
+    const coord::PartitionTimes t = coord::partition_times(p, r.wall_s);
+    std::printf("%-16s %-11s %8u %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", p.stem.c_str(),
+                end_state_name(p), p.attempt, t.wait_s, t.synth_s, t.prove_s, t.prover_wait_s,
+                p.stages.intake_s, p.stages.h_s, p.stages.msms_s, t.total_s);
     if (p.state != coord::PartState::kDone) continue;
     intake.push_back(p.stages.intake_s);
     h.push_back(p.stages.h_s);
@@ -76,7 +83,7 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
               static_cast<unsigned long>(ooms));
   if (!intake.empty()) {
     std::printf("proving stages, median of %zu proofs (%s): intake %.3f s, H step %.3f s, MSMs %.3f s\n", intake.size(),
-                seat_backends(r).c_str(), median(intake), median(h), median(msms));
+                seat_backends(r).c_str(), coord::median(intake), coord::median(h), coord::median(msms));
   }
   std::printf("memory: sum of per-process peaks %s, most at one sample %s; ring %s (%u x %s)%s\n",
               format_size(peak_sum).c_str(), format_size(r.max_total_peak_bytes).c_str(),
@@ -87,6 +94,13 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
                 format_size(r.max_total_cgroup_bytes).c_str(), format_size(r.mem_max).c_str(),
                 format_size(r.parent_cgroup_peak_bytes).c_str());
   }
+}
+
+// " (2 redone: w01: the proof does not verify ...; w02: missing)", or "".
+std::string redone_note(const coord::ResumeOutcome& r) {
+  std::string s;
+  for (const auto& [stem, why] : r.redone) s += fmt::format("{}{}: {}", s.empty() ? "" : "; ", stem, why);
+  return s.empty() ? s : fmt::format(" ({} redone: {})", r.redone.size(), s);
 }
 
 struct RunOutcome {
@@ -105,9 +119,36 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   if (prepared && args.overwrite) {
     if (Status st = coord::remove_old_outputs(prepared->config.out, prepared->partitions); !st) prepared = st;
   }
+  nlohmann::json extra = nlohmann::json::object();
+  std::optional<coord::Provenance> provenance;
+  if (prepared) {
+    std::vector<std::filesystem::path> witnesses;
+    for (const auto& p : prepared->partitions) witnesses.push_back(p.wtns);
+    provenance.emplace(args.zkey, std::move(witnesses), prepared->config.out);
+  }
+  if (prepared && args.resume) {
+    const size_t all = prepared->partitions.size();
+    auto resumed = coord::resume_partitions(prepared->config.out, prepared->partitions, prepared->vk);
+    if (!resumed) {
+      prepared = resumed.status();
+    } else {
+      std::fprintf(stderr,
+                   "proofpipe: --resume: %zu of %zu partitions already proved in --out and verified: skipped; "
+                   "%zu to prove%s\n",
+                   resumed->skipped.size(), all, prepared->partitions.size(),
+                   redone_note(*resumed).c_str());
+      extra["resume"] = resumed->to_json();
+    }
+  }
   if (!prepared) {
     created.undo();
     o.exit_code = fail(prepared.status());
+    return o;
+  }
+  if (args.resume && prepared->partitions.empty()) {
+    // Nothing to start workers for; the earlier run's summary.json stays.
+    std::fprintf(stderr, "proofpipe: --resume: every partition is already proved in '%s'\n", args.out.c_str());
+    o.exit_code = kExitOk;
     return o;
   }
   coord::Ledger ledger(std::move(prepared->partitions), args.max_attempts);
@@ -120,23 +161,42 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   o.report = *report;
   o.vk = prepared->vk;
   const std::filesystem::path summary = prepared->config.out / "summary.json";
+  {
+    std::vector<std::string> proved;
+    for (const auto& p : ledger.all()) {
+      if (p.state == coord::PartState::kDone) proved.push_back(p.stem);
+    }
+    extra["provenance"] = provenance->finish(proved);
+  }
   // The proofs are written; a summary that cannot be is said on the last line.
-  const Status summary_st = coord::write_summary(summary, ledger, *report, prepared->config);
+  const Status summary_st = coord::write_summary(summary, ledger, *report, prepared->config, extra);
   o.partitions = ledger.size();
   o.proved = ledger.count(coord::PartState::kDone);
+  size_t interrupted = 0;
   for (const auto& p : ledger.all()) {
     if (p.state == coord::PartState::kDone) o.stems.push_back(p.stem);
     if (p.state != coord::PartState::kFailed) continue;
+    if (coord::was_interrupted(p)) {
+      ++interrupted;
+      continue;
+    }
     std::string causes;
     for (const auto& c : p.causes) causes += (causes.empty() ? "" : "; ") + c;
     std::fprintf(stderr, "proofpipe: FAILED %s after %u attempt%s: %s\n", p.stem.c_str(), p.attempt,
                  p.attempt == 1 ? "" : "s", causes.c_str());
   }
+  if (interrupted != 0) {
+    std::fprintf(stderr, "proofpipe: interrupted: %zu partition%s not proved (run again with --resume to finish)\n",
+                 interrupted, interrupted == 1 ? "" : "s");
+  }
   if (table) print_summary_table(ledger, *report, prepared->config);
   const std::string summary_note =
       summary_st ? "summary: " + summary.string() : "the summary could not be written: " + summary_st.message();
-  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved in %.2f s (%.3f s/proof); %s\n", o.proved, o.partitions,
-               report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0, summary_note.c_str());
+  const std::string skipped =
+      extra.contains("resume") ? fmt::format(" ({} more skipped: --resume)", extra["resume"]["skipped"].size()) : "";
+  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved%s in %.2f s (%.3f s/proof); %s\n", o.proved,
+               o.partitions, skipped.c_str(), report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0,
+               summary_note.c_str());
   if (!summary_st) {
     o.exit_code = kExitError;
   } else if (report->interrupted) {
@@ -151,12 +211,34 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
 
 int run_run(const RunArgs& args) { return run_batch(args, /*table=*/true).exit_code; }
 
-int run_demo(const DemoArgs& demo) {
-  const std::filesystem::path dir = PP_DEMO_DIR;
-  if (!std::filesystem::exists(dir / "circuit.zkey")) {
-    return fail(
-        make_error(ErrorCode::kNotFound, "demo circuit not found in '{}' (run from a source checkout)", dir.string()));
+// Where the demo's circuit is, relative to this executable (never a path
+// built in, so an installed or moved tree works): <prefix>/share/proofpipe
+// beside <prefix>/bin, or the source tree above a build folder
+// (<source>/<build>/bin/proofpipe -> <source>/tests/data/multi_io).
+std::optional<std::filesystem::path> find_demo_dir(std::vector<std::filesystem::path>* tried) {
+  std::error_code ec;
+  const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  if (ec) return std::nullopt;
+  for (const std::filesystem::path& dir :
+       {bin / ".." / "share" / "proofpipe", bin / ".." / ".." / "tests" / "data" / "multi_io"}) {
+    const std::filesystem::path d = dir.lexically_normal();
+    tried->push_back(d);
+    if (std::filesystem::is_regular_file(d / "circuit.zkey", ec)) return d;
   }
+  return std::nullopt;
+}
+
+int run_demo(const DemoArgs& demo) {
+  std::vector<std::filesystem::path> tried;
+  const auto found = find_demo_dir(&tried);
+  if (!found) {
+    std::string where;
+    for (const auto& t : tried) where += (where.empty() ? "'" : ", '") + t.string() + "'";
+    return fail(make_error(ErrorCode::kNotFound, "demo circuit (circuit.zkey) not found in {} (install proofpipe, or "
+                                                 "run it from a build folder inside the source tree)",
+                           where.empty() ? "'?'" : where));
+  }
+  const std::filesystem::path dir = *found;
   RunArgs args;
   args.zkey = (dir / "circuit.zkey").string();
   args.witness_dir = dir.string();

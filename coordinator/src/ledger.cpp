@@ -87,11 +87,12 @@ void Ledger::sealed(uint32_t i, uint64_t epoch, double now) {
   p.synth_s = now - p.write_started_s;
 }
 
-void Ledger::proving(uint32_t i, uint8_t seat) {
+void Ledger::proving(uint32_t i, uint8_t seat, double now) {
   Partition& p = parts_[i];
   PP_ASSERT(p.state == PartState::kReady, "proving on a partition that is not ready");
   set_state(p, PartState::kProving);
   p.seat = seat;
+  p.claimed_s = now;
 }
 
 PartState Ledger::back_to_ready(uint32_t i, uint64_t epoch, std::string cause) {

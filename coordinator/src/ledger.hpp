@@ -46,11 +46,20 @@ struct Partition {
   std::optional<uint32_t> slot;              // its slot (WRITING, READY, PROVING until released)
   uint64_t epoch = 0;                        // the slot word's epoch as last known
   std::vector<std::string> causes;           // one per failed attempt
+  double queued_s = 0;                       // run clock: when it joined the queue (run: 0, the run's start)
   double started_s = 0, done_s = 0;          // run clock: first grant, commit
   double write_started_s = 0, sealed_s = 0;  // of the last attempt
-  double synth_s = 0, prove_s = 0;           // last attempt: grant -> seal, seal -> commit (queueing included)
+  double claimed_s = 0;                      // a proving worker claimed its slot (last claim)
+  double synth_s = 0, prove_s = 0;           // last attempt: grant -> seal, seal -> commit (timings.hpp splits it)
   ipc::ProveStages stages;                   // the committed proof's, as its proving worker timed them
 };
+
+// The cause a signal gives the partitions it stopped (Pipeline::loop): they
+// did not fail, they were not reached; summaries say "interrupted".
+inline constexpr std::string_view kInterruptedCause = "interrupted by a signal";
+inline bool was_interrupted(const Partition& p) {
+  return p.state == PartState::kFailed && !p.causes.empty() && p.causes.back() == kInterruptedCause;
+}
 
 // What an owner that keeps its own record (the service's journal) is told
 // of each transition, from inside the transition.
@@ -89,7 +98,7 @@ class Ledger {
   // WRITING -> READY.
   void sealed(uint32_t i, uint64_t epoch, double now);
   // READY -> PROVING by `seat` (the slot stays until released).
-  void proving(uint32_t i, uint8_t seat);
+  void proving(uint32_t i, uint8_t seat, double now);
   // READY/PROVING -> READY after the coordinator reclaimed the slot of a dead
   // consumer (CONSUMING -> READY): the record is intact and is proved again
   // without re-synthesis. The cause counts against max_attempts like a

@@ -14,6 +14,7 @@
 #include "procfs.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/proof_json.hpp"
+#include "timings.hpp"
 
 namespace proofpipe::coord {
 namespace fs = std::filesystem;
@@ -110,10 +111,15 @@ Status write_run_info(const std::filesystem::path& file, pid_t pid, const std::s
 }
 
 Status write_summary(const std::filesystem::path& file, const Ledger& ledger, const RunReport& r,
-                     const PipelineConfig& cfg) {
+                     const PipelineConfig& cfg, const nlohmann::json& extra) {
   nlohmann::json failed = nlohmann::json::array();
   nlohmann::json retried = nlohmann::json::array();
+  nlohmann::json interrupted = nlohmann::json::array();  // stopped by a signal: not failed, not reached
   for (const auto& p : ledger.all()) {
+    if (was_interrupted(p)) {
+      interrupted.push_back(p.stem);
+      continue;
+    }
     if (p.state == PartState::kFailed)
       failed.push_back({{"partition", p.stem}, {"attempts", p.attempt}, {"causes", p.causes}});
     if (p.state == PartState::kDone && !p.causes.empty()) {
@@ -122,14 +128,13 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
   }
   nlohmann::json per_partition = nlohmann::json::array();
   for (const auto& p : ledger.all()) {
-    per_partition.push_back(
-        {{"partition", p.stem},
-         {"state", part_state_name(p.state)},
-         {"attempts", p.attempt},
-         {"synth_s", p.synth_s},
-         {"prove_s", p.prove_s},
-         {"stages", {{"intake_s", p.stages.intake_s}, {"h_s", p.stages.h_s}, {"msms_s", p.stages.msms_s}}},
-         {"done_at_s", p.done_s}});
+    // wait_s, synth_s, prove_s (prover_wait_s + prover_s), total_s, stages: timings.hpp.
+    nlohmann::json row = {{"partition", p.stem},
+                          {"state", was_interrupted(p) ? "interrupted" : part_state_name(p.state)},
+                          {"attempts", p.attempt}};
+    row.update(times_json(p, r.wall_s));
+    row["done_at_s"] = p.done_s;
+    per_partition.push_back(std::move(row));
   }
   nlohmann::json seats = nlohmann::json::array();
   uint64_t peak_sum = r.coordinator_peak_rss_bytes;
@@ -185,8 +190,10 @@ Status write_summary(const std::filesystem::path& file, const Ledger& ledger, co
       {"malformed_messages_dropped", r.malformed_messages},
       {"duplicate_proofs_dropped", r.duplicate_proofs},
       {"interrupted", r.interrupted},
+      {"interrupted_partitions", interrupted},
       {"abort_reason", r.abort_reason},
   };
+  for (const auto& [key, value] : extra.items()) j[key] = value;
   return write_json_atomically(file, j, "summary");
 }
 

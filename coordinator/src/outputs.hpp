@@ -13,6 +13,8 @@
 #include <span>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "ledger.hpp"
 #include "pipeline.hpp"
 #include "proofpipe/common/status.hpp"
@@ -51,7 +53,8 @@ Status write_run_info(const std::filesystem::path& file, pid_t pid, const std::s
 
 // summary.json: partitions, proved, failed (with causes), wall time, s/proof,
 // ring size, per-seat peak RSS and deaths, backpressure maxima.
+// `extra`'s fields are added at the top level (provenance, resume).
 Status write_summary(const std::filesystem::path& file, const Ledger& ledger, const RunReport& report,
-                     const PipelineConfig& cfg);
+                     const PipelineConfig& cfg, const nlohmann::json& extra = nlohmann::json::object());
 
 }  // namespace proofpipe::coord

@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "outputs.hpp"
+#include "proofpipe/common/logging.hpp"
 #include "pipeline_impl.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "run_dir.hpp"
@@ -116,6 +117,10 @@ Status Pipeline::setup() {
   router_.emplace(std::move(router));
 
   scheduler_.emplace(ledger_, ring_->slots(), cfg_.synth_workers, cfg_.gpu_workers);
+  // --backend cuda (also implied by --gpus): a device that cannot be used is
+  // a set-up error of the run, found before any partition starts. It costs
+  // the synthesis of the first records during the proving workers' set-up.
+  if (host_ == nullptr && cfg_.backend == "cuda") scheduler_->grants_after_gpu_hello();
   PP_RETURN_IF_ERROR(write_run_info(run_dir_ / "run.json", ::getpid(), ring_prefix_, endpoint, *ring_, cfg_.out));
   const std::string on_gpus = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
   std::fprintf(stderr,
@@ -130,8 +135,15 @@ Status Pipeline::setup() {
     workers_[s].role = s < cfg_.synth_workers ? ipc::Role::kSynth : ipc::Role::kGpu;
     workers_[s].seat = uint8_t(s);
   }
-  // A service's log is no place for a progress bar: it has /metrics.
-  const bool progress = host_ == nullptr && ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr;
+  // A service's log is no place for progress lines: it has /metrics.
+  // PROOFPIPE_NO_PROGRESS turns the bar into the plain lines.
+  ProgressMode progress = ProgressMode::kNone;
+  if (host_ == nullptr) {
+    progress = ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr ? ProgressMode::kBar
+                                                                                   : ProgressMode::kPlain;
+  }
+  // Before the workers are spawned: they inherit it (logging.hpp).
+  if (progress == ProgressMode::kBar) clear_line_before_logs();
   PP_RETURN_IF_ERROR(reporter_.open(*ring_, *scheduler_, seat_views(), progress));
   for (WorkerSlot& w : workers_) PP_RETURN_IF_ERROR(spawn(w));
   sample("start");
@@ -180,6 +192,7 @@ Result<RunReport> Pipeline::run() {
     if (w.state != SlotState::kFree)
       spdlog::warn("slot {} ends {} (epoch {})", s, shm::slot_state_name(w.state), w.epoch);
   }
+  if (!setup_error_.empty()) return make_error(ErrorCode::kUnavailable, "{}", setup_error_);
   return reporter_.finish(router_->dropped(), interrupted_, abort_reason_);
 }
 
@@ -209,10 +222,11 @@ void Pipeline::loop() {
     respawn_due();
     check_hangs();
     abort_if_no_workers();
+    if (!setup_error_.empty()) return;
     reporter_.sample_if_due(seat_views());
     reporter_.show_progress();
     if (interrupted_ && host_ == nullptr) {
-      fail_remaining("interrupted by a signal");
+      fail_remaining(std::string(kInterruptedCause));
       return;
     }
   }

@@ -97,6 +97,7 @@ class Pipeline {
   Reporter reporter_;                   // the run's figures, --metrics, progress and status
   bool interrupted_ = false;
   std::string abort_reason_;  // non-empty when the run gave up (no workers left)
+  std::string setup_error_;   // non-empty: the run could not start (run() returns it; exit 2)
   bool stopping_ = false;
 };
 

@@ -19,8 +19,10 @@
 #include <spdlog/spdlog.h>
 
 #include "procfs.hpp"
+#include "proofpipe/common/logging.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
+#include "timings.hpp"
 
 namespace proofpipe::coord {
 
@@ -33,7 +35,7 @@ Reporter::Reporter(const PipelineConfig& cfg, const Ledger& ledger, std::chrono:
 double Reporter::now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
 
 Status Reporter::open(const shm::Ring& ring, const Scheduler& scheduler, std::span<const SeatView> seats,
-                      bool progress) {
+                      ProgressMode progress) {
   ring_ = &ring;
   scheduler_ = &scheduler;
   report_.slots = cfg_.slots;
@@ -49,7 +51,16 @@ Status Reporter::open(const shm::Ring& ring, const Scheduler& scheduler, std::sp
     // Created anew, never through a link planted at the name (safe_file.hpp).
     PP_RETURN_IF_ERROR(open_new_stream(cfg_.metrics, "--metrics", metrics_));
   }
-  tty_ = progress;
+  progress_ = progress;
+  tty_ = progress == ProgressMode::kBar;
+  // 30 s: a log watcher (nohup, journald) sees life during a partition of
+  // minutes. Tests shorten it rather than wait.
+  if (const char* env = std::getenv("PROOFPIPE_PROGRESS_INTERVAL_S")) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end != env && *end == '\0' && v >= 0.1) plain_interval_s_ = v;
+  }
+  next_plain_s_ = plain_interval_s_;
   return Status::ok();
 }
 
@@ -78,20 +89,24 @@ void Reporter::seat_exited(uint8_t seat, uint64_t peak_rss_bytes, const CgroupLe
 }
 
 void Reporter::seat_died(uint8_t seat, const std::string& line) {
-  end_progress_line();
+  clear_progress_line();
   report_.seats[seat].deaths.push_back(line);
 }
 
 void Reporter::committed(const Partition& p) {
   ++committed_;
   if (!tty_) {
-    std::fprintf(stderr, "proofpipe: [%zu/%zu] %s proved (attempt %u, %.2f s)\n", committed_, ledger_.size(),
-                 p.stem.c_str(), p.attempt, p.done_s - p.started_s);
+    std::fprintf(stderr, "proofpipe: [%zu/%zu] %s proved (attempt %u): %s\n", committed_, ledger_.size(),
+                 p.stem.c_str(), p.attempt, times_line(p).c_str());
   }
 }
 
 void Reporter::end_progress_line() const {
   if (tty_) std::fprintf(stderr, "\n");
+}
+
+void Reporter::clear_progress_line() const {
+  if (tty_) std::fprintf(stderr, "%s", kClearLine);
 }
 
 RunReport Reporter::finish(uint64_t dropped, bool interrupted, std::string abort_reason) {
@@ -210,6 +225,8 @@ void Reporter::sample(std::span<const SeatView> seats, const char* event, std::o
     rec["cgroup_total_peak"] = peak;
     rec["mem_max"] = cgroup_run_->mem_max();
   }
+  // A commit carries the partition's timings (timings.hpp).
+  if (partition && std::string(event) == "commit") rec["times"] = times_json(ledger_.at(*partition), t);
   if (metrics_.is_open()) metrics_ << rec.dump() << '\n' << std::flush;
   last_sample_ = std::move(rec);
 }
@@ -269,21 +286,42 @@ json Reporter::status_json(std::span<const SeatView> seats) const {
             {"cgroup_total_peak", report_.parent_cgroup_peak_bytes}}}};
 }
 
-std::string progress_line(size_t done, size_t failed, size_t total, double elapsed_s, uint64_t max_total_peak_bytes) {
-  const double rate = done ? double(done) / elapsed_s : 0.0;
-  const double eta = rate > 0 ? double(total - done - failed) / rate : 0.0;
+std::string progress_line(const ProgressFigures& f) {
+  const double rate = f.done && f.elapsed_s > 0 ? double(f.done) / f.elapsed_s : 0.0;
   constexpr int kWidth = 30;
-  const int filled = total ? int(kWidth * (done + failed) / total) : kWidth;
-  return fmt::format("[{:<{}}] {}/{} proved{}, {:.2f} proofs/s, ETA {:.0f} s, peak {}   ",
-                     std::string(size_t(filled), '#'), kWidth, done, total,
-                     failed ? fmt::format(" ({} failed)", failed) : "", rate, eta, format_size(max_total_peak_bytes));
+  const int filled = f.total ? int(kWidth * (f.done + f.failed) / f.total) : kWidth;
+  return fmt::format("[{:<{}}] {}/{} proved{}, {} in flight, {:.2f} proofs/s, elapsed {}, ETA {}, peak {}   ",
+                     std::string(size_t(filled), '#'), kWidth, f.done, f.total,
+                     f.failed ? fmt::format(" ({} failed)", f.failed) : "", f.in_flight, rate, hms(f.elapsed_s),
+                     f.eta_s ? hms(*f.eta_s) : "unknown", format_size(f.max_total_peak_bytes));
 }
 
-void Reporter::show_progress() const {
+std::string plain_progress_line(const ProgressFigures& f) {
+  return fmt::format("proofpipe: progress: {}/{} proved, {} failed, {} in flight, elapsed {}, ETA {}", f.done, f.total,
+                     f.failed, f.in_flight, hms(f.elapsed_s), f.eta_s ? hms(*f.eta_s) : "unknown");
+}
+
+ProgressFigures Reporter::progress_figures() const {
+  ProgressFigures f;
+  f.done = ledger_.count(PartState::kDone);
+  f.failed = ledger_.count(PartState::kFailed);
+  f.in_flight = ledger_.in_flight();
+  f.total = ledger_.size();
+  f.elapsed_s = now();
+  f.eta_s = estimate_eta(ledger_, f.elapsed_s, cfg_.synth_workers, cfg_.gpu_workers);
+  f.max_total_peak_bytes = report_.max_total_peak_bytes;
+  return f;
+}
+
+void Reporter::show_progress() {
+  if (progress_ == ProgressMode::kPlain && now() >= next_plain_s_) {
+    next_plain_s_ = now() + plain_interval_s_;
+    std::fprintf(stderr, "%s\n", plain_progress_line(progress_figures()).c_str());
+    return;
+  }
   if (!tty_) return;
-  const std::string line = progress_line(ledger_.count(PartState::kDone), ledger_.count(PartState::kFailed),
-                                         ledger_.size(), now(), report_.max_total_peak_bytes);
-  std::fprintf(stderr, "\r%s", line.c_str());
+  // Log lines clear the line first (logging.hpp): the bar is drawn again here.
+  std::fprintf(stderr, "\r%s", progress_line(progress_figures()).c_str());
   std::fflush(stderr);
 }
 

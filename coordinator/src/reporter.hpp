@@ -40,9 +40,27 @@ struct SeatView {
   bool retired = false;
 };
 
+// What a progress line shows; eta_s from the stage times (timings.hpp),
+// nullopt while it cannot be estimated.
+struct ProgressFigures {
+  size_t done = 0, failed = 0, in_flight = 0, total = 0;
+  double elapsed_s = 0;
+  std::optional<double> eta_s;
+  uint64_t max_total_peak_bytes = 0;
+};
+
 // The terminal progress line (without the leading '\r'): a bar of done and
-// failed partitions, the rate, the ETA from that rate, and the peak so far.
-std::string progress_line(size_t done, size_t failed, size_t total, double elapsed_s, uint64_t max_total_peak_bytes);
+// failed partitions, in flight, the rate, elapsed and ETA as h:mm:ss ("ETA
+// unknown" until estimable), and the peak so far.
+std::string progress_line(const ProgressFigures& f);
+// The same without a terminal, for logs (nohup, journald):
+// "proofpipe: progress: 3/12 proved, 0 failed, 2 in flight, elapsed 0:01:02, ETA 0:03:00".
+std::string plain_progress_line(const ProgressFigures& f);
+
+// How a run shows its progress on stderr: a bar redrawn in place (a
+// terminal), a plain line every PROOFPIPE_PROGRESS_INTERVAL_S seconds
+// (default 30; no terminal), or not at all (a service: it has /metrics).
+enum class ProgressMode { kNone, kBar, kPlain };
 
 class Reporter {
  public:
@@ -50,9 +68,9 @@ class Reporter {
 
   // Set-up, once the ring and the Scheduler exist: the ring's figures, one
   // SeatReport per seat, and --metrics opened (created anew, never through a
-  // link planted at the name: safe_file.hpp). `progress` shows the progress
-  // line instead of one line per proof.
-  Status open(const shm::Ring& ring, const Scheduler& scheduler, std::span<const SeatView> seats, bool progress);
+  // link planted at the name: safe_file.hpp). kBar shows the progress bar
+  // instead of one line per proof.
+  Status open(const shm::Ring& ring, const Scheduler& scheduler, std::span<const SeatView> seats, ProgressMode progress);
   void set_memory_caps(std::string how) { report_.memory_caps = std::move(how); }
   // The run's parent cgroup: the coordinator's leaf (under --mem-max) is
   // sampled like a worker's, and the parent's usage and peak are the totals
@@ -69,7 +87,8 @@ class Reporter {
   void seat_died(uint8_t seat, const std::string& line);  // also ends the progress line first
   void restarted() { ++report_.restarts; }
   void committed(const Partition& p);
-  void end_progress_line() const;  // before other output on a TTY
+  void end_progress_line() const;    // the bar's last state stays, the cursor goes to the next line
+  void clear_progress_line() const;  // before other output on a TTY: the bar is redrawn at the next turn
 
   // --- the sampler (docs/metrics.md) ---
   // One sample of every process's memory, the ring and the ledger; `event`
@@ -77,7 +96,8 @@ class Reporter {
   void sample(std::span<const SeatView> seats, const char* event, std::optional<uint32_t> partition = std::nullopt);
   void sample_if_due(std::span<const SeatView> seats);
   void sample_occupancy();  // backpressure maxima, at every turn of the loop
-  void show_progress() const;
+  void show_progress();
+  ProgressFigures progress_figures() const;
   nlohmann::json status_json(std::span<const SeatView> seats) const;
 
   // The run's figures, at its end; `dropped` counts frames the ROUTER could not decode.
@@ -97,6 +117,8 @@ class Reporter {
   double next_sample_s_ = 0;
   nlohmann::json last_sample_;
   bool tty_ = false;
+  ProgressMode progress_ = ProgressMode::kNone;
+  double plain_interval_s_ = 30, next_plain_s_ = 30;
   size_t committed_ = 0;
 };
 

@@ -252,7 +252,7 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
     run.partitions.push_back(std::move(p));
   }
   if (args.out.empty()) return make_error(ErrorCode::kInvalidArgument, "--out is required");
-  PP_RETURN_IF_ERROR(check_out_dir(args.out, run.partitions, args.overwrite));
+  PP_RETURN_IF_ERROR(check_out_dir(args.out, run.partitions, args.overwrite || args.resume));
   if (!args.metrics.empty()) PP_RETURN_IF_ERROR(check_output_target(args.metrics, "--metrics"));
 
   PP_ASSIGN_OR_RETURN(run.config, pipeline_config(flags, key_sizes_of(zkey)));

@@ -88,6 +88,7 @@ Actions Scheduler::on_message(const std::string& peer, const ipc::Message& m, do
   spdlog::trace("{}", ipc::describe(h));
   if (h.type == MsgType::kHello) {
     w->hello = true;
+    if (w->role == ipc::Role::kGpu) gpu_gate_ = false;
     Action a;
     a.kind = Action::Kind::kHello;
     a.seat = w->seat;
@@ -141,14 +142,13 @@ Actions Scheduler::on_synth_message(SeatState& w, const ipc::Message& m, double 
 }
 
 Actions Scheduler::on_gpu_message(SeatState& w, const ipc::Message& m, double now) {
-  (void)now;
   const MsgHeader& h = m.header;
   Partition& p = ledger_.at(h.partition);
   if (w.partition != p.index || h.attempt != p.attempt) return ++counts_.stale_messages, Actions{};
   switch (h.type) {
     case MsgType::kClaimed:
       if (p.state == PartState::kReady && h.slot == p.slot) {
-        ledger_.proving(p.index, w.seat);
+        ledger_.proving(p.index, w.seat, now);
         p.epoch = h.epoch;
       }
       return {sample("claim", p.index)};
@@ -221,7 +221,7 @@ Actions Scheduler::schedule(double now) {
 }
 
 void Scheduler::grant_slots(double now, Actions& out) {
-  while (!grant_queue_.empty() && !hold_grants_) {
+  while (!grant_queue_.empty() && !hold_grants_ && !gpu_gate_) {
     SeatState& w = seats_[grant_queue_.front()];
     if (!w.alive || !w.waiting) {
       grant_queue_.pop_front();

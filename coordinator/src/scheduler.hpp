@@ -95,6 +95,10 @@ class Scheduler {
   void cancel(uint32_t part);
   // serve, draining: no new grants; what was granted finishes.
   void hold_grants(bool hold) { hold_grants_ = hold; }
+  // run --backend cuda: no grant before a proving worker has said HELLO, so
+  // a device that cannot be used is a set-up error before any partition
+  // starts (Pipeline::abort_if_no_workers), not every partition failed.
+  void grants_after_gpu_hello() { gpu_gate_ = true; }
 
   // --- views ------------------------------------------------------------
   const SeatState& seat(uint8_t s) const { return seats_[s]; }
@@ -143,6 +147,7 @@ class Scheduler {
   std::deque<uint32_t> ready_queue_;                // READY partitions, oldest first
   SchedulerCounts counts_;
   bool hold_grants_ = false;
+  bool gpu_gate_ = false;  // grants_after_gpu_hello(), until the first proving worker's HELLO
 };
 
 }  // namespace proofpipe::coord

@@ -114,7 +114,8 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   };
 
   void post(Command c);
-  void add_work(const WorkItem& item);
+  // `now`: the engine's clock when the partition joins its queue.
+  void add_work(const WorkItem& item, double now);
   void cancel_job(coord::Pipeline& pipeline, const std::string& id);
   void release_witnesses(const std::string& id);
   void on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, std::string_view cause);

@@ -60,14 +60,14 @@ Result<size_t> Service::recover(coord::Ledger& ledger) {
     counted_.partition_seconds.push_back(std::move(h));
   }
   PP_ASSIGN_OR_RETURN(const std::vector<WorkItem> items, queue_.unfinished());
-  for (const WorkItem& item : items) add_work(item);
+  for (const WorkItem& item : items) add_work(item, 0.0);  // queued since the engine's start
   return items.size();
 }
 
 // One journal partition into the ledger. Its witness is the service's own
 // copy, checked at intake; only the public signals are read here (for the
 // verification of its proof).
-void Service::add_work(const WorkItem& item) {
+void Service::add_work(const WorkItem& item, double now) {
   const int k = key_index(item.key);
   if (k < 0) {
     // Started again without that --key: the job waits in the journal for a
@@ -82,6 +82,7 @@ void Service::add_work(const WorkItem& item) {
   p.priority = item.priority;
   p.stem = item.name;
   p.wtns = item.witness;
+  p.queued_s = now;
   std::vector<ff::Fr> prefix(keys_[size_t(k)].zkey->header().n_public + 1);
   if (auto n = formats::read_wtns_prefix(item.witness, prefix); !n) {
     const std::string why = fmt::format("the stored witness cannot be read: {}", n.status().message());
@@ -190,7 +191,7 @@ void Service::on_turn(coord::Pipeline& pipeline) {
         spdlog::error("journal: job {}: {}", c.job_id, work.status().message());
         continue;
       }
-      for (const WorkItem& item : *work) add_work(item);
+      for (const WorkItem& item : *work) add_work(item, pipeline.now());
     } else {
       cancel_job(pipeline, c.job_id);
       c.done->set_value();

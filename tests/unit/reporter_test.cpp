@@ -5,27 +5,75 @@
 
 #include <unistd.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "reporter.hpp"
+#include "timings.hpp"
 
 namespace proofpipe::coord {
 namespace {
 
-TEST(ProgressLine, ShowsTheBarRateEtaAndPeak) {
-  // 3 of 12 done in 6 s: 0.5 proofs/s, 9 left: 18 s.
-  EXPECT_EQ(progress_line(3, 0, 12, 6.0, 0),
-            "[#######                       ] 3/12 proved, 0.50 proofs/s, ETA 18 s, peak 0 B   ");
+ProgressFigures figures(size_t done, size_t failed, size_t total, double elapsed_s, std::optional<double> eta_s) {
+  ProgressFigures f;
+  f.done = done;
+  f.failed = failed;
+  f.total = total;
+  f.elapsed_s = elapsed_s;
+  f.eta_s = eta_s;
+  return f;
+}
+
+TEST(ProgressLine, ShowsTheBarElapsedEtaAndPeak) {
+  // 3 of 12 done after 6 s, 2 in flight; ETA from the stage times (timings.hpp): 3725 s.
+  ProgressFigures f = figures(3, 0, 12, 6.0, 3725.4);
+  f.in_flight = 2;
+  EXPECT_EQ(progress_line(f),
+            "[#######                       ] 3/12 proved, 2 in flight, 0.50 proofs/s, elapsed 0:00:06, ETA 1:02:05, "
+            "peak 0 B   ");
   // Failed partitions fill the bar and are named, but count for no rate.
-  const std::string failed = progress_line(2, 1, 4, 4.0, 0);
-  EXPECT_NE(failed.find("[######################        ] 2/4 proved (1 failed), 0.50 proofs/s, ETA 2 s"),
+  const std::string failed = progress_line(figures(2, 1, 4, 4.0, 2.0));
+  EXPECT_NE(failed.find("[######################        ] 2/4 proved (1 failed), 0 in flight, 0.50 proofs/s, "
+                        "elapsed 0:00:04, ETA 0:00:02"),
             std::string::npos)
       << failed;
-  // Nothing done yet: no rate, no ETA (never a division by zero).
-  EXPECT_NE(progress_line(0, 0, 5, 0.0, 0).find("0/5 proved, 0.00 proofs/s, ETA 0 s"), std::string::npos);
+  // Before anything can be estimated: "ETA unknown", never "ETA 0".
+  const std::string early = progress_line(figures(0, 0, 5, 0.0, std::nullopt));
+  EXPECT_NE(early.find("0/5 proved, 0 in flight, 0.00 proofs/s, elapsed 0:00:00, ETA unknown"), std::string::npos)
+      << early;
   // An empty batch: a full bar.
-  EXPECT_EQ(progress_line(0, 0, 0, 1.0, 0).substr(0, 32), "[" + std::string(30, '#') + "]");
+  EXPECT_EQ(progress_line(figures(0, 0, 0, 1.0, 0.0)).substr(0, 32), "[" + std::string(30, '#') + "]");
+  // Without a terminal: one plain line, no bar.
+  EXPECT_EQ(plain_progress_line(figures(3, 1, 12, 3661.0, std::nullopt)),
+            "proofpipe: progress: 3/12 proved, 1 failed, 0 in flight, elapsed 1:01:01, ETA unknown");
+}
+
+TEST(ProgressLine, HmsFormatsWholeSeconds) {
+  EXPECT_EQ(hms(0), "0:00:00");
+  EXPECT_EQ(hms(59.99), "0:00:59");
+  EXPECT_EQ(hms(3600 * 27 + 61), "27:01:01");
+  EXPECT_EQ(hms(-3), "0:00:00");
+}
+
+// The ETA comes from stage times: unknown until a synthesis and a proving
+// have been timed, then the slower side's work left over its workers.
+TEST(ProgressLine, EtaFromStageTimes) {
+  std::vector<Partition> parts(4);
+  for (uint32_t i = 0; i < 4; ++i) parts[i].index = i;
+  Ledger ledger(std::move(parts), 3);
+  EXPECT_FALSE(estimate_eta(ledger, 0.0, 1, 1).has_value());
+  ledger.start_write(0, 0, 0, 1, 0.0);
+  ledger.sealed(0, 2, 2.0);  // synthesis 2 s
+  EXPECT_FALSE(estimate_eta(ledger, 2.0, 1, 1).has_value()) << "no proving timed yet";
+  ledger.proving(0, 1, 2.0);
+  ledger.commit(0, 3.0, {});  // prover 1 s
+  // 3 pending: 3 x 2 s of synthesis on one worker, then the last one's 1 s proving.
+  const auto eta = estimate_eta(ledger, 3.0, 1, 1);
+  ASSERT_TRUE(eta.has_value());
+  EXPECT_DOUBLE_EQ(*eta, 7.0);
+  // Three synthesis workers: the prover (3 x 1 s) and a synthesis + proving (3 s) tie.
+  EXPECT_DOUBLE_EQ(*estimate_eta(ledger, 3.0, 3, 1), 3.0);
 }
 
 TEST(ReporterStatus, NamesEverySeatFromTheSchedulerAndTheLedger) {
@@ -46,7 +94,7 @@ TEST(ReporterStatus, NamesEverySeatFromTheSchedulerAndTheLedger) {
   Reporter reporter(cfg, ledger, std::chrono::steady_clock::now());
   std::vector<SeatView> seats = {{ipc::Role::kSynth, 0, 1, ::getpid(), nullptr, false},
                                  {ipc::Role::kGpu, 1, 2, 0, nullptr, true}};
-  ASSERT_TRUE(reporter.open(*ring, scheduler, seats, /*progress=*/false));
+  ASSERT_TRUE(reporter.open(*ring, scheduler, seats, ProgressMode::kNone));
   scheduler.seat_started(0, 1);
   reporter.seat_started(0);
   reporter.seat_started(1);

@@ -11,7 +11,19 @@
 namespace proofpipe {
 
 // Creates the process logger and makes it spdlog's default. Level from
-// PROOFPIPE_LOG (trace|debug|info|warn|error|off), default info.
+// PROOFPIPE_LOG (trace|debug|info|warn|error|off), default info. With
+// PROOFPIPE_LOG_CLEAR_LINE=1 in the environment each line starts by
+// clearing the terminal line (kClearLine): `proofpipe run` sets it for
+// itself and its workers while it shows a progress bar, so a log line
+// replaces the bar instead of landing on it, and the bar is drawn again
+// below it.
 std::shared_ptr<spdlog::logger> init_logging(const std::string& role);
+
+inline constexpr const char* kClearLineEnv = "PROOFPIPE_LOG_CLEAR_LINE";
+inline constexpr const char* kClearLine = "\r\033[K";  // carriage return, erase to the end of the line
+
+// Sets kClearLineEnv (inherited by the children spawned after) and makes
+// this process's logger clear the line before each message.
+void clear_line_before_logs();
 
 }  // namespace proofpipe

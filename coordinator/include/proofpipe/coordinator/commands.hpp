@@ -70,8 +70,11 @@ struct RunArgs {
   std::string metrics;  // FILE.jsonl (docs/metrics.md)
   unsigned sample_ms = 250;
   bool overwrite = false;  // --overwrite: replace this run's outputs in a used --out (docs/operations.md)
+  bool resume = false;     // --resume: keep the proofs in --out that verify, prove the rest (resume.hpp)
 };
 int run_run(const RunArgs& args);
+// "proofpipe 0.1.0 (git e42d69b)": `--version` (the build's git describe; "unknown" outside git).
+std::string version_line();
 
 // `proofpipe status`: asks a running coordinator and prints a table (or JSON).
 struct StatusArgs {

@@ -1,0 +1,50 @@
+// `cmake --install` (issue 23): proofpipe and its two workers in
+// <prefix>/bin and the demo circuit in <prefix>/share/proofpipe; the
+// installed prefix, moved elsewhere, still runs `demo`, which finds its data
+// relative to its own executable: no source path is built into the binary.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "support/subprocess.hpp"
+
+namespace proofpipe::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Install, DemoRunsFromAMovedPrefix) {
+  TempDir tmp;
+  const fs::path build = fs::path(PP_BIN_DIR).parent_path();
+  auto inst = run_command("cmake --install " + quote(build) + " --prefix " + quote(tmp / "prefix"));
+  ASSERT_EQ(inst.exit_code, 0) << inst.output;
+  for (const char* exe : {"proofpipe", "proofpipe-synth-worker", "proofpipe-gpu-worker"}) {
+    EXPECT_TRUE(fs::is_regular_file(tmp / "prefix" / "bin" / exe)) << exe;
+  }
+  const fs::path share = tmp / "prefix" / "share" / "proofpipe";
+  for (const char* f : {"circuit.zkey", "verification_key.json", "w00.wtns", "w11.wtns"}) {
+    EXPECT_TRUE(fs::is_regular_file(share / f)) << f;
+  }
+  // Moved: nothing may still point at the prefix it was installed to.
+  fs::rename(tmp / "prefix", tmp / "moved");
+  const fs::path exe = tmp / "moved" / "bin" / "proofpipe";
+  auto demo = run_command("cd " + quote(tmp / "") + " && " + quote(exe) + " demo --out " + quote(tmp / "demo-out"));
+  ASSERT_EQ(demo.exit_code, 0) << demo.output;
+  EXPECT_NE(demo.output.find("proving the bundled circuit '" + (tmp / "moved" / "share" / "proofpipe").string()),
+            std::string::npos)
+      << demo.output;
+  EXPECT_NE(demo.output.find("12 proved of 12, 12 verified from disk"), std::string::npos) << demo.output;
+  // The source tree's demo folder is not in the binary (it was, as PP_DEMO_DIR).
+  std::ifstream in(exe, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes.find(std::string(PP_SOURCE_DIR) + "/tests/data"), std::string::npos);
+  auto version = run_command(quote(exe) + " --version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.output.rfind("proofpipe 0.", 0), 0u) << version.output;
+}
+
+}  // namespace
+}  // namespace proofpipe::test
