@@ -75,6 +75,11 @@ int main(int argc, char** argv) {
   CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line());
+  app.footer(
+      "Environment: PROOFPIPE_LOG=trace|debug|info|warn|error|off sets the log level (default info); "
+      "PROOFPIPE_NO_PROGRESS=1 hides the progress bar; PROOFPIPE_THREADS=N caps each process's threads; "
+      "PROOFPIPE_SERVER and PROOFPIPE_TOKEN_FILE are the clients' --server and --token-file. "
+      "Docs: README.md, docs/operations.md, docs/api.md.");
   // A worker count (demo's): at least 1 each.
   const CLI::Validator kSeats = count_range(1, proofpipe::shm::kMaxSeats);
 
@@ -116,13 +121,18 @@ int main(int argc, char** argv) {
 
   RunArgs run;
   auto* r = app.add_subcommand("run", "prove a batch of witnesses through the multi-process pipeline");
+  r->footer(
+      "Exit codes: 0 every partition proved; 2 bad input or a set-up error (one line naming it; nothing "
+      "written); 3 some partitions failed (named on stderr and in summary.json; the others' proofs are "
+      "written); 130 interrupted by SIGINT/SIGTERM (workers stopped, summary written).");
   r->add_option("--zkey", run.zkey, "circuit.zkey (Groth16, BLS12-381)")->required();
   r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
   r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
   r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
   auto* overwrite = r->add_flag("--overwrite", run.overwrite,
                                 "replace the outputs of an earlier run in --out (else such an --out is refused)");
-  r->add_flag("--resume", run.resume, "keep the proofs in --out that verify against this key and witness, prove the rest")
+  r->add_flag("--resume", run.resume,
+              "keep the proofs in --out that verify against this key and witness, prove the rest")
       ->excludes(overwrite);
   add_worker_flags(r, run);
   r->add_option("--run-dir", run.run_dir, "private run directory to create (default: a fresh one)");

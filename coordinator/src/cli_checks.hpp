@@ -35,7 +35,9 @@ inline CLI::Validator count_range(unsigned min, unsigned max) {
         if (parse_uint(text, &n) && n >= min && n <= max) return {};
         return fmt::format("'{}' is not a whole number from {} to {}", text, min, max);
       },
-      fmt::format("INT in [{} - {}]", min, max));
+      // No description: CLI11 would print it after the type ("UINT:INT in
+      // [10 - 60000]"); the error above names the range when it matters.
+      "");
 }
 
 inline CLI::Validator hang_timeout_check() {
@@ -47,7 +49,7 @@ inline CLI::Validator hang_timeout_check() {
           return fmt::format("'{}' is not a number of seconds", text);
         return hang_timeout_problem(s);
       },
-      "SECONDS");
+      "");
 }
 
 }  // namespace proofpipe::cli

@@ -22,6 +22,7 @@
 #include "proofpipe/common/logging.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
+#include "provenance.hpp"
 #include "timings.hpp"
 
 namespace proofpipe::coord {
@@ -242,9 +243,11 @@ json Reporter::status_json(std::span<const SeatView> seats) const {
                                 : (w.retired ? "retired" : "restarting");
     json row = {{"worker", fmt::format("{}.{}", ipc::role_name(w.role), w.seat)},
                 {"pid", running ? w.pid : 0},
-                {"incarnation", w.incarnation},
+                // The seat's life count, as summary.json's "incarnations" (1: its first child).
+                {"incarnation", r.incarnations},
                 {"state", state},
                 {"partition", seat.partition ? int64_t(*seat.partition) : int64_t{-1}},
+                {"partition_name", seat.partition ? ledger_.at(*seat.partition).stem : std::string()},
                 {"restarts", r.incarnations > 0 ? r.incarnations - 1 : 0},
                 {"oom_kills", r.oom_kills},
                 {"peak", std::max(r.peak_rss_bytes, r.cgroup_peak_bytes)}};
@@ -260,8 +263,24 @@ json Reporter::status_json(std::span<const SeatView> seats) const {
     workers.push_back(std::move(row));
   }
   const size_t done = ledger_.count(PartState::kDone);
+  const ProgressFigures f = progress_figures();
+  // Every partition in flight, by name, with the stage times so far.
+  json in_flight = json::array();
+  for (uint32_t i = ledger_.open_begin(); i < ledger_.size(); ++i) {
+    const Partition& p = ledger_.at(i);
+    if (p.state == PartState::kWriting || p.state == PartState::kReady || p.state == PartState::kProving) {
+      in_flight.push_back({{"name", p.stem}, {"state", part_state_name(p.state)}, {"times", times_json(p, now())}});
+    }
+  }
+  const auto started =
+      std::chrono::system_clock::now() -
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::steady_clock::now() - t0_);
   return {{"pid", ::getpid()},
+          {"zkey", cfg_.keys.empty() ? std::string() : cfg_.keys.front().string()},
+          {"started", iso8601(started)},
           {"elapsed_s", now()},
+          {"eta_s", f.eta_s ? json(*f.eta_s) : json(nullptr)},
+          {"in_flight", in_flight},
           {"workers", workers},
           {"slots", last_sample_.value("slots", json::object())},
           {"slot_count", ring_->slot_count()},

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -18,7 +20,10 @@ extern char** environ;
 
 namespace proofpipe::test {
 
-// The child's pid, or -1 if it could not be spawned.
+// The child's pid, or -1 if it could not be spawned. The child gets
+// SIGKILL if the test process dies first (a ctest timeout, a crash): a
+// resident `serve` must never outlive the test that started it. Its own
+// workers follow it (they watch their parent).
 inline pid_t spawn_proofpipe(const std::string& subcommand, const std::vector<std::string>& args,
                              const std::vector<std::string>& extra_env, const std::filesystem::path& log,
                              bool own_group = false) {
@@ -33,21 +38,17 @@ inline pid_t spawn_proofpipe(const std::string& subcommand, const std::vector<st
   std::vector<char*> envp;
   for (auto& e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  if (own_group) {
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-  }
-  pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  return rc == 0 ? pid : -1;
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;  // -1 on error
+  // The child: only async-signal-safe calls until execve.
+  if (own_group) ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);  // the test died before the prctl
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0 || ::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) ::_exit(127);
+  ::execve(exe.c_str(), argv.data(), envp.data());
+  ::_exit(127);
 }
 
 }  // namespace proofpipe::test
