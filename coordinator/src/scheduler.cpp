@@ -257,22 +257,33 @@ void Scheduler::grant_slots(double now, Actions& out) {
 }
 
 void Scheduler::dispatch_ready(Actions& out) {
-  while (!ready_queue_.empty()) {
-    Partition& p = ledger_.at(ready_queue_.front());
-    if (p.state != PartState::kReady || p.seat || held_by_gpu(p.index)) {  // stale entry
-      ready_queue_.pop_front();
-      continue;
-    }
-    if (p.cancelled) {  // sealed after its job was cancelled
-      ready_queue_.pop_front();
+  // Stale entries out first, and the records of cancelled partitions
+  // discarded, so that the choice below is among live ones.
+  for (auto it = ready_queue_.begin(); it != ready_queue_.end();) {
+    Partition& p = ledger_.at(*it);
+    if (p.state != PartState::kReady || p.seat || held_by_gpu(p.index)) {
+      it = ready_queue_.erase(it);
+    } else if (p.cancelled) {  // sealed after its job was cancelled
+      it = ready_queue_.erase(it);
       drop_cancelled_record(p);
-      continue;
+    } else {
+      ++it;
     }
+  }
+  while (!ready_queue_.empty()) {
     auto gpu = std::find_if(seats_.begin(), seats_.end(), [](const SeatState& w) {
       return w.role == ipc::Role::kGpu && w.alive && w.hello && !w.partition;
     });
     if (gpu == seats_.end()) return;
-    ready_queue_.pop_front();
+    // The highest priority first, so a job submitted later with a higher
+    // priority overtakes records already sealed for lower ones; the oldest
+    // (the queue's order) among equals.
+    auto best = ready_queue_.begin();
+    for (auto it = best; it != ready_queue_.end(); ++it) {
+      if (ledger_.at(*it).priority > ledger_.at(*best).priority) best = it;
+    }
+    Partition& p = ledger_.at(*best);
+    ready_queue_.erase(best);
     gpu->partition = p.index;
     MsgHeader h;
     h.slot = *p.slot;

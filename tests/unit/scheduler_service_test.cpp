@@ -110,6 +110,21 @@ TEST_F(ServiceSchedulerTest, AppendedPartitionsAreGrantedHighestPriorityFirstThe
   EXPECT_EQ(ledger_->in_flight(), 2u);
 }
 
+TEST_F(ServiceSchedulerTest, AHigherPriorityRecordIsDispatchedBeforeOlderLowerOnes) {
+  sched_->seat_died(2, "prover away", 0.0);  // records pile up READY meanwhile
+  const uint32_t low_a = add(1, 0), low_b = add(1, 0);
+  seal(want(0).at(0));
+  seal(want(1).at(0));
+  const uint32_t high = add(2, 7);
+  seal(want(0).at(0));
+  for (uint32_t i : {low_a, low_b, high}) ASSERT_EQ(ledger_->at(i).state, PartState::kReady) << i;
+  sched_->seat_started(2, 10);
+  send(2, MsgType::kHello);
+  const auto d = sends(sched_->schedule(0.0));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].message.header.partition, high);
+}
+
 TEST_F(ServiceSchedulerTest, GrantsAndDispatchesCarryThePartitionsKey) {
   add(1, 0, /*key=*/2);
   const auto g = want(0);
