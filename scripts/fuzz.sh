@@ -61,7 +61,8 @@ for t in "${targets[@]}"; do
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   result=ok
   if [[ $rc -ne 0 ]]; then
-    result="FAILED (rc $rc): $(ls -t "$artifacts" 2>/dev/null | head -1 | sed "s|^|$artifacts/|"), log $log"
+    saved=$(sed -n 's/.*Test unit written to //p' "$log" | tail -1)
+    result="FAILED (rc $rc): input ${saved:-not saved}, log $log"
     failed+=("$t")
   fi
   printf '%-14s %10s %12s %8s %8s %s\n' "$t" "${rate:--}" "${execs:--}" "${cov:--}" "${ft:--}" "$result"

@@ -10,6 +10,8 @@ debs=(build-essential cmake ninja-build pkg-config git
       libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
       libgmp-dev libsqlite3-dev libcpp-httplib-dev
       nodejs npm python3 python3-matplotlib python3-prometheus-client)
+# Optional, not installed here: the fuzz build (-DPP_FUZZ=ON, scripts/fuzz.sh)
+# needs clang-14 and libFuzzer: apt-get install clang-14 libfuzzer-14-dev
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
