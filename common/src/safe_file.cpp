@@ -187,4 +187,43 @@ Status open_new_stream(const fs::path& path, std::string_view what, std::ofstrea
   return Status::ok();
 }
 
+Result<std::string> read_regular_file(const std::filesystem::path& path, uint64_t max_bytes, std::string_view what,
+                                      bool follow_links) {
+  const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW);
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) {
+    const int err = errno;
+    return make_error(err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIo, "{} '{}': {}", what, path.string(),
+                      std::strerror(err));
+  }
+  struct stat st {};
+  std::string bytes;
+  Status status = Status::ok();
+  if (::fstat(fd, &st) != 0) {
+    status = make_error(ErrorCode::kIo, "{} '{}': {}", what, path.string(), std::strerror(errno));
+  } else if (!S_ISREG(st.st_mode)) {
+    status = make_error(ErrorCode::kInvalidArgument, "{} '{}' is a {}, not a regular file", what, path.string(),
+                        file_kind(st.st_mode));
+  } else if (uint64_t(st.st_size) > max_bytes) {
+    status = make_error(ErrorCode::kResourceExhausted, "{} '{}' is {} bytes, more than {}", what, path.string(),
+                        st.st_size, max_bytes);
+  } else {
+    bytes.resize(size_t(st.st_size));
+    size_t got = 0;
+    while (got < bytes.size() && status) {
+      const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        status = make_error(ErrorCode::kIo, "{} '{}': {}", what, path.string(),
+                            n < 0 ? std::strerror(errno) : "shorter than its size (changed while read)");
+      } else {
+        got += size_t(n);
+      }
+    }
+  }
+  ::close(fd);
+  if (!status) return status;
+  return bytes;
+}
+
 }  // namespace proofpipe

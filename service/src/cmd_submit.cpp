@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -45,18 +46,10 @@ constexpr double kUnreachableForS = 60;
 // The partition name the service gives a witness: its file name's stem.
 std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
 
+// The client names the file itself, so a link is followed; a FIFO is
+// refused by the open, not waited on (read_regular_file).
 Result<std::string> read_witness(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return make_error(ErrorCode::kNotFound, "witness '{}': {}", path, std::strerror(errno));
-  // Checked before the open: opening a FIFO would wait for a writer.
-  if (!S_ISREG(st.st_mode))
-    return make_error(ErrorCode::kInvalidArgument, "witness '{}' is a {}, not a regular file", path,
-                      file_kind(st.st_mode));
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  if (!(in && bytes << in.rdbuf())) return make_error(ErrorCode::kIo, "witness '{}': cannot read it", path);
-  return bytes.str();
+  return read_regular_file(path, std::numeric_limits<uint64_t>::max(), "witness");
 }
 
 fs::path proof_path(const fs::path& out, const std::string& name) { return out / (name + ".proof.json"); }

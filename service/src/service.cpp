@@ -17,6 +17,7 @@
 
 #include "intake.hpp"
 #include "proofpipe/common/assert.hpp"
+#include "proofpipe/common/safe_file.hpp"
 
 namespace proofpipe::service {
 
@@ -113,41 +114,17 @@ std::filesystem::path Service::proof_dir(std::string_view job_id) const {
   return cfg_.state_dir / "proofs" / std::string(job_id);
 }
 
-// A stored JSON file, read without following a link and refusing anything
-// but a regular file (the state dir is ours, but it is read as root).
-static Result<std::string> read_stored(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return make_error(ErrorCode::kIo, "'{}': {}", path.string(), std::strerror(errno));
-  struct stat st {};
-  std::string text;
-  Status status = Status::ok();
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_size) > kMaxStoredJson) {
-    status = make_error(ErrorCode::kIo, "'{}' is not a stored proof file", path.string());
-  } else {
-    text.resize(size_t(st.st_size));
-    size_t got = 0;
-    while (got < text.size()) {
-      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-      if (n <= 0) {
-        status = make_error(ErrorCode::kIo, "'{}': short read", path.string());
-        break;
-      }
-      got += size_t(n);
-    }
-  }
-  ::close(fd);
-  if (!status) return status;
-  return text;
-}
-
 Result<std::optional<ProofFiles>> Service::proof(std::string_view id, std::string_view name) {
   PP_ASSIGN_OR_RETURN(auto job, queue_.get(id));
   if (!job) return std::optional<ProofFiles>();
   for (const PartitionInfo& p : job->partitions) {
     if (p.name != name || p.status != PartStatus::kDone) continue;
     const std::filesystem::path dir = proof_dir(job->id);
-    PP_ASSIGN_OR_RETURN(std::string proof, read_stored(dir / (p.name + ".proof.json")));
-    PP_ASSIGN_OR_RETURN(std::string pub, read_stored(dir / (p.name + ".public.json")));
+    // Ours, but read as root: never through a link, only a regular file.
+    PP_ASSIGN_OR_RETURN(std::string proof, read_regular_file(dir / (p.name + ".proof.json"), kMaxStoredJson,
+                                                             "stored proof", /*follow_links=*/false));
+    PP_ASSIGN_OR_RETURN(std::string pub, read_regular_file(dir / (p.name + ".public.json"), kMaxStoredJson,
+                                                           "stored public inputs", /*follow_links=*/false));
     return std::optional<ProofFiles>(ProofFiles{std::move(proof), std::move(pub)});
   }
   return std::optional<ProofFiles>();

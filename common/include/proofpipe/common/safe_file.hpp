@@ -9,6 +9,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <span>
@@ -77,6 +78,14 @@ Status write_file_replace(const std::filesystem::path& target, std::string_view 
 // synced first, then renamed in order; if a rename fails, the targets already
 // renamed are removed, so either all of them are in place or none is.
 Status commit_together(std::span<PendingFile> files);
+
+// The one way proofpipe reads a whole small file it is handed: opened with
+// O_NONBLOCK (a FIFO is refused, never waited on) and, unless
+// `follow_links`, O_NOFOLLOW; then it must be a regular file of at most
+// `max_bytes`. Errors are one line: "<what> '<path>': <why>" or
+// "<what> '<path>' is a FIFO, not a regular file".
+Result<std::string> read_regular_file(const std::filesystem::path& path, uint64_t max_bytes, std::string_view what,
+                                      bool follow_links = true);
 
 // A file written as a stream while the run goes on (--metrics): an existing
 // regular file or link at `path` is removed (the link itself), then `path` is
