@@ -197,7 +197,9 @@ void Service::on_turn(coord::Pipeline& pipeline) {
       c.done->set_value();
     }
   }
-  if (pipeline.now() >= next_publish_) {
+  // Readiness as soon as it changes (a client waits on /readyz), the rest
+  // at most twice a second.
+  if (pipeline.now() >= next_publish_ || pipeline.all_hello() != ready_now_) {
     next_publish_ = pipeline.now() + kPublishEveryS;
     publish(pipeline);
   }
@@ -269,6 +271,7 @@ void Service::publish(const coord::Pipeline& pipeline) {
         st["memory"].value("cgroup_total_peak", 0.0);
   }
   const bool hello = pipeline.all_hello();
+  ready_now_ = hello;
   std::lock_guard lock(snap_mu_);
   metrics_ = std::move(m);
   ready_ = hello;

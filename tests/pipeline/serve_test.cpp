@@ -271,8 +271,12 @@ TEST_F(ServeTest, MetricsParseWithPrometheusClient) {
 
 TEST_F(ServeTest, SigtermDrainsRefusesNewJobsAndKeepsTheRestQueued) {
   start({"--drain-timeout", "30"}, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=300"});
-  ASSERT_EQ(post_job(job_body("d", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}))->status, 201);
   auto c = serve_->client();
+  // Ready first: a 503 from /readyz below must be the drain's, not the start-up's.
+  for (int i = 0; i < 200 && c.Get("/readyz")->status != 200; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(c.Get("/readyz")->status, 200);
+  ASSERT_EQ(post_job(job_body("d", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}))->status, 201);
   ASSERT_EQ(wait_job(c, "d", seconds(60), {"running"}).value("state", ""), "running");
   serve_->signal(SIGTERM);
   // While it drains: not ready, and no new job.
