@@ -1,8 +1,9 @@
-// The Frobenius table of the Fq2 -> Fq6 -> Fq12 tower, derived at first use
-// from xi = 1 + u and p alone, so no long constant table is typed in. Not on a
+// The Frobenius tables of the Fq2 -> Fq6 -> Fq12 towers (BLS12-381 and
+// BN254), each derived at first use from its xi and p alone, so no long constant table is typed in. Not on a
 // hot path: a Frobenius map is applied a handful of times per pairing.
 #include <cstdint>
 
+#include "proofpipe/ec/bn254.hpp"
 #include "proofpipe/ff/fq12.hpp"
 
 namespace proofpipe::ff {
@@ -22,17 +23,20 @@ constexpr Limbs<N> div_small(const Limbs<N>& a, uint64_t d, uint64_t* rem_out = 
   return q;
 }
 
-constexpr uint64_t mod_small(const Limbs<6>& a, uint64_t d) {
+template <size_t N>
+constexpr uint64_t mod_small(const Limbs<N>& a, uint64_t d) {
   uint64_t r = 0;
   div_small(a, d, &r);
   return r;
 }
 
-FrobeniusTable make_table() {
-  constexpr Limbs<6> kP = MontConsts<FqParams>::kP;
+template <class T>
+FrobeniusTableT<T> make_table() {
+  using Fq2 = Fq2T<T>;
+  constexpr auto kP = T::Fq::C::kP;
   static_assert(mod_small(kP, 6) == 1, "p = 1 mod 6 (sextic twist), so (p - 1)/6 is exact");
   const Fq2 xi = Fq2::one().mul_by_xi();
-  FrobeniusTable t{};
+  FrobeniusTableT<T> t{};
   // g1 = xi^((p-1)/6). The others follow without another exponentiation:
   // (p^2 - 1)/6 = (p - 1)/6 * (p + 1) and g^p = conj(g) in Fq2, so
   // g2 = g1 * conj(g1) (a norm, hence in Fq); likewise g3 = g1^(p^2 + p + 1) = g2 * g1.
@@ -52,9 +56,13 @@ FrobeniusTable make_table() {
 
 }  // namespace
 
-const FrobeniusTable& frobenius_table() {
-  static const FrobeniusTable kTable = make_table();
+template <class T>
+const FrobeniusTableT<T>& frobenius_table() {
+  static const FrobeniusTableT<T> kTable = make_table<T>();
   return kTable;
 }
+
+template const FrobeniusTableT<BlsTower>& frobenius_table<BlsTower>();
+template const FrobeniusTableT<bn254::Tower>& frobenius_table<bn254::Tower>();
 
 }  // namespace proofpipe::ff

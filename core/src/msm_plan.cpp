@@ -11,16 +11,6 @@
 #include "proofpipe/msm/tiles.hpp"
 
 namespace proofpipe::msm {
-namespace detail {
-
-ScalarClass fold_scalar(ff::Limbs<4>& k, uint32_t* neg) {
-  constexpr ff::Limbs<4> kR = ff::MontConsts<ff::FrParams>::kP;
-  while (ff::limbs_geq(k, kR)) ff::limbs_sub(k, kR);  // 2^256 < 3r: at most twice
-  *neg = fold_canonical(k);                           // 0 stays 0, unfolded
-  return folded_class(k);
-}
-
-}  // namespace detail
 
 namespace {
 

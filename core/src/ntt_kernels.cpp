@@ -9,6 +9,7 @@
 #include "proofpipe/common/parallel.hpp"
 #include "proofpipe/ntt/kernels.hpp"
 #include "proofpipe/ntt/ntt.hpp"
+#include "proofpipe/ntt/instances.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -30,6 +31,7 @@ constexpr unsigned kL1Bits = 10;
 #if defined(PP_FF_HAVE_MONT_X86)
 // Field's + and - are branch-free BMI2/ADX asm here (ff/detail/mont_x86.hpp),
 // measured ~25% faster per butterfly than the fused C++ below.
+template <class Fr>
 PP_NTT_INLINE void add_sub(const Fr& a, const Fr& b, Fr& sum, Fr& diff) {
   const Fr s = a + b;
   diff = a - b;
@@ -66,6 +68,7 @@ PP_NTT_INLINE unsigned char subb(unsigned char b, uint64_t x, uint64_t y, uint64
 }
 #endif
 
+template <class Fr>
 PP_NTT_INLINE void add_sub(const Fr& a, const Fr& b, Fr& sum, Fr& diff) {
   constexpr auto kP = Fr::C::kP;
   uint64_t s[4], t[4], d[4];
@@ -86,7 +89,7 @@ PP_NTT_INLINE void add_sub(const Fr& a, const Fr& b, Fr& sum, Fr& diff) {
 #endif  // PP_FF_HAVE_MONT_X86
 
 // Butterflies. Inverse transforms pass negated twiddles w' = -w^-1 (see kernels.hpp).
-template <bool Inv>
+template <bool Inv, class Fr>
 PP_NTT_INLINE void dif_bf(Fr& a, Fr& b, const Fr& w) {
   Fr s, d;
   if constexpr (Inv) {
@@ -97,7 +100,7 @@ PP_NTT_INLINE void dif_bf(Fr& a, Fr& b, const Fr& w) {
   a = s;
   b = d * w;
 }
-template <bool Inv>
+template <bool Inv, class Fr>
 PP_NTT_INLINE void dit_bf(Fr& a, Fr& b, const Fr& w) {
   const Fr t = b * w;
   if constexpr (Inv) {
@@ -110,6 +113,7 @@ PP_NTT_INLINE void dit_bf(Fr& a, Fr& b, const Fr& w) {
   }
 }
 // Twiddle 1 (forward) or -1 negated (inverse): the same add/sub pair, no multiply.
+template <class Fr>
 PP_NTT_INLINE void bf_nomul(Fr& a, Fr& b) {
   Fr s, d;
   add_sub(a, b, s, d);
@@ -120,12 +124,13 @@ PP_NTT_INLINE void bf_nomul(Fr& a, Fr& b) {
 // Per-level tables shared by every domain: level[m + j] = w_{2m}^j (forward)
 // or w_{2m}^(m-j) = -w_{2m}^-j (inverse, negated), for m = 2^l < 2^kMaxPassBits,
 // j < m. 2 x 128 KiB; w_{2m} does not depend on n, so one table serves all sizes.
+template <class Fr>
 struct LevelTables {
   std::vector<Fr> fwd, inv;
   LevelTables() : fwd(size_t(1) << kMaxPassBits), inv(size_t(1) << kMaxPassBits) {
     for (unsigned l = 0; l < kMaxPassBits; ++l) {
       const size_t m = size_t(1) << l;
-      std::vector<Fr> p = powers(root_of_unity(l + 1), 2 * m);
+      std::vector<Fr> p = powers(root_of_unity<Fr>(l + 1), 2 * m);
       for (size_t j = 0; j < m; ++j) {
         fwd[m + j] = p[j];
         inv[m + j] = p[m - j];
@@ -133,14 +138,15 @@ struct LevelTables {
     }
   }
 };
-const LevelTables& level_tables() {
-  static const LevelTables t;
+template <class Fr>
+const LevelTables<Fr>& level_tables() {
+  static const LevelTables<Fr> t;
   return t;
 }
 
 // Levels [l_end, l_begin) of a DIF (descending l) or DIT (ascending l) over
 // one contiguous run of len elements.
-template <bool Dif, bool Inv>
+template <bool Dif, bool Inv, class Fr>
 PP_NTT_INLINE void block_levels(Fr* p, size_t len, unsigned l_lo, unsigned l_hi, const Fr* level) {
   for (unsigned s = l_lo; s < l_hi; ++s) {
     const unsigned l = Dif ? l_hi - 1 - (s - l_lo) : s;
@@ -162,7 +168,7 @@ PP_NTT_INLINE void block_levels(Fr* p, size_t len, unsigned l_lo, unsigned l_hi,
 // A bottom block of 2^bits. The levels below kL1Bits run per 2^kL1Bits
 // sub-block (32 KiB, inside the 48 KiB L1); only the levels above sweep the
 // whole block through L2.
-template <bool Inv>
+template <bool Inv, class Fr>
 void dif_block(Fr* p, unsigned bits, const Fr* level) {
   const size_t len = size_t(1) << bits;
   const unsigned split = std::min(bits, kL1Bits);
@@ -171,7 +177,7 @@ void dif_block(Fr* p, unsigned bits, const Fr* level) {
     block_levels<true, Inv>(p + sb, size_t(1) << split, 0, split, level);
 }
 
-template <bool Inv>
+template <bool Inv, class Fr>
 void dit_block(Fr* p, unsigned bits, const Fr* level) {
   const size_t len = size_t(1) << bits;
   const unsigned split = std::min(bits, kL1Bits);
@@ -180,13 +186,14 @@ void dit_block(Fr* p, unsigned bits, const Fr* level) {
   block_levels<false, Inv>(p, len, split, bits, level);
 }
 
+template <class Fr>
 const Fr* level_table(bool inverse) {
-  const LevelTables& t = level_tables();
+  const LevelTables<Fr>& t = level_tables<Fr>();
   return inverse ? t.inv.data() : t.fwd.data();
 }
 
 // Runs fn(block pointer) on every 2^bits block of the bottom pass in parallel.
-template <class Fn>
+template <class Fr, class Fn>
 void for_each_block(Fr* x, const Plan& plan, Fn&& fn) {
   const unsigned bits = plan.passes[0].bits;
   const size_t blocks = size_t(1) << (plan.log_n - bits);
@@ -197,7 +204,7 @@ void for_each_block(Fr* x, const Plan& plan, Fn&& fn) {
 // Element (row u, column c) of outer block o is x[o*2^(lo+bits) + u*2^lo + c].
 // The twiddle of pair offset jj (< m) is top[jj * n/(2m)], and top[(m-jj) * n/(2m)]
 // negated for the inverse; m*n/(2m) = n/2 is the table's last entry, -1.
-template <bool Dif, bool Inv>
+template <bool Dif, bool Inv, class Fr>
 void column_pass(Fr* x, unsigned log_n, PassSpec ps, const Fr* top) {
   const unsigned lo = ps.lo, bits = ps.bits;
   const size_t rows = size_t(1) << bits, cols = size_t(1) << lo;
@@ -250,7 +257,7 @@ void column_pass(Fr* x, unsigned log_n, PassSpec ps, const Fr* top) {
   });
 }
 
-template <bool Dif>
+template <bool Dif, class Fr>
 void columns(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
   if (plan.passes.size() <= 1) return;
   PP_ASSERT(top != nullptr, "ntt: column passes need the domain's twiddle table");
@@ -294,6 +301,7 @@ Plan make_plan(unsigned log_n) {
   return plan;
 }
 
+template <class Fr>
 std::vector<Fr> powers(const Fr& v, size_t count) {
   std::vector<Fr> p(count);
   Fr acc = Fr::one();
@@ -304,12 +312,15 @@ std::vector<Fr> powers(const Fr& v, size_t count) {
   return p;
 }
 
+template <class Fr>
 void dif_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse) { columns<true>(x, plan, top, inverse); }
+template <class Fr>
 void dit_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse) { columns<false>(x, plan, top, inverse); }
 
+template <class Fr>
 void dif(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
   dif_columns(x, plan, top, inverse);
-  const Fr* level = level_table(inverse);
+  const Fr* level = level_table<Fr>(inverse);
   const unsigned bits = plan.passes[0].bits;
   for_each_block(x, plan, [&](size_t, Fr* p) {
     if (inverse) {
@@ -320,8 +331,9 @@ void dif(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
   });
 }
 
+template <class Fr>
 void dit(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
-  const Fr* level = level_table(inverse);
+  const Fr* level = level_table<Fr>(inverse);
   const unsigned bits = plan.passes[0].bits;
   for_each_block(x, plan, [&](size_t, Fr* p) {
     if (inverse) {
@@ -333,6 +345,7 @@ void dit(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
   dit_columns(x, plan, top, inverse);
 }
 
+template <class Fr>
 void bottom_inverse_scale_forward(Fr* x, const Plan& plan, const Fr& shift, const Fr& inv_n) {
   const unsigned k = plan.log_n, bits = plan.passes[0].bits;
   const size_t len = size_t(1) << bits;
@@ -343,8 +356,8 @@ void bottom_inverse_scale_forward(Fr* x, const Plan& plan, const Fr& shift, cons
     const std::vector<Fr> p = powers(shift.pow_u64(uint64_t(1) << (k - bits)), len);
     for (size_t t = 0; t < len; ++t) col[t] = p[reverse_bits(t, bits)];
   }
-  const Fr* fwd = level_table(false);
-  const Fr* inv = level_table(true);
+  const Fr* fwd = level_table<Fr>(false);
+  const Fr* inv = level_table<Fr>(true);
   for_each_block(x, plan, [&](size_t b, Fr* p) {
     dif_block<true>(p, bits, inv);
     const Fr f = inv_n * shift.pow_u64(reverse_bits(b, k - bits));
@@ -353,6 +366,7 @@ void bottom_inverse_scale_forward(Fr* x, const Plan& plan, const Fr& shift, cons
   });
 }
 
+template <class Fr>
 void scale_by_powers(Fr* x, unsigned log_n, const Fr& g, const Fr& scale) {
   const unsigned c = log_n / 2;
   const size_t cols = size_t(1) << c, rows = size_t(1) << (log_n - c);
@@ -366,5 +380,15 @@ void scale_by_powers(Fr* x, unsigned log_n, const Fr& g, const Fr& scale) {
     }
   });
 }
+
+#define PP_NTT_KERNELS(F)                                                                          \
+  template std::vector<F> powers(const F&, size_t);                                                \
+  template void dif_columns(F*, const Plan&, const F*, bool);                                      \
+  template void dit_columns(F*, const Plan&, const F*, bool);                                      \
+  template void dif(F*, const Plan&, const F*, bool);                                              \
+  template void dit(F*, const Plan&, const F*, bool);                                              \
+  template void bottom_inverse_scale_forward(F*, const Plan&, const F&, const F&);                 \
+  template void scale_by_powers(F*, unsigned, const F&, const F&);
+PP_NTT_FOR_EACH_FIELD(PP_NTT_KERNELS)
 
 }  // namespace proofpipe::ntt

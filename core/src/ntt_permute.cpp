@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "proofpipe/common/parallel.hpp"
+#include "proofpipe/ntt/instances.hpp"
 #include "proofpipe/ntt/kernels.hpp"
 
 namespace proofpipe::ntt {
@@ -14,9 +15,11 @@ namespace {
 constexpr unsigned kTileBits = 4;
 constexpr size_t kTile = size_t(1) << kTileBits;
 
+template <class Fr>
 inline Fr scaled(const Fr& v, const Fr& scale, bool do_scale) { return do_scale ? v * scale : v; }
 
 // Element-wise, for sizes below one pair of tiles (n < 256).
+template <class Fr>
 void bit_reverse_small(Fr* x, unsigned log_n, const Fr& scale, bool do_scale) {
   const size_t n = size_t(1) << log_n;
   for (size_t i = 0; i < n; ++i) {
@@ -33,6 +36,7 @@ void bit_reverse_small(Fr* x, unsigned log_n, const Fr& scale, bool do_scale) {
 
 }  // namespace
 
+template <class Fr>
 void bit_reverse(Fr* x, unsigned log_n, const Fr& scale) {
   const bool do_scale = !scale.is_one();
   if (log_n < 2 * kTileBits) {
@@ -68,5 +72,8 @@ void bit_reverse(Fr* x, unsigned log_n, const Fr& scale) {
     }
   });
 }
+
+#define PP_NTT_PERMUTE(F) template void bit_reverse(F*, unsigned, const F&);
+PP_NTT_FOR_EACH_FIELD(PP_NTT_PERMUTE)
 
 }  // namespace proofpipe::ntt

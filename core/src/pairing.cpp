@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "proofpipe/pairing/detail/miller_steps.hpp"
+
 namespace proofpipe::pairing {
 namespace {
 
@@ -21,76 +23,23 @@ constexpr int kTopBit = 63;
 static_assert(ff::kBlsXIsNegative, "the Miller loop and expt() conjugate for negative x");
 static_assert((kAbsX >> kTopBit) == 1);
 
-// A point (X : Y : Z) of the twist E': y^2 = x^3 + b', b' = 4 xi, with
-// x = X/Z, y = Y/Z.
-struct TwistProj {
-  Fq2 x, y, z;
+// The twist E': y^2 = x^3 + b', b' = 4 xi (M-type); its 3b' multiplier for
+// the shared doubling step (pairing/detail/miller_steps.hpp, which also
+// derives the line shape).
+struct BlsTwist {
+  // 3 b' a = 12 xi a, by additions only.
+  static Fq2 mul_by_3b(const Fq2& a) {
+    Fq2 t = a.mul_by_xi().dbl().dbl();  // 4 xi a
+    return t.dbl() + t;
+  }
 };
+using TwistProj = detail::TwistProj<Fq2>;
+using Line = detail::Line<Fq2>;
 
-// A line before evaluation: its value at P = (xP, yP) is
-// c0 + (c1 xP) v + (c4 yP) vw, the sparse shape of Fq12::mul_by_014.
-struct Line {
-  Fq2 c0, c1, c4;
-};
+inline Line doubling_step(TwistProj& t) { return detail::doubling_step<BlsTwist>(t); }
+inline Line addition_step(TwistProj& t, const ec::G2Affine& q) { return detail::addition_step(t, q.x, q.y); }
 
-// Why that shape. E' is the M-type twist (b' = b xi), untwisted by
-// psi(x', y') = (x' w^-2, y' w^-3) into E(Fq12) (w^6 = xi makes
-// (y' w^-3)^2 = (x' w^-2)^3 + b). A line of slope s' on E' becomes a line of
-// slope s' w^-1 on E; its value at P, times w^3, is
-//   yP w^3 - s' xP w^2 + (s' x'_T - y'_T),   with w^2 = v, w^3 = vw.
-// Any factor in a proper subfield (w^3 in Fq4, Fq2 denominators) is erased by
-// the final exponentiation, since p^k - 1 divides (p^12 - 1)/r for k < 12.
-
-// 3 b' a = 12 xi a, by additions only (b' = 4 + 4u is the twist constant).
-inline Fq2 mul_by_3b(const Fq2& a) {
-  Fq2 t = a.mul_by_xi().dbl().dbl();  // 4 xi a
-  return t.dbl() + t;
-}
-
-// T <- 2T and the tangent at T. Slope s' = 3x^2/(2y); multiplying the line by
-// -2y Z^2 and using y^2 = x^3 + b' gives
-//   (3b'Z^2 - Y^2) + 3X^2 xP v - 2YZ yP vw.
-// The point (x3 = s'^2 - 2x, y3 = s'(x - x3) - y), scaled by 4 to avoid halving:
-//   X3 = 2XY(Y^2 - 9b'Z^2), Y3 = (Y^2 + 9b'Z^2)^2 - 108 b'^2 Z^4, Z3 = 8Y^3 Z.
-// 3 Fq2 multiplications, 6 squarings.
-inline Line doubling_step(TwistProj& t) {
-  Fq2 a = t.x * t.y;
-  Fq2 b = t.y.sqr();
-  Fq2 c = t.z.sqr();
-  Fq2 e = mul_by_3b(c);               // 3b'Z^2
-  Fq2 f = e.dbl() + e;                // 9b'Z^2
-  Fq2 h = (t.y + t.z).sqr() - b - c;  // 2YZ
-  Fq2 xx = t.x.sqr();
-  Fq2 e2 = e.sqr();
-  Line l{e - b, xx.dbl() + xx, -h};
-  t.x = (a * (b - f)).dbl();
-  Fq2 e2x4 = e2.dbl().dbl();
-  t.y = (b + f).sqr() - e2x4.dbl() - e2x4;  // 12 E^2 = 108 b'^2 Z^4
-  t.z = (b * h).dbl().dbl();
-  return l;
-}
-
-// T <- T + Q for affine Q = (x2, y2) and the line through them. With
-// theta = Y - y2 Z and lambda = X - x2 Z the slope is theta/lambda; times
-// lambda the line is (theta x2 - lambda y2) - theta xP v + lambda yP vw, and
-//   X3 = lambda H, Y3 = theta (X lambda^2 - H) - Y lambda^3, Z3 = Z lambda^3,
-//   H = lambda^3 + Z theta^2 - 2X lambda^2.
-// 11 Fq2 multiplications, 2 squarings.
-inline Line addition_step(TwistProj& t, const ec::G2Affine& q) {
-  Fq2 theta = t.y - q.y * t.z;
-  Fq2 lambda = t.x - q.x * t.z;
-  Fq2 c = theta.sqr();
-  Fq2 d = lambda.sqr();
-  Fq2 e = lambda * d;
-  Fq2 g = t.x * d;
-  Fq2 h = e + t.z * c - g.dbl();
-  Line l{theta * q.x - lambda * q.y, -theta, lambda};
-  t.y = theta * (g - h) - t.y * e;
-  t.x = lambda * h;
-  t.z = t.z * e;
-  return l;
-}
-
+// M-type: the line's value times w^3 is c0 + (c1 xP) v + (c4 yP) vw.
 inline Fq12 mul_by_line(const Fq12& f, const Line& l, const ec::G1Affine& p) {
   return f.mul_by_014(l.c0, l.c1.mul_fq(p.x), l.c4.mul_fq(p.y));
 }

@@ -12,11 +12,13 @@ namespace proofpipe::ec {
 
 struct G1Cfg {
   using Field = ff::Fq;
+  static constexpr bool kG2 = false;
   PP_HD static constexpr ff::Fq b() { return ff::Fq::from_u64(4); }
 };
 // G2 lives on the sextic twist y^2 = x^3 + 4(1 + u) over Fq2.
 struct G2Cfg {
   using Field = ff::Fq2;
+  static constexpr bool kG2 = true;
   PP_HD static constexpr ff::Fq2 b() { return {ff::Fq::from_u64(4), ff::Fq::from_u64(4)}; }
 };
 
@@ -67,9 +69,7 @@ Jacobian<Cfg> scalar_mul(const Jacobian<Cfg>& p, const ff::Fr& k) {
 // multiplication by r (255 doublings); fast enough for key and proof checks.
 template <class Cfg>
 bool in_subgroup(const Affine<Cfg>& a) {
-  if (!a.on_curve()) return false;
-  if (a.is_identity()) return true;
-  return Jacobian<Cfg>::from_affine(a).mul(ff::MontConsts<ff::FrParams>::kP).is_identity();
+  return in_order_subgroup(a, ff::MontConsts<ff::FrParams>::kP);
 }
 
 }  // namespace proofpipe::ec

@@ -15,7 +15,8 @@
 
 namespace proofpipe::ec {
 
-// Cfg supplies: using Field; static constexpr Field b(); (curve constant)
+// Cfg supplies: using Field; static constexpr Field b(); (curve constant);
+// static constexpr bool kG2 (whether Field is the quadratic extension).
 template <class Cfg>
 struct Affine {
   using F = typename Cfg::Field;
@@ -137,5 +138,15 @@ struct Jacobian {
     return r;
   }
 };
+
+// On the curve and r * P = O (r: the group order, canonical limbs). One
+// scalar multiplication by r (~255 doublings); fast enough for key and
+// proof checks. The identity passes.
+template <class Cfg, size_t M>
+bool in_order_subgroup(const Affine<Cfg>& a, const ff::Limbs<M>& r) {
+  if (!a.on_curve()) return false;
+  if (a.is_identity()) return true;
+  return Jacobian<Cfg>::from_affine(a).mul(r).is_identity();
+}
 
 }  // namespace proofpipe::ec

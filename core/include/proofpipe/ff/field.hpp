@@ -1,5 +1,6 @@
 // Montgomery prime field over N little-endian 64-bit limbs: the one field
-// template behind Fq (381-bit, 6 limbs) and Fr (255-bit, 4 limbs).
+// template behind BLS12-381's Fq (381-bit, 6 limbs) and Fr (255-bit, 4
+// limbs), and BN254's Fq and Fr (254-bit, 4 limbs each).
 //
 // Representation: always Montgomery form in memory (x*R mod p, R = 2^(64N)),
 // fully reduced to [0, p). This is the zkey's own point layout, so points are
@@ -7,8 +8,8 @@
 // (bytes, witness scalars, JSON), through from_canonical/to_canonical.
 //
 // Multiplication is CIOS (Koc, Acar, Kaliski 1996) with the "no-carry"
-// shortcut, valid when the top limb of p is below 2^63 - 1 (both BLS12-381
-// moduli are: 0x1a01.. and 0x73ed..): the running sum then never needs an
+// shortcut, valid when the top limb of p is below 2^63 - 1 (all four
+// moduli are: 0x1a01.. and 0x73ed.. for BLS12-381, 0x3064.. for BN254): the running sum then never needs an
 // N+1-th word. Not constant-time in the final subtraction; proving keys and
 // witnesses are not secret from the prover itself.
 //
@@ -56,6 +57,7 @@ template <class P>
 struct Field {
   static constexpr size_t N = P::kLimbs;
   using C = MontConsts<P>;
+  using Params = P;
   using Repr = Limbs<N>;
   static constexpr size_t kBytes = 8 * N;
 

@@ -1,12 +1,24 @@
-// Fq2 = Fq[u]/(u^2 + 1), the field of G2's coordinates. Elements c0 + c1*u,
-// stored as (c0, c1), each Montgomery Fq: 96 bytes, the zkey's G2 layout.
+// Fq2 = Fq[u]/(u^2 + 1), the field of G2's coordinates, for any base field
+// with q = 3 mod 4 (BLS12-381 and BN254 both). Elements c0 + c1*u, stored as
+// (c0, c1), each Montgomery Fq: the zkey's G2 layout (96 bytes on BLS12-381,
+// 64 on BN254).
+//
+// T is the tower's configuration: `using Fq` (the base field) and kXi, the
+// integer a of the Fq6 non-residue xi = a + u (1 for BLS12-381, 9 for BN254),
+// the one constant in which the two towers differ.
 #pragma once
+
+#include <type_traits>
 
 #include "proofpipe/ff/bls12_381.hpp"
 
 namespace proofpipe::ff {
 
-struct Fq2 {
+template <class T>
+struct Fq2T {
+  using Fq = typename T::Fq;
+  using Tower = T;
+  using Fq2 = Fq2T;
   Fq c0, c1;
 
   PP_HD static constexpr Fq2 zero() { return {Fq::zero(), Fq::zero()}; }
@@ -27,16 +39,18 @@ struct Fq2 {
   PP_HD_INLINE constexpr Fq2 operator-() const { return {-c0, -c1}; }
   PP_HD_INLINE constexpr Fq2 dbl() const { return {c0.dbl(), c1.dbl()}; }
 
-  // On x86-64 hosts with BMI2/ADX, Karatsuba on unreduced 768-bit products
+  // On x86-64 hosts with BMI2/ADX and a 6-limb Fq, Karatsuba on unreduced 768-bit products
   // with two Montgomery reductions instead of three (detail/mont_x86_wide.hpp,
   // same limbs); elsewhere (device code, constant evaluation) the Karatsuba
   // over Fq products below.
   PP_HD_INLINE constexpr Fq2 operator*(const Fq2& b) const {
 #if defined(PP_FF_HAVE_MONT_X86)
-    if (!std::is_constant_evaluated()) {
-      Fq2 r;
-      detail::fq2_mul_lazy<Fq::C>(r.c0.l, r.c1.l, c0.l, c1.l, b.c0.l, b.c1.l);
-      return r;
+    if constexpr (Fq::N == 6) {
+      if (!std::is_constant_evaluated()) {
+        Fq2 r;
+        detail::fq2_mul_lazy<typename Fq::C>(r.c0.l, r.c1.l, c0.l, c1.l, b.c0.l, b.c1.l);
+        return r;
+      }
     }
 #endif
     return mul_karatsuba(b);
@@ -54,8 +68,17 @@ struct Fq2 {
     return {(c0 + c1) * (c0 - c1), t.dbl()};
   }
   PP_HD_INLINE constexpr Fq2 mul_fq(const Fq& b) const { return {c0 * b, c1 * b}; }
-  // Multiply by the Fq6 non-residue xi = 1 + u: (a + bu)(1 + u) = (a - b) + (a + b)u.
-  PP_HD_INLINE constexpr Fq2 mul_by_xi() const { return {c0 - c1, c0 + c1}; }
+  // Multiply by the Fq6 non-residue xi = k + u: (a + bu)(k + u) = (ka - b) +
+  // (a + kb)u; k a by additions (k = 1: none; k = 9: three doublings and an add).
+  PP_HD_INLINE constexpr Fq2 mul_by_xi() const {
+    if constexpr (T::kXi == 1) {
+      return {c0 - c1, c0 + c1};
+    } else {
+      static_assert(T::kXi == 9, "mul_by_xi: add the addition chain for this xi");
+      const Fq a9 = c0.dbl().dbl().dbl() + c0, b9 = c1.dbl().dbl().dbl() + c1;
+      return {a9 - c1, c0 + b9};
+    }
+  }
   PP_HD_INLINE constexpr Fq2 conj() const { return {c0, -c1}; }
   // Frobenius x -> x^p is conjugation in Fq2.
   PP_HD constexpr Fq2 frobenius() const { return conj(); }
@@ -88,9 +111,10 @@ struct Fq2 {
       *out = zero();
       return true;
     }
-    constexpr auto kP = MontConsts<FqParams>::kP;
-    constexpr Limbs<6> kE1 = limbs_shr(limbs_sub_u64(kP, 3), 2);  // (q-3)/4
-    constexpr Limbs<6> kE2 = limbs_shr(limbs_sub_u64(kP, 1), 1);  // (q-1)/2
+    constexpr auto kP = Fq::C::kP;
+    static_assert((kP[0] & 3) == 3, "Fq2::sqrt needs q = 3 mod 4");
+    constexpr Limbs<Fq::N> kE1 = limbs_shr(limbs_sub_u64(kP, 3), 2);  // (q-3)/4
+    constexpr Limbs<Fq::N> kE2 = limbs_shr(limbs_sub_u64(kP, 1), 1);  // (q-1)/2
     Fq2 a1 = pow(kE1);
     Fq2 alpha = a1 * a1 * *this;
     Fq2 x0 = a1 * *this;
@@ -108,6 +132,12 @@ struct Fq2 {
   }
 };
 
+// The BLS12-381 tower: xi = 1 + u.
+struct BlsTower {
+  using Fq = ff::Fq;
+  static constexpr uint64_t kXi = 1;
+};
+using Fq2 = Fq2T<BlsTower>;
 static_assert(sizeof(Fq2) == 96);
 
 }  // namespace proofpipe::ff

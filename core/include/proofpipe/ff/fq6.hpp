@@ -1,6 +1,7 @@
-// Fq6 = Fq2[v]/(v^3 - xi), xi = 1 + u: the middle layer of the pairing tower
-// (Fq2 -> Fq6 -> Fq12, the tower of zkcrypto, snarkjs/ffjavascript and the IETF
-// pairing-friendly-curves draft). Elements c0 + c1 v + c2 v^2. Arithmetic is
+// Fq6 = Fq2[v]/(v^3 - xi): the middle layer of the pairing tower (Fq2 ->
+// Fq6 -> Fq12, the tower of zkcrypto, snarkjs/ffjavascript and the IETF
+// pairing-friendly-curves draft; xi = 1 + u on BLS12-381, 9 + u on BN254,
+// see fq2.hpp's T). Elements c0 + c1 v + c2 v^2. Arithmetic is
 // host and device; the Frobenius map is host-only (its table is computed once,
 // at first use, in core/src/fq12.cpp).
 // Multiplication and squaring: Devegili, O hEigeartaigh, Scott, Dahab,
@@ -16,12 +17,18 @@ namespace proofpipe::ff {
 // gamma[k][e] = g_k^e for k = 1..3 (row 0 is unused), e = 0..5. Fq6 uses the
 // even e (v = w^2), Fq12 all six. Computed on first call (a thread-safe local
 // static); p^k for k >= 4 is composed from these.
-struct FrobeniusTable {
-  Fq2 gamma[4][6];
+template <class T>
+struct FrobeniusTableT {
+  Fq2T<T> gamma[4][6];
 };
-const FrobeniusTable& frobenius_table();
+// Instantiated for each tower in core/src/fq12.cpp.
+template <class T>
+const FrobeniusTableT<T>& frobenius_table();
 
-struct Fq6 {
+template <class T>
+struct Fq6T {
+  using Fq2 = Fq2T<T>;
+  using Fq6 = Fq6T;
   Fq2 c0, c1, c2;
 
   PP_HD static constexpr Fq6 zero() { return {Fq2::zero(), Fq2::zero(), Fq2::zero()}; }
@@ -98,7 +105,7 @@ struct Fq6 {
   // a^(p^k), any k >= 0 (host only). Applies the p^1..p^3 maps: conjugate the
   // Fq2 coefficients for odd powers, scale the v^j one by gamma[k][2j].
   Fq6 frobenius(unsigned k = 1) const {
-    const FrobeniusTable& t = frobenius_table();
+    const FrobeniusTableT<T>& t = frobenius_table<T>();
     Fq6 r = *this;
     for (k %= 6; k > 0;) {
       unsigned s = k > 3 ? 3 : k;
@@ -121,6 +128,8 @@ struct Fq6 {
   }
 };
 
+using FrobeniusTable = FrobeniusTableT<BlsTower>;
+using Fq6 = Fq6T<BlsTower>;
 static_assert(sizeof(Fq6) == 288);
 
 }  // namespace proofpipe::ff

@@ -28,7 +28,7 @@ namespace proofpipe::msm::detail {
 inline constexpr double kInversionFq = 70, kInversionFq2 = 20;
 template <class Cfg>
 constexpr double inversion_cost() {
-  return std::is_same_v<typename Cfg::Field, ff::Fq> ? kInversionFq : kInversionFq2;
+  return Cfg::kG2 ? kInversionFq2 : kInversionFq;
 }
 
 // Batch capacity for a window of `buckets` buckets. The cap is the smallest

@@ -13,6 +13,7 @@
 #include <span>
 
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 
 namespace proofpipe::msm {
 
@@ -99,5 +100,17 @@ ec::G1 msm_g1_canonical(std::span<const ec::G1Affine> points, std::span<const ff
                         const MsmOptions& options = {});
 ec::G2 msm_g2_canonical(std::span<const ec::G2Affine> points, std::span<const ff::Limbs<4>> scalars,
                         const MsmOptions& options = {});
+
+// The same four for BN254 (the same Pippenger template, instantiated in
+// core/src/msm_bn254_g1.cpp and msm_bn254_g2.cpp); overloads, so code
+// written once for both curves calls msm_g1/msm_g2 by its types.
+bn254::G1 msm_g1(std::span<const bn254::G1Affine> points, std::span<const bn254::Fr> scalars,
+                 const MsmOptions& options = {});
+bn254::G2 msm_g2(std::span<const bn254::G2Affine> points, std::span<const bn254::Fr> scalars,
+                 const MsmOptions& options = {});
+bn254::G1 msm_g1_canonical(std::span<const bn254::G1Affine> points, std::span<const ff::Limbs<4>> scalars,
+                           const MsmOptions& options = {});
+bn254::G2 msm_g2_canonical(std::span<const bn254::G2Affine> points, std::span<const ff::Limbs<4>> scalars,
+                           const MsmOptions& options = {});
 
 }  // namespace proofpipe::msm

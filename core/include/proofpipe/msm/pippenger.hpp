@@ -4,7 +4,8 @@
 //      points dropped, +-1 scalars added straight into a per-chunk sum;
 //   2. tiles: (window j, term range) -> sum_b (b+1) * bucket_b;
 //   3. combine (serial, (W-1)*c doublings + one add per tile): Horner.
-// Instantiated once per group in core/src/msm_g1.cpp and msm_g2.cpp.
+// Instantiated once per group and curve in core/src/msm_g1.cpp, msm_g2.cpp
+// and msm_bn254.cpp.
 #pragma once
 
 #include <cstdlib>
@@ -23,7 +24,10 @@
 
 namespace proofpipe::msm::detail {
 
-inline ff::Limbs<4> canonical_limbs(const ff::Fr& f) { return f.to_canonical(); }
+template <class P>
+inline ff::Limbs<4> canonical_limbs(const ff::Field<P>& f) {
+  return f.to_canonical();
+}
 inline const ff::Limbs<4>& canonical_limbs(const ff::Limbs<4>& l) { return l; }
 
 inline void add_stats(MsmStats& into, const MsmStats& s) {
@@ -51,7 +55,9 @@ ec::Xyzz<Cfg> run_tile(std::span<const ec::Affine<Cfg>> points, std::span<const 
   return engine.reduce();
 }
 
-template <class Cfg, class In>
+// Fr: the scalar field (its r folds the scalars); In: Fr (Montgomery) or
+// canonical limbs.
+template <class Cfg, class In, class Fr = ff::Fr>
 ec::Jacobian<Cfg> pippenger(std::span<const ec::Affine<Cfg>> points, std::span<const In> scalars,
                             const MsmOptions& options) {
   using X = ec::Xyzz<Cfg>;
@@ -78,7 +84,7 @@ ec::Jacobian<Cfg> pippenger(std::span<const ec::Affine<Cfg>> points, std::span<c
     for (size_t i = begin; i < end; ++i) {
       ff::Limbs<4> k = canonical_limbs(scalars[i]);
       uint32_t neg = 0;
-      const ScalarClass cls = fold_scalar(k, &neg);
+      const ScalarClass cls = fold_scalar<typename Fr::Params>(k, &neg);
       if (cls == ScalarClass::kZero || points[i].is_identity()) {
         ++st.skipped;
       } else if (cls == ScalarClass::kOne) {
@@ -102,7 +108,7 @@ ec::Jacobian<Cfg> pippenger(std::span<const ec::Affine<Cfg>> points, std::span<c
 
   // ---- 2. tiles (msm/tiles.hpp), then 3. combine.
   X acc = X::identity();
-  constexpr Group kGroup = std::is_same_v<Cfg, ec::G1Cfg> ? Group::kG1 : Group::kG2;
+  constexpr Group kGroup = Cfg::kG2 ? Group::kG2 : Group::kG1;
   const MsmPlan pl = plan(m, threads, options, kGroup);
   const std::vector<TileSpec> tiles = m == 0 ? std::vector<TileSpec>() : make_tiles(pl, m);
   if (!tiles.empty()) {

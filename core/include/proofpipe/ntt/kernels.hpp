@@ -22,8 +22,6 @@
 
 namespace proofpipe::ntt {
 
-using ff::Fr;
-
 inline constexpr unsigned kMaxPassBits = 12;    // bottom pass: 2^12 x 32 B = 128 KiB blocks
 inline constexpr unsigned kMaxColumnBits = 10;  // column passes: <= 2^10 rows per tile
 
@@ -44,27 +42,35 @@ Plan make_plan(unsigned log_n);
 // Decimation in frequency, natural order in, bit-reversed order out.
 // inverse: uses w^-1 (no 1/n). top: w_n^j for j in [0, n/2], needed only
 // when the plan has column passes.
+template <class Fr>
 void dif(Fr* x, const Plan& plan, const Fr* top, bool inverse);
 // Decimation in time, bit-reversed order in, natural order out.
+template <class Fr>
 void dit(Fr* x, const Plan& plan, const Fr* top, bool inverse);
 
 // The middle of evals_to_odd_coset on the bottom blocks: inverse DIF levels,
 // x[pos] *= inv_n * shift^rev(pos) (rev over log_n bits), forward DIT levels,
 // one block at a time while it is in L2.
+template <class Fr>
 void bottom_inverse_scale_forward(Fr* x, const Plan& plan, const Fr& shift, const Fr& inv_n);
 // The column passes only (everything but passes[0]), for the same pipeline.
+template <class Fr>
 void dif_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse);
+template <class Fr>
 void dit_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse);
 
 // In-place bit-reversal permutation of 2^log_n elements, each multiplied by
 // `scale` on the way (pass Fr::one() for none). Cache-blocked: 16 x 16 tiles.
+template <class Fr>
 void bit_reverse(Fr* x, unsigned log_n, const Fr& scale);
 
 // x[j] *= scale * g^j for j < 2^log_n (natural order), 2 multiplications per
 // element from two sqrt(n)-sized power tables.
+template <class Fr>
 void scale_by_powers(Fr* x, unsigned log_n, const Fr& g, const Fr& scale);
 
 // v^0, v^1, ..., v^(count-1).
+template <class Fr>
 std::vector<Fr> powers(const Fr& v, size_t count);
 
 // Reverses the low `bits` bits of v.

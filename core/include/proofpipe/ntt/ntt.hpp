@@ -1,6 +1,7 @@
-// Number-theoretic transform over the BLS12-381 scalar field Fr, with the
-// roots of unity snarkjs uses (w_n = 5^((r-1)/n), docs/design/formats.md
-// §3.2), and the odd-coset H step of snarkjs/rapidsnark's Groth16 prover (§3.3).
+// Number-theoretic transform over a scalar field Fr (BLS12-381's or BN254's:
+// one template, instantiated for both in core/src/ntt*.cpp), with the roots
+// of unity snarkjs uses (w_n = g^((r-1)/n), g = 5 for both fields,
+// docs/design/formats.md §3.2), and the odd-coset H step of snarkjs/rapidsnark's Groth16 prover (§3.3).
 // Not a polynomial library: no division, no arbitrary-size domains.
 //
 // Representation: every Fr here is Montgomery form (the only form Fr has in
@@ -14,20 +15,23 @@
 #include <vector>
 
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/bn254.hpp"
 
 namespace proofpipe::ntt {
 
-using ff::Fr;
-
 // Largest transform: 2^28 elements, 8 GiB per vector (the H step holds three).
-// The field allows 2^32, but at k = 32 the odd coset has no w_{2n} (snarkjs
+// BN254's Fr has 2-adicity 28, so there the odd coset of 2^28 does not exist
+// either (checked where a domain is made). BLS12-381's allows 2^32, but at k = 32 the odd coset has no w_{2n} (snarkjs
 // switches to the shift 25 there), a case this code does not implement.
 inline constexpr unsigned kMaxLogSize = 28;
 
 // w_{2^log_n} = 5^((r-1) / 2^log_n), a primitive 2^log_n-th root of unity,
 // log_n in [0, 32]. NOT the 7-based root of arkworks/bellman/blst: same set of
 // roots, different order, so mixing the two gives wrong proofs.
+// log_n in [0, Fr::Params::kTwoAdicity].
+template <class Fr>
 Fr root_of_unity(unsigned log_n);
+inline ff::Fr root_of_unity(unsigned log_n) { return root_of_unity<ff::Fr>(log_n); }
 
 // One power-of-two evaluation domain {w^i : 0 <= i < n}, n = 2^k, w = root_of_unity(k).
 //
@@ -42,15 +46,16 @@ Fr root_of_unity(unsigned log_n);
 // Build sizes up front (get() at setup), not from inside a parallel_for body:
 // the first get() of a size runs parallel_for itself, and if another thread's
 // pool job waited on that same size the two would deadlock on the pool.
-class Domain {
+template <class Fr>
+class DomainT {
  public:
   // The cached domain of size 2^log_n (log_n <= kMaxLogSize). The first call
   // for a given size builds the table: n/2 multiplies and page faults, about
   // 0.2 s at 2^22 and 0.7 s at 2^24 on the (shared) 2-core dev VM.
-  static const Domain& get(unsigned log_n);
+  static const DomainT& get(unsigned log_n);
 
-  Domain(const Domain&) = delete;
-  Domain& operator=(const Domain&) = delete;
+  DomainT(const DomainT&) = delete;
+  DomainT& operator=(const DomainT&) = delete;
 
   unsigned log_size() const { return log_n_; }
   size_t size() const { return size_t(1) << log_n_; }
@@ -80,13 +85,16 @@ class Domain {
   void evals_to_odd_coset(std::span<Fr> x) const;
 
  private:
-  explicit Domain(unsigned log_n);
+  explicit DomainT(unsigned log_n);
+  template <class>
   friend struct DomainCache;
 
   unsigned log_n_;
   Fr omega_, omega_inv_, size_inv_, omega_2n_;
   std::vector<Fr> top_;  // w^j, j in [0, n/2]; empty when one pass suffices
 };
+
+using Domain = DomainT<ff::Fr>;
 
 // The H step of the snarkjs Groth16 prover (docs/design/formats.md §3.3).
 //
@@ -101,6 +109,10 @@ class Domain {
 // multiplications.
 //
 // @concurrent the spans must not overlap each other or another caller's.
+template <class Fr>
 void compute_h_odd_coset(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c);
+inline void compute_h_odd_coset(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) {
+  compute_h_odd_coset<ff::Fr>(a, b, c);
+}
 
 }  // namespace proofpipe::ntt
