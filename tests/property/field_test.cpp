@@ -1,4 +1,4 @@
-// Fq and Fr against GMP big integers: random inputs and edge values
+// Fq and Fr of BLS12-381 and BN254 against GMP big integers: random inputs and edge values
 // (0, 1, 2, p-1, p-2, values near 2^k), for every operation of the field type.
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/bn254.hpp"
 #include "support/field_edges.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/test_seed.hpp"
@@ -19,7 +20,7 @@ using ff::Fr;
 
 template <class F>
 class FieldTest : public ::testing::Test {};
-using FieldTypes = ::testing::Types<Fq, Fr>;
+using FieldTypes = ::testing::Types<Fq, Fr, bn254::Fq, bn254::Fr>;
 TYPED_TEST_SUITE(FieldTest, FieldTypes);
 
 // Edge values as GMP integers: 0, 1, 2, p-1, p-2, (p-1)/2, 2^k and 2^k-1 for k < bits.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/bn254.hpp"
 #include "proofpipe/ff/fq2.hpp"
 #include "support/field_edges.hpp"
 #include "support/gmp_ref.hpp"
@@ -20,7 +21,7 @@ using ff::Fr;
 
 template <class F>
 class InverseTest : public ::testing::Test {};
-using InverseTypes = ::testing::Types<Fq, Fr>;
+using InverseTypes = ::testing::Types<Fq, Fr, bn254::Fq, bn254::Fr>;
 TYPED_TEST_SUITE(InverseTest, InverseTypes);
 
 // Canonical edge values: 0..40, p-1..p-40, (p+-1)/2, 2^k and 2^k +- 1 for

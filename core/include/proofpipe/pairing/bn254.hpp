@@ -1,16 +1,17 @@
 // The optimal ate pairing e: G1 x G2 -> GT on BN254, and the multi-pairing a
 // Groth16 verifier needs. Host code only.
 //
-// e(P, Q) = f^((p^12 - 1)/r) with f the Miller loop over 6u + 2 (signed
+// e(P, Q) = f^(c (p^12 - 1)/r) with f the Miller loop over 6u + 2 (signed
 // binary), closed by the two Frobenius lines of Vercauteren's optimal ate
 // pairing ("Optimal pairings", 2010, §6): T += pi(Q), then the line to
-// -pi^2(Q). The final exponentiation is the easy part (p^6 - 1)(p^2 + 1) and
-// the hard part (p^4 - p^2 + 1)/r by the addition chain of Scott, Benger,
-// Charlemagne, Dominguez Perez, Kachisa, "On the final exponentiation for
-// calculating pairings on ordinary elliptic curves" (Pairing 2009, §4): three
-// exponentiations by u and a handful of Frobenius maps. The tests check it
-// against the plain exponentiation by (p^4 - p^2 + 1)/r and against the
-// vk_alphabeta_12 that snarkjs writes for a bn128 key.
+// -pi^2(Q). The final exponentiation is the easy part (p^6 - 1)(p^2 + 1)
+// and the hard part of Fuentes-Castaneda, Knapp, Rodriguez-Henriquez
+// ("Faster hashing to G2", SAC 2011), which computes the reduced pairing
+// raised to c = 2u(6u^2 + 3u + 1). c is coprime to r, so e stays bilinear
+// and non-degenerate; it is the value ffjavascript (snarkjs) and libff
+// publish, so a bn128 key's vk_alphabeta_12 compares equal. The tests check
+// the chain against the plain exponent c (p^12 - 1)/r and against
+// ffjavascript's e(g1, g2).
 //
 // Inputs as in pairing.hpp: affine Montgomery points, (0, 0) the identity,
 // on their curves and in the order-r groups (not checked here). A pair with
@@ -28,7 +29,7 @@ using G1G2Pair = std::pair<G1Affine, G2Affine>;
 
 Fq12 multi_miller_loop(std::span<const G1G2Pair> pairs);
 Fq12 miller_loop(const G1Affine& p, const G2Affine& q);
-// f^((p^12 - 1)/r) for f != 0.
+// f^(c (p^12 - 1)/r), c = 2u(6u^2 + 3u + 1), for f != 0.
 Fq12 final_exponentiation(const Fq12& f);
 Fq12 pairing(const G1Affine& p, const G2Affine& q);
 Fq12 multi_pairing(std::span<const G1G2Pair> pairs);
