@@ -71,14 +71,24 @@ Result<F> from_decimal_impl(std::string_view text, const char* field_name) {
 
 }  // namespace
 
-std::string to_decimal(const ff::Fr& x) { return to_decimal_impl(x); }
-std::string to_decimal(const ff::Fq& x) { return to_decimal_impl(x); }
+template <class P>
+std::string to_decimal(const ff::Field<P>& x) {
+  return to_decimal_impl(x);
+}
 
-Result<ff::Fr> fr_from_decimal(std::string_view text) {
-  return from_decimal_impl<ff::Fr>(text, "scalar field modulus r");
+template <class F>
+Result<F> from_decimal(std::string_view text) {
+  constexpr bool kScalar = std::is_same_v<F, ff::Fr> || std::is_same_v<F, bn254::Fr>;
+  return from_decimal_impl<F>(text, kScalar ? "scalar field modulus r" : "base field modulus q");
 }
-Result<ff::Fq> fq_from_decimal(std::string_view text) {
-  return from_decimal_impl<ff::Fq>(text, "base field modulus q");
-}
+
+#define PP_DECIMAL_FIELD(F)                                          \
+  template std::string to_decimal<F::Params>(const ff::Field<F::Params>&); \
+  template Result<F> from_decimal<F>(std::string_view);
+PP_DECIMAL_FIELD(ff::Fr)
+PP_DECIMAL_FIELD(ff::Fq)
+PP_DECIMAL_FIELD(bn254::Fr)
+PP_DECIMAL_FIELD(bn254::Fq)
+#undef PP_DECIMAL_FIELD
 
 }  // namespace proofpipe::formats

@@ -1,18 +1,12 @@
-// Prime recognition for file headers (BLS12-381 supported, bn128 named).
+// Prime recognition for file headers: BLS12-381 and BN254 (bn128), each
+// file read as the curve its caller asked for.
 #include "primes.hpp"
 
 #include <cstring>
 #include <string>
 
-#include "proofpipe/ff/bls12_381.hpp"
-
 namespace proofpipe::formats::detail {
-
 namespace {
-
-// bn128 (alt_bn128/BN254) primes, only to name the curve in an error.
-constexpr auto kBnQ = ff::limbs_from_hex<4>("0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47");
-constexpr auto kBnR = ff::limbs_from_hex<4>("0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001");
 
 template <size_t N>
 bool equals(std::span<const uint8_t> bytes, const ff::Limbs<N>& p) {
@@ -26,29 +20,37 @@ std::string hex(std::span<const uint8_t> le) {
   return s;
 }
 
+template <class C>
+bool is_prime_of(FieldKind kind, std::span<const uint8_t> prime) {
+  return kind == FieldKind::kScalar ? equals(prime, C::Fr::C::kP) : equals(prime, C::Fq::C::kP);
+}
+
 }  // namespace
 
-Status check_prime(const BinFile& f, FieldKind kind, uint32_t n8, std::span<const uint8_t> prime, const char* label) {
-  const bool scalar = kind == FieldKind::kScalar;
-  const uint32_t want_n8 = scalar ? 32 : 48;
-  const char* field = scalar ? "scalar field" : "base field";
-  if (equals(prime, scalar ? kBnR : kBnQ)) {
-    return f.error("unsupported curve bn128 ({} {} is bn128's); proofpipe supports bls12381 only", field, label);
-  }
-  if (n8 != want_n8) {
-    return f.error("unsupported curve: {} elements are {} bytes, expected {} (bls12381)", field, n8, want_n8);
-  }
-  bool ok = scalar ? equals(prime, ff::MontConsts<ff::FrParams>::kP) : equals(prime, ff::MontConsts<ff::FqParams>::kP);
-  if (!ok) {
-    return f.error("prime mismatch: {} {} is {}, not bls12381's", field, label, hex(prime));
-  }
-  return Status::ok();
+std::optional<curves::CurveId> curve_of_prime(FieldKind kind, std::span<const uint8_t> prime) {
+  if (is_prime_of<curves::Bls12_381>(kind, prime)) return curves::CurveId::kBls12_381;
+  if (is_prime_of<curves::Bn254>(kind, prime)) return curves::CurveId::kBn254;
+  return std::nullopt;
 }
 
-bool below_r(const uint8_t* bytes32) {
-  ff::Fr::Repr v;
-  std::memcpy(v.data(), bytes32, 32);
-  return !ff::limbs_geq(v, ff::MontConsts<ff::FrParams>::kP);
+template <class C>
+Status check_prime(const BinFile& f, FieldKind kind, uint32_t n8, std::span<const uint8_t> prime, const char* label) {
+  const bool scalar = kind == FieldKind::kScalar;
+  const uint32_t want_n8 = scalar ? uint32_t(C::Fr::kBytes) : uint32_t(C::Fq::kBytes);
+  const char* field = scalar ? "scalar field" : "base field";
+  if (is_prime_of<C>(kind, prime)) return Status::ok();
+  if (auto other = curve_of_prime(kind, prime)) {
+    return f.error("curve mismatch: its {} {} is {}'s, expected {}", field, label, curves::curve_name(*other),
+                   C::kName);
+  }
+  if (n8 != want_n8) {
+    return f.error("unsupported curve: {} elements are {} bytes, expected {} ({})", field, n8, want_n8, C::kName);
+  }
+  return f.error("prime mismatch: {} {} is {}, not {}'s", field, label, hex(prime), C::kName);
 }
+
+template Status check_prime<curves::Bls12_381>(const BinFile&, FieldKind, uint32_t, std::span<const uint8_t>,
+                                               const char*);
+template Status check_prime<curves::Bn254>(const BinFile&, FieldKind, uint32_t, std::span<const uint8_t>, const char*);
 
 }  // namespace proofpipe::formats::detail

@@ -1,24 +1,35 @@
 // Private: recognising the field primes written in file headers, so that a
-// wrong-curve file says "unsupported curve bn128" instead of a bare mismatch.
+// file for the other curve says which curve it is for instead of a bare
+// mismatch.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
 #include "proofpipe/common/status.hpp"
+#include "proofpipe/curves.hpp"
 #include "proofpipe/formats/binfile.hpp"
 
 namespace proofpipe::formats::detail {
 
 enum class FieldKind { kScalar, kBase };  // r (Fr) or q (Fq)
 
+// The curve whose r (kScalar) or q (kBase) the n8 LE bytes are, if any.
+std::optional<curves::CurveId> curve_of_prime(FieldKind kind, std::span<const uint8_t> prime);
+
 // Checks a header's element size `n8` and prime bytes (LE, n8 bytes) against
-// BLS12-381's r or q. Errors, through f.error(): "unsupported curve bn128 ...",
-// "unsupported curve: ... elements are 40 bytes, expected 32", "prime
-// mismatch: ...". `label` names the field in messages ("prime", "q", "r").
+// curve C's r or q. Errors, through f.error(): "curve bn128 (its scalar field
+// prime), expected bls12381", "unsupported curve: ... elements are 40 bytes,
+// expected 32", "prime mismatch: ...". `label` names the field ("prime", "q", "r").
+template <class C>
 Status check_prime(const BinFile& f, FieldKind kind, uint32_t n8, std::span<const uint8_t> prime, const char* label);
 
-// True when the n8 LE bytes encode a value below BLS12-381's r (n8 = 32).
-bool below_r(const uint8_t* bytes32);
+// True when the 32 LE bytes encode a value below C's r.
+template <class C>
+bool below_r(const uint8_t* bytes32) {
+  typename C::Fr::Repr v;
+  std::memcpy(v.data(), bytes32, 32);
+  return !ff::limbs_geq(v, C::Fr::C::kP);
+}
 
 }  // namespace proofpipe::formats::detail

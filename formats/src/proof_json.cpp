@@ -23,16 +23,20 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 constexpr const char* kProtocol = "groth16";
-constexpr const char* kCurve = "bls12381";
 
 // ----- writing -----
 
-Json g1_json(const ec::G1Affine& p) {
+template <class G1Affine>
+Json g1_json(const G1Affine& p) {
   if (p.is_identity()) return Json::array({"0", "1", "0"});
   return Json::array({to_decimal(p.x), to_decimal(p.y), "1"});
 }
-Json fq2_json(const ff::Fq2& v) { return Json::array({to_decimal(v.c0), to_decimal(v.c1)}); }
-Json g2_json(const ec::G2Affine& p) {
+template <class Fq2>
+Json fq2_json(const Fq2& v) {
+  return Json::array({to_decimal(v.c0), to_decimal(v.c1)});
+}
+template <class G2Affine>
+Json g2_json(const G2Affine& p) {
   if (p.is_identity()) return Json::array({Json::array({"0", "0"}), Json::array({"1", "0"}), Json::array({"0", "0"})});
   return Json::array({fq2_json(p.x), fq2_json(p.y), Json::array({"1", "0"})});
 }
@@ -50,8 +54,12 @@ std::string one_line(std::string s) {
   return s;
 }
 
+template <class C>
 class Reader {
  public:
+  using Fq = typename C::Fq;
+  using Fq2 = typename C::Fq2;
+
   explicit Reader(std::string_view what) : what_(what) {}
 
   Status error(const std::string& where, const std::string& msg) const {
@@ -74,22 +82,16 @@ class Reader {
   Result<F> number(const Json& j, const std::string& where) const {
     if (!j.is_string()) return error(where, "expected a decimal string");
     const std::string& s = j.get_ref<const std::string&>();
-    Result<F> v = [&] {
-      if constexpr (std::is_same_v<F, ff::Fr>) {
-        return fr_from_decimal(s);
-      } else {
-        return fq_from_decimal(s);
-      }
-    }();
+    Result<F> v = from_decimal<F>(s);
     if (!v.is_ok()) return error(where, v.status().message());
     return v;
   }
 
-  Result<ff::Fq2> fq2(const Json& j, const std::string& where) const {
+  Result<Fq2> fq2(const Json& j, const std::string& where) const {
     PP_RETURN_IF_ERROR(array_of(j, 2, where));
-    PP_ASSIGN_OR_RETURN(ff::Fq c0, number<ff::Fq>(j[0], where + "[0]"));
-    PP_ASSIGN_OR_RETURN(ff::Fq c1, number<ff::Fq>(j[1], where + "[1]"));
-    return ff::Fq2{c0, c1};
+    PP_ASSIGN_OR_RETURN(Fq c0, number<Fq>(j[0], where + "[0]"));
+    PP_ASSIGN_OR_RETURN(Fq c1, number<Fq>(j[1], where + "[1]"));
+    return Fq2{c0, c1};
   }
 
   // [X, Y, Z] with Z as a Jacobian coordinate (snarkjs fromObject).
@@ -105,11 +107,12 @@ class Reader {
     if (p.is_identity() || !p.on_curve()) return error(where, "point is not on the curve");
     return p;
   }
-  Result<ec::G1Affine> g1(const Json& j, const std::string& where) const {
-    return point<ec::G1Cfg>(j, where, [this](const Json& c, const std::string& w) { return number<ff::Fq>(c, w); });
+  Result<typename C::G1Affine> g1(const Json& j, const std::string& where) const {
+    return point<typename C::G1Cfg>(j, where,
+                                    [this](const Json& c, const std::string& w) { return number<Fq>(c, w); });
   }
-  Result<ec::G2Affine> g2(const Json& j, const std::string& where) const {
-    return point<ec::G2Cfg>(j, where, [this](const Json& c, const std::string& w) { return fq2(c, w); });
+  Result<typename C::G2Affine> g2(const Json& j, const std::string& where) const {
+    return point<typename C::G2Cfg>(j, where, [this](const Json& c, const std::string& w) { return fq2(c, w); });
   }
 
   Status protocol_and_curve(const Json& obj) const {
@@ -117,11 +120,18 @@ class Reader {
     if (!protocol->is_string() || *protocol != kProtocol) {
       return error("", fmt::format("unsupported protocol {} (expected \"groth16\")", one_line(protocol->dump())));
     }
-    PP_ASSIGN_OR_RETURN(const Json* curve, field(obj, "curve"));
-    if (!curve->is_string() || *curve != kCurve) {
-      return error("", fmt::format("unsupported curve {} (expected \"bls12381\")", one_line(curve->dump())));
+    PP_ASSIGN_OR_RETURN(curves::CurveId id, curve(obj));
+    if (curves::curve_name(id) != C::kName) {
+      return error("", fmt::format("curve mismatch: \"{}\", expected \"{}\"", curves::curve_name(id), C::kName));
     }
     return Status::ok();
+  }
+
+  Result<curves::CurveId> curve(const Json& obj) const {
+    PP_ASSIGN_OR_RETURN(const Json* curve, field(obj, "curve"));
+    if (curve->is_string() && *curve == curves::Bls12_381::kName) return curves::CurveId::kBls12_381;
+    if (curve->is_string() && *curve == curves::Bn254::kName) return curves::CurveId::kBn254;
+    return error("", fmt::format("unsupported curve {} (expected \"bls12381\" or \"bn128\")", one_line(curve->dump())));
   }
 
   // Parses text; wraps every exception from the parser or accessors.
@@ -159,8 +169,10 @@ std::string quoted(std::string_view kind, const std::filesystem::path& path) {
 
 }  // namespace
 
-VerificationKey verification_key_from_zkey(const Zkey& zkey, std::optional<Fq12Coeffs> alphabeta_12) {
-  VerificationKey vk;
+template <class C>
+VerificationKeyT<C> verification_key_from_zkey(const ZkeyT<C>& zkey,
+                                               std::type_identity_t<std::optional<Fq12CoeffsT<C>>> alphabeta_12) {
+  VerificationKeyT<C> vk;
   vk.n_public = zkey.n_public();
   vk.alpha1 = zkey.header().alpha1;
   vk.beta2 = zkey.header().beta2;
@@ -173,22 +185,24 @@ VerificationKey verification_key_from_zkey(const Zkey& zkey, std::optional<Fq12C
 
 // ----- proof.json -----
 
-std::string proof_to_json(const Proof& proof) {
+template <class C>
+std::string proof_to_json(const ProofT<C>& proof) {
   Json j = Json::object();
   j["pi_a"] = g1_json(proof.a);
   j["pi_b"] = g2_json(proof.b);
   j["pi_c"] = g1_json(proof.c);
   j["protocol"] = kProtocol;
-  j["curve"] = kCurve;
+  j["curve"] = C::kName;
   return dump(j);
 }
 
-Result<Proof> proof_from_json(std::string_view text, std::string_view what) {
-  Reader rd(what);
-  return rd.run<Proof>(text, [&](const Json& j) -> Result<Proof> {
+template <class C>
+Result<ProofT<C>> proof_from_json(std::string_view text, std::string_view what) {
+  Reader<C> rd(what);
+  return rd.template run<ProofT<C>>(text, [&](const Json& j) -> Result<ProofT<C>> {
     if (!j.is_object()) return rd.error("", "expected a JSON object");
     PP_RETURN_IF_ERROR(rd.protocol_and_curve(j));
-    Proof p;
+    ProofT<C> p;
     PP_ASSIGN_OR_RETURN(const Json* a, rd.field(j, "pi_a"));
     PP_ASSIGN_OR_RETURN(p.a, rd.g1(*a, "pi_a"));
     PP_ASSIGN_OR_RETURN(const Json* b, rd.field(j, "pi_b"));
@@ -201,20 +215,23 @@ Result<Proof> proof_from_json(std::string_view text, std::string_view what) {
 
 // ----- public.json -----
 
-std::string public_to_json(std::span<const ff::Fr> inputs) {
+template <class C>
+std::string public_to_json(std::span<const typename C::Fr> inputs) {
   Json j = Json::array();
   for (const auto& x : inputs) j.push_back(to_decimal(x));
   return dump(j);
 }
 
-Result<std::vector<ff::Fr>> public_from_json(std::string_view text, std::string_view what) {
-  Reader rd(what);
-  return rd.run<std::vector<ff::Fr>>(text, [&](const Json& j) -> Result<std::vector<ff::Fr>> {
+template <class C>
+Result<std::vector<typename C::Fr>> public_from_json(std::string_view text, std::string_view what) {
+  using Fr = typename C::Fr;
+  Reader<C> rd(what);
+  return rd.template run<std::vector<Fr>>(text, [&](const Json& j) -> Result<std::vector<Fr>> {
     if (!j.is_array()) return rd.error("", "expected a JSON array of decimal strings");
-    std::vector<ff::Fr> out;
+    std::vector<Fr> out;
     out.reserve(j.size());
     for (size_t i = 0; i < j.size(); ++i) {
-      PP_ASSIGN_OR_RETURN(ff::Fr v, rd.number<ff::Fr>(j[i], fmt::format("[{}]", i)));
+      PP_ASSIGN_OR_RETURN(Fr v, rd.template number<Fr>(j[i], fmt::format("[{}]", i)));
       out.push_back(v);
     }
     return out;
@@ -223,10 +240,11 @@ Result<std::vector<ff::Fr>> public_from_json(std::string_view text, std::string_
 
 // ----- verification_key.json -----
 
-std::string verification_key_to_json(const VerificationKey& vk) {
+template <class C>
+std::string verification_key_to_json(const VerificationKeyT<C>& vk) {
   Json j = Json::object();
   j["protocol"] = kProtocol;
-  j["curve"] = kCurve;
+  j["curve"] = C::kName;
   j["nPublic"] = vk.n_public;
   j["vk_alpha_1"] = g1_json(vk.alpha1);
   j["vk_beta_2"] = g2_json(vk.beta2);
@@ -247,12 +265,13 @@ std::string verification_key_to_json(const VerificationKey& vk) {
   return dump(j);
 }
 
-Result<VerificationKey> verification_key_from_json(std::string_view text, std::string_view what) {
-  Reader rd(what);
-  return rd.run<VerificationKey>(text, [&](const Json& j) -> Result<VerificationKey> {
+template <class C>
+Result<VerificationKeyT<C>> verification_key_from_json(std::string_view text, std::string_view what) {
+  Reader<C> rd(what);
+  return rd.template run<VerificationKeyT<C>>(text, [&](const Json& j) -> Result<VerificationKeyT<C>> {
     if (!j.is_object()) return rd.error("", "expected a JSON object");
     PP_RETURN_IF_ERROR(rd.protocol_and_curve(j));
-    VerificationKey vk;
+    VerificationKeyT<C> vk;
     PP_ASSIGN_OR_RETURN(const Json* n_public, rd.field(j, "nPublic"));
     if (!n_public->is_number_unsigned() || n_public->get<uint64_t>() > UINT32_MAX - 1) {
       return rd.error("nPublic", "expected a non-negative integer");
@@ -268,7 +287,7 @@ Result<VerificationKey> verification_key_from_json(std::string_view text, std::s
     PP_ASSIGN_OR_RETURN(vk.delta2, rd.g2(*delta, "vk_delta_2"));
     if (auto it = j.find("vk_alphabeta_12"); it != j.end()) {
       PP_RETURN_IF_ERROR(rd.array_of(*it, 2, "vk_alphabeta_12"));
-      Fq12Coeffs ab;
+      Fq12CoeffsT<C> ab;
       for (size_t i = 0; i < 2; ++i) {
         std::string w6 = fmt::format("vk_alphabeta_12[{}]", i);
         PP_RETURN_IF_ERROR(rd.array_of((*it)[i], 3, w6));
@@ -293,28 +312,33 @@ Result<VerificationKey> verification_key_from_json(std::string_view text, std::s
 
 // ----- files -----
 
-Status write_proof_json(const std::filesystem::path& path, const Proof& proof) {
+template <class C>
+Status write_proof_json(const std::filesystem::path& path, const ProofT<C>& proof) {
   return write_text_atomic(path, proof_to_json(proof), "proof");
 }
-Result<Proof> read_proof_json(const std::filesystem::path& path) {
+template <class C>
+Result<ProofT<C>> read_proof_json(const std::filesystem::path& path) {
   PP_ASSIGN_OR_RETURN(std::string text, read_text(path, "proof"));
-  return proof_from_json(text, quoted("proof", path));
+  return proof_from_json<C>(text, quoted("proof", path));
 }
 
-Status write_public_json(const std::filesystem::path& path, std::span<const ff::Fr> inputs) {
-  return write_text_atomic(path, public_to_json(inputs), "public inputs");
+template <class C>
+Status write_public_json(const std::filesystem::path& path, std::span<const typename C::Fr> inputs) {
+  return write_text_atomic(path, public_to_json<C>(inputs), "public inputs");
 }
-Result<std::vector<ff::Fr>> read_public_json(const std::filesystem::path& path) {
+template <class C>
+Result<std::vector<typename C::Fr>> read_public_json(const std::filesystem::path& path) {
   PP_ASSIGN_OR_RETURN(std::string text, read_text(path, "public inputs"));
-  return public_from_json(text, quoted("public inputs", path));
+  return public_from_json<C>(text, quoted("public inputs", path));
 }
 
-Status write_proof_and_public(const std::filesystem::path& proof_path, const Proof& proof,
-                              const std::filesystem::path& public_path, std::span<const ff::Fr> inputs) {
+template <class C>
+Status write_proof_and_public(const std::filesystem::path& proof_path, const ProofT<C>& proof,
+                              const std::filesystem::path& public_path, std::span<const typename C::Fr> inputs) {
   // public.json first: if the proof's rename fails, commit_together takes
   // the public file back, so neither is ever on disk without the other.
   std::vector<PendingFile> files;
-  for (const auto& [path, text, kind] : {std::tuple{public_path, public_to_json(inputs), "public inputs"},
+  for (const auto& [path, text, kind] : {std::tuple{public_path, public_to_json<C>(inputs), "public inputs"},
                                          std::tuple{proof_path, proof_to_json(proof), "proof"}}) {
     PP_ASSIGN_OR_RETURN(PendingFile file, PendingFile::create(path, kind));
     PP_RETURN_IF_ERROR(file.write(text));
@@ -323,12 +347,47 @@ Status write_proof_and_public(const std::filesystem::path& proof_path, const Pro
   return commit_together(files);
 }
 
-Status write_verification_key_json(const std::filesystem::path& path, const VerificationKey& vk) {
+template <class C>
+Status write_verification_key_json(const std::filesystem::path& path, const VerificationKeyT<C>& vk) {
   return write_text_atomic(path, verification_key_to_json(vk), "verification key");
 }
-Result<VerificationKey> read_verification_key_json(const std::filesystem::path& path) {
+template <class C>
+Result<VerificationKeyT<C>> read_verification_key_json(const std::filesystem::path& path) {
   PP_ASSIGN_OR_RETURN(std::string text, read_text(path, "verification key"));
-  return verification_key_from_json(text, quoted("verification key", path));
+  return verification_key_from_json<C>(text, quoted("verification key", path));
 }
+
+Result<curves::CurveId> json_curve(std::string_view text, std::string_view what) {
+  Reader<curves::Bls12_381> rd(what);
+  return rd.run<curves::CurveId>(text, [&](const Json& j) -> Result<curves::CurveId> {
+    if (!j.is_object()) return rd.error("", "expected a JSON object");
+    return rd.curve(j);
+  });
+}
+
+Result<curves::CurveId> read_json_curve(const std::filesystem::path& path, std::string_view kind) {
+  PP_ASSIGN_OR_RETURN(std::string text, read_text(path, kind));
+  return json_curve(text, quoted(kind, path));
+}
+
+#define PP_PROOF_JSON(C)                                                                                       \
+  template VerificationKeyT<C> verification_key_from_zkey(const ZkeyT<C>&, std::optional<Fq12CoeffsT<C>>); \
+  template std::string proof_to_json(const ProofT<C>&);                                                       \
+  template Result<ProofT<C>> proof_from_json<C>(std::string_view, std::string_view);                          \
+  template std::string public_to_json<C>(std::span<const C::Fr>);                                             \
+  template Result<std::vector<C::Fr>> public_from_json<C>(std::string_view, std::string_view);                \
+  template std::string verification_key_to_json(const VerificationKeyT<C>&);                                  \
+  template Result<VerificationKeyT<C>> verification_key_from_json<C>(std::string_view, std::string_view);     \
+  template Status write_proof_json(const std::filesystem::path&, const ProofT<C>&);                           \
+  template Result<ProofT<C>> read_proof_json<C>(const std::filesystem::path&);                                \
+  template Status write_public_json<C>(const std::filesystem::path&, std::span<const C::Fr>);                 \
+  template Result<std::vector<C::Fr>> read_public_json<C>(const std::filesystem::path&);                      \
+  template Status write_proof_and_public(const std::filesystem::path&, const ProofT<C>&,                      \
+                                         const std::filesystem::path&, std::span<const C::Fr>);               \
+  template Status write_verification_key_json(const std::filesystem::path&, const VerificationKeyT<C>&);      \
+  template Result<VerificationKeyT<C>> read_verification_key_json<C>(const std::filesystem::path&);
+PP_PROOF_JSON(curves::Bls12_381)
+PP_PROOF_JSON(curves::Bn254)
+#undef PP_PROOF_JSON
 
 }  // namespace proofpipe::formats

@@ -61,7 +61,7 @@ Result<R1cs> load_r1cs(const std::filesystem::path& path) {
   PP_ASSIGN_OR_RETURN(uint32_t n8, c1.u32("n8"));
   if (n8 > 1024) return f.error("unsupported curve: n8 = {}", n8);
   PP_ASSIGN_OR_RETURN(auto prime, c1.bytes(n8, "prime"));
-  PP_RETURN_IF_ERROR(detail::check_prime(f, detail::FieldKind::kScalar, n8, prime, "prime"));
+  PP_RETURN_IF_ERROR(detail::check_prime<curves::Bls12_381>(f, detail::FieldKind::kScalar, n8, prime, "prime"));
   PP_RETURN_IF_ERROR(f.section(1, 4 + 32 + 4 * 4 + 8 + 4).status());
   R1cs out;
   out.path = path;

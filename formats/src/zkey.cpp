@@ -12,11 +12,14 @@ namespace proofpipe::formats {
 
 namespace {
 
-constexpr uint32_t kG1Bytes = 2 * ZkeyHeader::kN8q;  // 96
-constexpr uint32_t kG2Bytes = 4 * ZkeyHeader::kN8q;  // 192
-// Section 2 with n8q = 48, n8r = 32: 4+48 + 4+32 + 3*4 + 3 G1 + 3 G2 = 964.
-constexpr uint64_t kGroth16HeaderBytes = 4 + 48 + 4 + 32 + 12 + 3 * kG1Bytes + 3 * kG2Bytes;
-static_assert(kGroth16HeaderBytes == 964);
+template <class C>
+constexpr uint32_t kG1Bytes = 2 * ZkeyHeaderT<C>::kN8q;  // 96 (BLS12-381), 64 (BN254)
+template <class C>
+constexpr uint32_t kG2Bytes = 4 * ZkeyHeaderT<C>::kN8q;  // 192, 128
+// Section 2: 4+n8q + 4+32 + 3*4 + 3 G1 + 3 G2 (964 bytes for BLS12-381, 660 for BN254).
+template <class C>
+constexpr uint64_t kGroth16HeaderBytes = 4 + ZkeyHeaderT<C>::kN8q + 4 + 32 + 12 + 3 * kG1Bytes<C> + 3 * kG2Bytes<C>;
+static_assert(kGroth16HeaderBytes<curves::Bls12_381> == 964 && kGroth16HeaderBytes<curves::Bn254> == 660);
 
 const char* protocol_name(uint32_t p) {
   switch (p) {
@@ -41,23 +44,24 @@ const char* section_name(uint32_t s) {
 
 template <class Cfg>
 bool coords_reduced(const ec::Affine<Cfg>& p) {
-  constexpr auto kQ = ff::MontConsts<ff::FqParams>::kP;
-  if constexpr (std::is_same_v<typename Cfg::Field, ff::Fq>) {
+  if constexpr (!Cfg::kG2) {
+    constexpr auto kQ = Cfg::Field::C::kP;
     return !ff::limbs_geq(p.x.mont(), kQ) && !ff::limbs_geq(p.y.mont(), kQ);
   } else {
+    constexpr auto kQ = Cfg::Field::Fq::C::kP;
     return !ff::limbs_geq(p.x.c0.mont(), kQ) && !ff::limbs_geq(p.x.c1.mont(), kQ) &&
            !ff::limbs_geq(p.y.c0.mont(), kQ) && !ff::limbs_geq(p.y.c1.mont(), kQ);
   }
 }
 
 // Reads one header point and applies the always-on checks.
-template <class Cfg>
+template <class C, class Cfg>
 Result<ec::Affine<Cfg>> header_point(const BinFile& f, Cursor& c, const char* name) {
   PP_ASSIGN_OR_RETURN(auto p, c.pod<ec::Affine<Cfg>>(name));
   if (!coords_reduced(p)) return f.error("{}: coordinate not reduced modulo q", name);
   if (p.is_identity()) return f.error("{} is the point at infinity", name);
   if (!p.on_curve()) return f.error("{} is not on the curve", name);
-  if (!ec::in_subgroup(p)) return f.error("{} is not in the r-order subgroup", name);
+  if (!C::in_subgroup(p)) return f.error("{} is not in the r-order subgroup", name);
   return p;
 }
 
@@ -84,11 +88,18 @@ std::span<const T> view_or_copy(const MappedFile& file, std::span<const uint8_t>
 
 }  // namespace
 
-Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options) {
+template <class C>
+Result<ZkeyT<C>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadOptions& options) {
+  using G1Cfg = typename C::G1Cfg;
+  using G2Cfg = typename C::G2Cfg;
+  using G1Affine = typename C::G1Affine;
+  using G2Affine = typename C::G2Affine;
+  using Coef = ZkeyCoefT<C>;
+  constexpr uint64_t g1_bytes = kG1Bytes<C>, g2_bytes = kG2Bytes<C>;
   const std::string what = fmt::format("zkey '{}'", path.string());
   auto mapped = MappedFile::open(path);
   if (!mapped.is_ok()) return Status(mapped.status().code(), "zkey " + mapped.status().message());
-  Zkey z;
+  ZkeyT<C> z;
   z.file_ = std::move(mapped).value();
   PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(z.file_.bytes(), "zkey", 1, what));
 
@@ -105,14 +116,14 @@ Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions&
   PP_ASSIGN_OR_RETURN(uint32_t n8q, c2.u32("n8q"));
   if (n8q > 1024) return f.error("unsupported curve: n8q = {}", n8q);
   PP_ASSIGN_OR_RETURN(auto q, c2.bytes(n8q, "q"));
-  PP_RETURN_IF_ERROR(detail::check_prime(f, detail::FieldKind::kBase, n8q, q, "q"));
+  PP_RETURN_IF_ERROR(detail::check_prime<C>(f, detail::FieldKind::kBase, n8q, q, "q"));
   PP_ASSIGN_OR_RETURN(uint32_t n8r, c2.u32("n8r"));
   if (n8r > 1024) return f.error("unsupported curve: n8r = {}", n8r);
   PP_ASSIGN_OR_RETURN(auto r, c2.bytes(n8r, "r"));
-  PP_RETURN_IF_ERROR(detail::check_prime(f, detail::FieldKind::kScalar, n8r, r, "r"));
-  PP_ASSIGN_OR_RETURN(auto s2, f.section(kZkeyGroth16Header, kGroth16HeaderBytes));
+  PP_RETURN_IF_ERROR(detail::check_prime<C>(f, detail::FieldKind::kScalar, n8r, r, "r"));
+  PP_ASSIGN_OR_RETURN(auto s2, f.section(kZkeyGroth16Header, kGroth16HeaderBytes<C>));
   (void)s2;
-  ZkeyHeader& h = z.header_;
+  ZkeyHeaderT<C>& h = z.header_;
   PP_ASSIGN_OR_RETURN(h.n_vars, c2.u32("nVars"));
   PP_ASSIGN_OR_RETURN(h.n_public, c2.u32("nPublic"));
   PP_ASSIGN_OR_RETURN(h.domain_size, c2.u32("domainSize"));
@@ -128,54 +139,54 @@ Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions&
   }
   // Write order (§6.3; the zkey_utils.js comment is wrong): alpha1, beta1,
   // beta2, gamma2, delta1, delta2.
-  PP_ASSIGN_OR_RETURN(h.alpha1, header_point<ec::G1Cfg>(f, c2, "alpha_1"));
-  PP_ASSIGN_OR_RETURN(h.beta1, header_point<ec::G1Cfg>(f, c2, "beta_1"));
-  PP_ASSIGN_OR_RETURN(h.beta2, header_point<ec::G2Cfg>(f, c2, "beta_2"));
-  PP_ASSIGN_OR_RETURN(h.gamma2, header_point<ec::G2Cfg>(f, c2, "gamma_2"));
-  PP_ASSIGN_OR_RETURN(h.delta1, header_point<ec::G1Cfg>(f, c2, "delta_1"));
-  PP_ASSIGN_OR_RETURN(h.delta2, header_point<ec::G2Cfg>(f, c2, "delta_2"));
+  PP_ASSIGN_OR_RETURN(h.alpha1, (header_point<C, G1Cfg>(f, c2, "alpha_1")));
+  PP_ASSIGN_OR_RETURN(h.beta1, (header_point<C, G1Cfg>(f, c2, "beta_1")));
+  PP_ASSIGN_OR_RETURN(h.beta2, (header_point<C, G2Cfg>(f, c2, "beta_2")));
+  PP_ASSIGN_OR_RETURN(h.gamma2, (header_point<C, G2Cfg>(f, c2, "gamma_2")));
+  PP_ASSIGN_OR_RETURN(h.delta1, (header_point<C, G1Cfg>(f, c2, "delta_1")));
+  PP_ASSIGN_OR_RETURN(h.delta2, (header_point<C, G2Cfg>(f, c2, "delta_2")));
   PP_RETURN_IF_ERROR(c2.expect_end());
 
   // Point sections: exact sizes, then views.
   const uint64_t n_vars = h.n_vars, n_pub = h.n_public, n = h.domain_size;
-  PP_ASSIGN_OR_RETURN(auto s3, f.section(kZkeyIC, (n_pub + 1) * kG1Bytes));
-  PP_ASSIGN_OR_RETURN(auto s5, f.section(kZkeyA, n_vars * kG1Bytes));
-  PP_ASSIGN_OR_RETURN(auto s6, f.section(kZkeyB1, n_vars * kG1Bytes));
-  PP_ASSIGN_OR_RETURN(auto s7, f.section(kZkeyB2, n_vars * kG2Bytes));
-  PP_ASSIGN_OR_RETURN(auto s8, f.section(kZkeyC, (n_vars - n_pub - 1) * kG1Bytes));
-  PP_ASSIGN_OR_RETURN(auto s9, f.section(kZkeyH, n * kG1Bytes));
-  z.ic_ = view_or_copy<ec::G1Affine>(z.file_, s3, n_pub + 1, z.owned_, z.copied_bytes_);
+  PP_ASSIGN_OR_RETURN(auto s3, f.section(kZkeyIC, (n_pub + 1) * g1_bytes));
+  PP_ASSIGN_OR_RETURN(auto s5, f.section(kZkeyA, n_vars * g1_bytes));
+  PP_ASSIGN_OR_RETURN(auto s6, f.section(kZkeyB1, n_vars * g1_bytes));
+  PP_ASSIGN_OR_RETURN(auto s7, f.section(kZkeyB2, n_vars * g2_bytes));
+  PP_ASSIGN_OR_RETURN(auto s8, f.section(kZkeyC, (n_vars - n_pub - 1) * g1_bytes));
+  PP_ASSIGN_OR_RETURN(auto s9, f.section(kZkeyH, n * g1_bytes));
+  z.ic_ = view_or_copy<G1Affine>(z.file_, s3, n_pub + 1, z.owned_, z.copied_bytes_);
   if (options.points) {
-    z.a_ = view_or_copy<ec::G1Affine>(z.file_, s5, n_vars, z.owned_, z.copied_bytes_);
-    z.b1_ = view_or_copy<ec::G1Affine>(z.file_, s6, n_vars, z.owned_, z.copied_bytes_);
-    z.b2_ = view_or_copy<ec::G2Affine>(z.file_, s7, n_vars, z.owned_, z.copied_bytes_);
-    z.c_ = view_or_copy<ec::G1Affine>(z.file_, s8, n_vars - n_pub - 1, z.owned_, z.copied_bytes_);
-    z.h_ = view_or_copy<ec::G1Affine>(z.file_, s9, n, z.owned_, z.copied_bytes_);
+    z.a_ = view_or_copy<G1Affine>(z.file_, s5, n_vars, z.owned_, z.copied_bytes_);
+    z.b1_ = view_or_copy<G1Affine>(z.file_, s6, n_vars, z.owned_, z.copied_bytes_);
+    z.b2_ = view_or_copy<G2Affine>(z.file_, s7, n_vars, z.owned_, z.copied_bytes_);
+    z.c_ = view_or_copy<G1Affine>(z.file_, s8, n_vars - n_pub - 1, z.owned_, z.copied_bytes_);
+    z.h_ = view_or_copy<G1Affine>(z.file_, s9, n, z.owned_, z.copied_bytes_);
   }
 
   // Section 4: u32 nCoef, then nCoef 44-byte entries, nothing else.
   PP_ASSIGN_OR_RETURN(auto s4, f.section(kZkeyCoefs));
   Cursor c4(s4, what + " section 4");
   PP_ASSIGN_OR_RETURN(uint32_t n_coef, c4.u32("nCoef"));
-  if (c4.remaining() != uint64_t(n_coef) * sizeof(ZkeyCoef)) {
+  if (c4.remaining() != uint64_t(n_coef) * sizeof(Coef)) {
     return f.error("section 4 is {} bytes, expected {} for nCoef = {}", s4.size(),
-                   4 + uint64_t(n_coef) * sizeof(ZkeyCoef), n_coef);
+                   4 + uint64_t(n_coef) * sizeof(Coef), n_coef);
   }
   PP_ASSIGN_OR_RETURN(auto entries, c4.bytes(c4.remaining(), "coefficients"));
-  z.coefs_ = view_or_copy<ZkeyCoef>(z.file_, entries, n_coef, z.owned_, z.copied_bytes_);
+  z.coefs_ = view_or_copy<Coef>(z.file_, entries, n_coef, z.owned_, z.copied_bytes_);
   const bool in_place = static_cast<const void*>(z.coefs_.data()) == static_cast<const void*>(entries.data());
   PP_RETURN_IF_ERROR(check_in_chunks(
-      z.file_, entries, sizeof(ZkeyCoef), options.release_coefficients && in_place,
+      z.file_, entries, sizeof(Coef), options.release_coefficients && in_place,
       [&](size_t first, size_t last) -> Status {
         for (size_t i = first; i < last; ++i) {
-          const ZkeyCoef& e = z.coefs_[i];
+          const Coef& e = z.coefs_[i];
           if (e.matrix > 1) return f.error("coefficient {}: matrix {} is not 0 (A) or 1 (B)", i, e.matrix);
           if (e.constraint >= n) {
             return f.error("coefficient {}: constraint {} is not below domainSize {}", i, e.constraint, n);
           }
           if (e.signal >= n_vars)
             return f.error("coefficient {}: signal {} is not below nVars {}", i, e.signal, n_vars);
-          if (!detail::below_r(e.value_bytes)) return f.error("coefficient {}: value is not below r", i);
+          if (!detail::below_r<C>(e.value_bytes)) return f.error("coefficient {}: value is not below r", i);
         }
         return Status::ok();
       }));
@@ -200,6 +211,24 @@ Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions&
     PP_RETURN_IF_ERROR(check(z.h_, kZkeyH));
   }
   return z;
+}
+
+template Result<ZkeyT<curves::Bls12_381>> load_zkey_as<curves::Bls12_381>(const std::filesystem::path&,
+                                                                         const ZkeyLoadOptions&);
+template Result<ZkeyT<curves::Bn254>> load_zkey_as<curves::Bn254>(const std::filesystem::path&,
+                                                                 const ZkeyLoadOptions&);
+
+Result<curves::CurveId> zkey_curve(const std::filesystem::path& path) {
+  const std::string what = fmt::format("zkey '{}'", path.string());
+  auto mapped = MappedFile::open(path);
+  if (!mapped.is_ok()) return Status(mapped.status().code(), "zkey " + mapped.status().message());
+  PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(mapped.value().bytes(), "zkey", 1, what));
+  PP_ASSIGN_OR_RETURN(Cursor c2, f.cursor(kZkeyGroth16Header));
+  PP_ASSIGN_OR_RETURN(uint32_t n8q, c2.u32("n8q"));
+  if (n8q > 1024) return f.error("unsupported curve: n8q = {}", n8q);
+  PP_ASSIGN_OR_RETURN(auto q, c2.bytes(n8q, "q"));
+  if (auto id = detail::curve_of_prime(detail::FieldKind::kBase, q)) return *id;
+  return f.error("unsupported curve: its base field prime is neither bls12381's nor bn128's");
 }
 
 }  // namespace proofpipe::formats

@@ -17,11 +17,8 @@
 #include <vector>
 
 #include "job_queue.hpp"
+#include "proofpipe/formats/fwd.hpp"
 #include "service_core.hpp"
-
-namespace proofpipe::formats {
-class Zkey;
-}
 
 namespace proofpipe::service {
 

@@ -95,7 +95,7 @@ TEST(Json, ReadsJacobianZLikeSnarkjs) {
 }
 
 TEST(Json, RejectsMalformedInputWithOneLineErrors) {
-  const std::string good = proof_to_json({ec::g1_generator(), ec::g2_generator(), ec::g1_generator()});
+  const std::string good = proof_to_json(formats::Proof{ec::g1_generator(), ec::g2_generator(), ec::g1_generator()});
   const std::string gx = to_decimal(ec::g1_generator().x);
   auto bad_proof = [&](const std::string& text, const std::string& needle) {
     SCOPED_TRACE(needle);
@@ -111,7 +111,7 @@ TEST(Json, RejectsMalformedInputWithOneLineErrors) {
   bad_proof("[]", "expected a JSON object");
   bad_proof(replaced(good, "pi_a", "pi_x"), "missing \"pi_a\"");
   bad_proof(replaced(good, "\"groth16\"", "\"plonk\""), "unsupported protocol \"plonk\"");
-  bad_proof(replaced(good, "\"bls12381\"", "\"bn128\""), "unsupported curve \"bn128\"");
+  bad_proof(replaced(good, "\"bls12381\"", "\"bn128\""), "curve mismatch: \"bn128\", expected \"bls12381\"");
   bad_proof(replaced(good, gx, "12a"), "pi_a[0]: '12a' is not a decimal number");
   bad_proof(replaced(good, gx, "-1"), "'-1' is not a decimal number");
   bad_proof(replaced(good, "\"" + gx + "\"", "12"), "pi_a[0]: expected a decimal string");

@@ -187,7 +187,7 @@ TEST(Zkey, RejectsEveryMutationWithAOneLineErrorNamingTheFile) {
           std::memcpy(nh.data() + 36, h.data() + 52, h.size() - 52);
           h = nh;
         }),
-        "unsupported curve bn128");
+        "is bn128's, expected bls12381");
   check(edit([](Container& c) { put_u32(c.section(2), 96, 1000); }), "domainSize 1000 is not a power of two");
   check(edit([](Container& c) { put_u32(c.section(2), 96, 4); }), "domainSize 4 is smaller than nPublic + 1 = 6");
   // nVars + 1: section 5 no longer matches.

@@ -10,12 +10,11 @@
 #include <vector>
 
 #include "proofpipe/common/status.hpp"
+#include "proofpipe/formats/fwd.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
 
 namespace proofpipe::formats {
 
-class Zkey;
-struct Witness;
 
 struct R1csHeader {
   uint32_t n_wires = 0;    // wire 0 is the constant 1

@@ -1,5 +1,7 @@
 // Groth16 proving keys in snarkjs's .zkey format (version 1, protocol 1),
-// BLS12-381 only (docs/design/formats.md §2.3, §2.4). Points are exposed
+// for BLS12-381 and BN254 (bn128): one template over the curve C
+// (proofpipe/curves.hpp), the BLS12-381 names kept as aliases
+// (docs/design/formats.md §2.3, §2.4). Points are exposed
 // as spans straight into the mmap (zero copy) after every section size has been
 // checked against nVars/nPublic/domainSize. Not a writer; not PLONK/FFLONK.
 #pragma once
@@ -12,7 +14,8 @@
 #include <vector>
 
 #include "proofpipe/common/status.hpp"
-#include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/curves.hpp"
+#include "proofpipe/formats/fwd.hpp"
 #include "proofpipe/formats/mapped_file.hpp"
 
 namespace proofpipe::formats {
@@ -34,16 +37,19 @@ enum ZkeySection : uint32_t {
 // Section 2, decoded. Points are affine Montgomery (the zkey's own layout);
 // all six have been checked to be fully reduced, on the curve, in the r-order
 // subgroup and not the point at infinity.
-struct ZkeyHeader {
-  static constexpr uint32_t kN8q = 48;  // the only supported sizes (BLS12-381)
+template <class C>
+struct ZkeyHeaderT {
+  using Curve = C;
+  static constexpr uint32_t kN8q = uint32_t(C::Fq::kBytes);  // 48 (BLS12-381), 32 (BN254)
   static constexpr uint32_t kN8r = 32;
   uint32_t n_vars = 0;       // = r1cs nWires, wire 0 is the constant 1
   uint32_t n_public = 0;     // public outputs + public inputs, excluding wire 0
   uint32_t domain_size = 0;  // a power of two
   uint32_t log2_domain_size = 0;
-  ec::G1Affine alpha1, beta1, delta1;
-  ec::G2Affine beta2, gamma2, delta2;
+  typename C::G1Affine alpha1, beta1, delta1;
+  typename C::G2Affine beta2, gamma2, delta2;
 };
+using ZkeyHeader = ZkeyHeaderT<curves::Bls12_381>;
 
 // One entry of section 4, the QAP's A and B matrices (snarkjs never stores C).
 // Exactly the file layout: 44 bytes, 4-byte aligned, little-endian, so a span
@@ -60,22 +66,26 @@ struct ZkeyHeader {
 //                           coef() * w instead.
 // Validated on load: matrix < 2, constraint < domainSize, signal < nVars,
 // value < r.
-struct ZkeyCoef {
+template <class C>
+struct ZkeyCoefT {
+  using Fr = typename C::Fr;
   uint32_t matrix;      // 0 = A, 1 = B
   uint32_t constraint;  // row = index into the n-domain
   uint32_t signal;      // wire index
   uint8_t value_bytes[32];
 
   // from_mont(value_bytes): the raw multiplicand snarkjs uses (element coef*R).
-  ff::Fr value_mont() const {
-    ff::Fr::Repr r;
+  Fr value_mont() const {
+    typename Fr::Repr r;
     std::memcpy(r.data(), value_bytes, sizeof(r));
-    return ff::Fr::from_mont(r);
+    return Fr::from_mont(r);
   }
   // The coefficient itself as a Montgomery-form Fr (montmul by 1 strips one R).
-  ff::Fr coef() const { return value_mont() * ff::Fr::from_mont(ff::Fr::Repr{1, 0, 0, 0}); }
+  Fr coef() const { return value_mont() * Fr::from_mont(typename Fr::Repr{1, 0, 0, 0}); }
 };
+using ZkeyCoef = ZkeyCoefT<curves::Bls12_381>;
 static_assert(sizeof(ZkeyCoef) == 44 && alignof(ZkeyCoef) == 4, "zkey section 4 entry layout");
+static_assert(sizeof(ZkeyCoefT<curves::Bn254>) == 44 && alignof(ZkeyCoefT<curves::Bn254>) == 4);
 static_assert(std::is_trivially_copyable_v<ZkeyCoef>);
 
 struct ZkeyLoadOptions {
@@ -96,16 +106,23 @@ struct ZkeyLoadOptions {
   bool release_coefficients = false;
 };
 
-class Zkey;
-
-// Maps and validates a Groth16 zkey. Every failure is one line naming the file
+// Maps and validates a Groth16 zkey for curve C. Every failure is one line naming the file
 // (prefix "zkey '<path>': "): missing file (kNotFound), truncated, bad magic,
 // unsupported version, missing/duplicate section, "unsupported protocol plonk
 // (2)", "unsupported curve bn128", "prime mismatch", "domainSize 1000 is not a
 // power of two", "section 7 is 1024 bytes, expected 2048", a coefficient index
-// out of range, a header point off the curve or the subgroup. kBadFormat for
-// all content errors.
+// out of range, a header point off the curve or the subgroup, a key for the
+// other curve ("curve mismatch: ... is bn128's, expected bls12381").
+// kBadFormat for all content errors.
+template <class C>
+[[nodiscard]] Result<ZkeyT<C>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadOptions& options = {});
+// The BLS12-381 reader (the pipeline's), below the class.
 [[nodiscard]] Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options = {});
+
+// The curve a zkey is for, from its header's base-field prime q, reading
+// only the section table and section 2's first bytes. kBadFormat naming the
+// file for a key of neither curve (or not a Groth16 zkey at all).
+[[nodiscard]] Result<curves::CurveId> zkey_curve(const std::filesystem::path& path);
 
 // A loaded proving key. Move-only: the spans point into the mapping (or into
 // owned copies, see below), which move with the object.
@@ -120,41 +137,53 @@ class Zkey;
 // alignment and is in practice always viewed in place.
 //
 // @concurrent: all const methods may be called from any number of threads.
-class Zkey {
+template <class C>
+class ZkeyT {
  public:
-  Zkey(Zkey&&) noexcept = default;
-  Zkey& operator=(Zkey&&) noexcept = default;
-  Zkey(const Zkey&) = delete;
-  Zkey& operator=(const Zkey&) = delete;
+  using Curve = C;
+  using G1Affine = typename C::G1Affine;
+  using G2Affine = typename C::G2Affine;
+  using Header = ZkeyHeaderT<C>;
+  using Coef = ZkeyCoefT<C>;
 
-  const ZkeyHeader& header() const { return header_; }
+  ZkeyT(ZkeyT&&) noexcept = default;
+  ZkeyT& operator=(ZkeyT&&) noexcept = default;
+  ZkeyT(const ZkeyT&) = delete;
+  ZkeyT& operator=(const ZkeyT&) = delete;
+
+  const Header& header() const { return header_; }
   uint32_t n_vars() const { return header_.n_vars; }
   uint32_t n_public() const { return header_.n_public; }
   uint32_t domain_size() const { return header_.domain_size; }
 
-  std::span<const ec::G1Affine> ic() const { return ic_; }  // nPublic + 1
-  std::span<const ec::G1Affine> a() const { return a_; }    // nVars
-  std::span<const ec::G1Affine> b1() const { return b1_; }  // nVars
-  std::span<const ec::G2Affine> b2() const { return b2_; }  // nVars
-  std::span<const ec::G1Affine> c() const { return c_; }    // nVars - nPublic - 1; c()[i] is wire nPublic+1+i
-  std::span<const ec::G1Affine> h() const { return h_; }    // domainSize
-  std::span<const ZkeyCoef> coefs() const { return coefs_; }
+  std::span<const G1Affine> ic() const { return ic_; }  // nPublic + 1
+  std::span<const G1Affine> a() const { return a_; }    // nVars
+  std::span<const G1Affine> b1() const { return b1_; }  // nVars
+  std::span<const G2Affine> b2() const { return b2_; }  // nVars
+  std::span<const G1Affine> c() const { return c_; }    // nVars - nPublic - 1; c()[i] is wire nPublic+1+i
+  std::span<const G1Affine> h() const { return h_; }    // domainSize
+  std::span<const Coef> coefs() const { return coefs_; }
 
   const std::filesystem::path& path() const { return file_.path(); }
   // Bytes copied because a section was misaligned (0 when fully zero-copy).
   uint64_t copied_bytes() const { return copied_bytes_; }
 
  private:
-  friend Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options);
-  Zkey() = default;
+  template <class D>
+  friend Result<ZkeyT<D>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadOptions& options);
+  ZkeyT() = default;
 
   MappedFile file_;
   std::vector<std::unique_ptr<uint64_t[]>> owned_;  // copies of misaligned sections
   uint64_t copied_bytes_ = 0;
-  ZkeyHeader header_{};
-  std::span<const ec::G1Affine> ic_, a_, b1_, c_, h_;
-  std::span<const ec::G2Affine> b2_;
-  std::span<const ZkeyCoef> coefs_;
+  Header header_{};
+  std::span<const G1Affine> ic_, a_, b1_, c_, h_;
+  std::span<const G2Affine> b2_;
+  std::span<const Coef> coefs_;
 };
+
+inline Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options) {
+  return load_zkey_as<curves::Bls12_381>(path, options);
+}
 
 }  // namespace proofpipe::formats

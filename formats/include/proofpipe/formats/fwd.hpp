@@ -1,0 +1,20 @@
+// Forward declarations of the formats' curve templates and their BLS12-381
+// names, for headers that only pass them by reference.
+#pragma once
+
+namespace proofpipe::curves {
+struct Bls12_381;
+struct Bn254;
+}  // namespace proofpipe::curves
+
+namespace proofpipe::formats {
+
+template <class C>
+class ZkeyT;
+using Zkey = ZkeyT<curves::Bls12_381>;
+
+template <class C>
+struct WitnessT;
+using Witness = WitnessT<curves::Bls12_381>;
+
+}  // namespace proofpipe::formats
