@@ -55,10 +55,14 @@ const char* cgroup_version_name(CgroupVersion v);
 class CgroupFs;
 struct CgroupEnv;
 
+// How long removing a v2 leaf waits for "populated 0" (cgroup_fs.hpp, CgroupEnv).
+inline constexpr int kPopulatedWaitMs = 2000;
+
 class CgroupLeaf {
  public:
   // `fs` nullptr: the real files. `populated_wait_ms`: remove()'s bound (v2).
-  CgroupLeaf(CgroupVersion v, std::filesystem::path dir, CgroupFs* fs = nullptr, int populated_wait_ms = 2000);
+  CgroupLeaf(CgroupVersion v, std::filesystem::path dir, CgroupFs* fs = nullptr,
+             int populated_wait_ms = kPopulatedWaitMs);
   const std::filesystem::path& dir() const { return dir_; }
   // Moves `pid` in (the spawner calls this before the child execs).
   Status add(pid_t pid) const;
@@ -140,7 +144,7 @@ class CgroupRun {
   std::filesystem::path dir_;
   uint64_t mem_max_ = 0;
   CgroupFs* fs_ = nullptr;
-  int populated_wait_ms_ = 2000;
+  int populated_wait_ms_ = kPopulatedWaitMs;
   pid_t self_ = 0;
   std::optional<CgroupLeaf> parent_;       // dir_ itself, for its figures
   std::optional<CgroupLeaf> coordinator_;  // the coordinator's leaf under dir_ (v1: --mem-max only)

@@ -63,7 +63,7 @@ struct CgroupEnv {
   // How long removing a v2 leaf waits for `populated 0` in its cgroup.events
   // after its worker was reaped (the kernel empties it asynchronously; an
   // OOM group kill may still be taking down a worker's children).
-  int populated_wait_ms = 2000;
+  int populated_wait_ms = kPopulatedWaitMs;
   // This process, the real files.
   static CgroupEnv system();
 };
