@@ -143,6 +143,12 @@ int main(int argc, char** argv) {
   st->add_option("--run-dir", status.run_dir, "the run's directory (default: the only live run)");
   st->add_flag("--json", status.json, "print the raw status JSON");
 
+  DoctorArgs doctor;
+  auto* dr = app.add_subcommand("doctor", "check this host before production: cgroups, /dev/shm, limits, CUDA, CPU "
+                                          "(exit 1 when something would stop a run)");
+  dr->add_option("--zkey", doctor.zkey, "compare /dev/shm and the locked-memory limit with this key's ring");
+  dr->add_flag("--json", doctor.json, "print the checks as JSON");
+
   DemoArgs demo;
   auto* d =
       app.add_subcommand("demo", "prove the bundled circuit's partitions through the full pipeline and verify them");
@@ -210,6 +216,7 @@ int main(int argc, char** argv) {
   if (r->parsed()) return run_run(run);
   if (d->parsed()) return run_demo(demo);
   if (st->parsed()) return run_status(status);
+  if (dr->parsed()) return run_doctor(doctor);
   if (sv->parsed()) return run_serve(serve);
   if (sb->parsed()) {
     submit.upload = !submit_paths;

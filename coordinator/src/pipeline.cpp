@@ -159,7 +159,7 @@ Status Pipeline::setup_memory_caps(uint64_t run_id) {
   const bool capped = cfg_.synth_mem_max != 0 || cfg_.gpu_mem_max != 0;
   auto cap = [](uint64_t b) { return b ? format_size(b) : std::string("none"); };
   if (cgroups_->version() != CgroupVersion::kUnavailable) {
-    reporter_.set_memory_caps(cgroup_version_name(cgroups_->version()));
+    reporter_.set_memory_caps(cgroups_->describe());
     reporter_.set_run_cgroup(&*cgroups_);
     spdlog::info("worker cgroups under {} ({})", cgroups_->dir().string(), reporter_.memory_caps());
   } else {

@@ -133,6 +133,11 @@ std::filesystem::path own_bin_dir() {
 
 }  // namespace
 
+uint64_t slot_size_for(const KeySizes& keys) {
+  const ipc::PartitionLayout layout{keys.domain_size, keys.n_vars};
+  return (layout.payload_len() + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
+}
+
 Result<uint32_t> choose_slot_count(const cli::RunArgs& args, uint64_t slot_size, std::string* reason) {
   const uint32_t useful = args.synth_workers + 2 * args.gpu_workers;
   if (args.slots != 0 && !args.mem_budget.empty()) {
@@ -208,8 +213,7 @@ Result<PipelineConfig> pipeline_config(const WorkerFlags& f, const KeySizes& key
       return make_error(ErrorCode::kInvalidArgument, "{} {}: a memory cap must be more than 0 bytes", flag, *text);
     *dest = bytes;
   }
-  const ipc::PartitionLayout layout{keys.domain_size, keys.n_vars};
-  cfg.slot_size = (layout.payload_len() + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
+  cfg.slot_size = slot_size_for(keys);
   if (cfg.mem_max == 0) {
     PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
   } else {

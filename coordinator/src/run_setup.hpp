@@ -35,6 +35,10 @@ struct WorkerFlags {
 Result<WorkerFlags> check_worker_flags(const cli::RunArgs& given);
 Result<PipelineConfig> pipeline_config(const WorkerFlags& flags, const KeySizes& keys);
 
+// One ring slot's bytes for keys of these sizes (the partition record,
+// aligned); `proofpipe doctor` sizes the ring with it too.
+uint64_t slot_size_for(const KeySizes& keys);
+
 // K from the flags: explicit --slots, else as many slots as --mem-budget holds
 // (at most synth + 2 x gpu workers: more never helps), else synth + gpu
 // workers. `reason` says which, for the start line.

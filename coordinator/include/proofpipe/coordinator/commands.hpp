@@ -83,6 +83,14 @@ struct StatusArgs {
 };
 int run_status(const StatusArgs& args);
 
+// `proofpipe doctor`: what this host offers a run (docs/operations.md);
+// exit 1 when a check FAILs (a run would stop), 0 otherwise, 2 on a bad --zkey.
+struct DoctorArgs {
+  std::string zkey;  // compare /dev/shm with this key's ring (default K)
+  bool json = false;
+};
+int run_doctor(const DoctorArgs& args);
+
 // `proofpipe demo`: run on the bundled circuit, then verify every output.
 struct DemoArgs {
   std::string out = "proofpipe-demo";
