@@ -1,7 +1,9 @@
 // `proofpipe prove`, `verify` and `export-vkey`: single-process commands over
-// snarkjs files (docs/operations.md, "Files proofpipe writes"). `prove`
-// verifies its proof before it writes anything, as `run` does. Errors: one
-// line on stderr, exit 2.
+// snarkjs files (docs/operations.md, "Files proofpipe writes"), for either
+// curve: the key's base-field prime (prove, export-vkey) or the vkey's
+// "curve" (verify) picks BLS12-381 or BN254, and a file for the other curve
+// is one line, exit 2. `prove` verifies its proof before it writes anything,
+// as `run` does. Errors: one line on stderr, exit 2.
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -42,8 +44,9 @@ Status check_prove_outputs(const ProveArgs& args) {
 
 // A proof that does not verify: a key point off its curve (the load with
 // every point checked names the section and index), else the witness.
+template <class C>
 Status why_invalid(const ProveArgs& args, const std::string& reason) {
-  auto checked = formats::load_zkey(args.zkey, {.check_points = true});
+  auto checked = formats::load_zkey_as<C>(args.zkey, {.check_points = true});
   if (!checked) return checked.status();
   return make_error(ErrorCode::kInvalidArgument,
                     "witness '{}': the witness does not satisfy the circuit's constraints (the proof does not verify); "
@@ -51,45 +54,56 @@ Status why_invalid(const ProveArgs& args, const std::string& reason) {
                     args.wtns, reason);
 }
 
-}  // namespace
+// The backend for curve C: the factory's (CPU or CUDA) for BLS12-381; the
+// CPU backend for BN254, which has no device kernels yet.
+template <class C>
+Result<std::unique_ptr<groth16::ProverBackendT<C>>> backend_for(groth16::BackendKind kind, std::string* notice) {
+  if constexpr (std::is_same_v<C, curves::Bls12_381>) {
+    return backends::make_backend(kind, notice);
+  } else {
+    if (kind == groth16::BackendKind::kCuda) {
+      return make_error(ErrorCode::kInvalidArgument, "--backend cuda: the CUDA backend proves bls12381 keys only; "
+                                                     "bn128 keys are proved on the CPU (--backend cpu or auto)");
+    }
+    return groth16::make_cpu_backend<C>();
+  }
+}
 
-int run_prove(const ProveArgs& args) {
-  const auto t0 = std::chrono::steady_clock::now();
-  if (Status st = check_prove_outputs(args); !st) return fail(st);
-  auto kind = groth16::parse_backend_kind(args.backend);
-  if (!kind) return fail(kind.status());
+template <class C>
+int prove_as(const ProveArgs& args, groth16::BackendKind kind, std::chrono::steady_clock::time_point t0) {
   std::string notice;
-  auto backend = backends::make_backend(*kind, &notice);
+  auto backend = backend_for<C>(kind, &notice);
   if (!backend) return fail(backend.status());
   // prove is quiet on success: the fallback to the CPU is a debug line.
   if (!notice.empty()) spdlog::debug("{}", notice);
-  auto zkey = formats::load_zkey(args.zkey);
+  auto zkey = formats::load_zkey_as<C>(args.zkey);
   if (!zkey) return fail(zkey.status());
-  auto witness = formats::load_wtns(args.wtns);
+  auto witness = formats::load_wtns<C>(args.wtns);
   if (!witness) return fail(witness.status());
   if (Status st = formats::check_witness_matches(*zkey, *witness); !st) return fail(st);
 
-  const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
-  auto proof = groth16::prove(**backend, pk, witness->values);
+  const groth16::ProvingKeyT<C> pk = groth16::proving_key_of(*zkey);
+  auto proof = groth16::prove(**backend, pk, groth16::ConstFrSpan<C>(witness->values));
   if (!proof) return fail(proof.status());
-  const std::span<const ff::Fr> pub = std::span(witness->values).subspan(1, pk.n_public);
-  auto verdict = groth16::verify(formats::verification_key_from_zkey(*zkey), pub, *proof);
+  const auto pub = groth16::ConstFrSpan<C>(witness->values).subspan(1, pk.n_public);
+  auto verdict = groth16::verify<C>(formats::verification_key_from_zkey(*zkey), pub, *proof);
   if (!verdict) return fail(verdict.status());
-  if (!verdict->valid) return fail(why_invalid(args, verdict->reason));
-  if (Status st = formats::write_proof_and_public(args.proof, *proof, args.public_json, pub); !st) return fail(st);
-  spdlog::info("proved n={} vars={} backend={} s={:.3f}", pk.domain_size, pk.n_vars, (*backend)->name(),
-               seconds_since(t0));
+  if (!verdict->valid) return fail(why_invalid<C>(args, verdict->reason));
+  if (Status st = formats::write_proof_and_public<C>(args.proof, *proof, args.public_json, pub); !st) return fail(st);
+  spdlog::info("proved curve={} n={} vars={} backend={} s={:.3f}", C::kName, pk.domain_size, pk.n_vars,
+               (*backend)->name(), seconds_since(t0));
   return kExitOk;
 }
 
-int run_verify(const VerifyArgs& args) {
-  auto vk = formats::read_verification_key_json(args.vkey);
+template <class C>
+int verify_as(const VerifyArgs& args) {
+  auto vk = formats::read_verification_key_json<C>(args.vkey);
   if (!vk) return fail(vk.status());
-  auto pub = formats::read_public_json(args.public_json);
+  auto pub = formats::read_public_json<C>(args.public_json);
   if (!pub) return fail(pub.status());
-  auto proof = formats::read_proof_json(args.proof);
+  auto proof = formats::read_proof_json<C>(args.proof);
   if (!proof) return fail(proof.status());
-  auto verdict = groth16::verify(*vk, *pub, *proof);
+  auto verdict = groth16::verify<C>(*vk, *pub, *proof);
   if (!verdict) return fail(verdict.status());
   if (!verdict->valid) {
     std::printf("INVALID\n");
@@ -100,13 +114,38 @@ int run_verify(const VerifyArgs& args) {
   return kExitOk;
 }
 
-int run_export_vkey(const ExportVkeyArgs& args) {
-  auto zkey = formats::load_zkey(args.zkey);
+template <class C>
+int export_vkey_as(const ExportVkeyArgs& args) {
+  auto zkey = formats::load_zkey_as<C>(args.zkey);
   if (!zkey) return fail(zkey.status());
   const auto& h = zkey->header();
-  const auto vk = formats::verification_key_from_zkey(*zkey, groth16::alphabeta_of(h.alpha1, h.beta2));
+  const auto vk = formats::verification_key_from_zkey(*zkey, groth16::alphabeta_of<C>(h.alpha1, h.beta2));
   if (Status st = formats::write_verification_key_json(args.vkey, vk); !st) return fail(st);
   return kExitOk;
+}
+
+}  // namespace
+
+int run_prove(const ProveArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (Status st = check_prove_outputs(args); !st) return fail(st);
+  auto kind = groth16::parse_backend_kind(args.backend);
+  if (!kind) return fail(kind.status());
+  auto curve = formats::zkey_curve(args.zkey);
+  if (!curve) return fail(curve.status());
+  return curves::with_curve(*curve, [&](auto c) { return prove_as<decltype(c)>(args, *kind, t0); });
+}
+
+int run_verify(const VerifyArgs& args) {
+  auto curve = formats::read_json_curve(args.vkey, "verification key");
+  if (!curve) return fail(curve.status());
+  return curves::with_curve(*curve, [&](auto c) { return verify_as<decltype(c)>(args); });
+}
+
+int run_export_vkey(const ExportVkeyArgs& args) {
+  auto curve = formats::zkey_curve(args.zkey);
+  if (!curve) return fail(curve.status());
+  return curves::with_curve(*curve, [&](auto c) { return export_vkey_as<decltype(c)>(args); });
 }
 
 }  // namespace proofpipe::cli

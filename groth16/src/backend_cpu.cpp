@@ -15,23 +15,34 @@
 namespace proofpipe::groth16 {
 namespace {
 
-class CpuBackend final : public ProverBackend {
+template <class C>
+class CpuBackend final : public ProverBackendT<C> {
  public:
+  using Base = ProverBackendT<C>;
+  using typename Base::Fr;
+  using typename Base::G1;
+  using typename Base::G2;
+  using typename Base::G1Affine;
+  using typename Base::G2Affine;
+  using typename Base::ProvingKey;
+  using typename Base::ProofMsms;
+  using typename Base::ProofInputs;
+
   std::string_view name() const override { return "cpu"; }
 
-  Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
+  Status compute_h(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) override {
     PP_RETURN_IF_ERROR(h_step_log_size(a.size(), b.size(), c.size()).status());
-    ntt::compute_h_odd_coset(a, b, c);
+    ntt::compute_h_odd_coset<Fr>(a, b, c);
     return Status::ok();
   }
 
-  Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) override {
+  Result<G1> msm_g1(std::span<const G1Affine> points, std::span<const Fr> scalars) override {
     if (points.size() != scalars.size())
       return make_error(ErrorCode::kInvalidArgument, "msm_g1: {} points, {} scalars", points.size(), scalars.size());
     return msm::msm_g1(points, scalars);
   }
 
-  Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) override {
+  Result<G2> msm_g2(std::span<const G2Affine> points, std::span<const Fr> scalars) override {
     if (points.size() != scalars.size())
       return make_error(ErrorCode::kInvalidArgument, "msm_g2: {} points, {} scalars", points.size(), scalars.size());
     return msm::msm_g2(points, scalars);
@@ -52,25 +63,25 @@ class CpuBackend final : public ProverBackend {
   }
   Status compute_h_taken() override {
     PP_RETURN_IF_ERROR(taken_.advance(TakenInputs::Step::kTaken, TakenInputs::Step::kHDone, "compute_h_taken"));
-    ntt::compute_h_odd_coset(ta_, tb_, tc_);
+    ntt::compute_h_odd_coset<Fr>(ta_, tb_, tc_);
     return Status::ok();
   }
   Result<ProofMsms> proof_msms_taken(const ProvingKey& pk) override {
     PP_RETURN_IF_ERROR(taken_.advance(TakenInputs::Step::kHDone, TakenInputs::Step::kNone, "proof_msms_taken"));
-    return proof_msms(pk, tw_, ta_);
+    return this->proof_msms(pk, tw_, ta_);
   }
 
   // The domain's table is built on first use, which must not happen inside
   // a parallel_for (ntt.hpp): here, at set-up, it cannot.
   Status prepare(const ProvingKey& pk) override {
     PP_ASSIGN_OR_RETURN(const unsigned log_n, h_step_log_size(pk.domain_size, pk.domain_size, pk.domain_size));
-    (void)ntt::Domain::get(log_n);
+    (void)ntt::DomainT<Fr>::get(log_n);
     return Status::ok();
   }
 
  private:
   TakenInputs taken_;
-  std::vector<ff::Fr> ta_, tb_, tc_, tw_;  // the taken inputs; h ends in ta_
+  std::vector<Fr> ta_, tb_, tc_, tw_;  // the taken inputs; h ends in ta_
 };
 
 // A small key over the key's own points for the known-answer test's
@@ -79,9 +90,10 @@ class CpuBackend final : public ProverBackend {
 // C over the key's first private-wire points (any G1 points serve when the
 // key has fewer: the check compares two backends on the same points), and
 // the first min(256, |H|) H points.
-ProvingKey known_answer_key(const ProvingKey& pk) {
+template <class C>
+ProvingKeyT<C> known_answer_key(const ProvingKeyT<C>& pk) {
   const size_t m = std::min<size_t>(pk.n_vars, 256);
-  ProvingKey sub = pk;
+  ProvingKeyT<C> sub = pk;
   sub.n_vars = uint32_t(m);
   sub.n_public = uint32_t(std::min<size_t>(pk.n_public, m - 1));
   const size_t priv = m - sub.n_public - 1;
@@ -96,7 +108,8 @@ ProvingKey known_answer_key(const ProvingKey& pk) {
 
 }  // namespace
 
-Status check_proof_msm_inputs(const ProvingKey& pk, size_t w_size, size_t h_size) {
+template <class C>
+Status check_proof_msm_inputs(const ProvingKeyT<C>& pk, size_t w_size, size_t h_size) {
   const size_t n = pk.n_vars, priv = n > pk.n_public ? n - pk.n_public - 1 : 0;
   if (n <= pk.n_public || pk.a.size() != n || pk.b1.size() != n || pk.b2.size() != n || pk.c.size() != priv)
     return make_error(ErrorCode::kInvalidArgument,
@@ -109,8 +122,9 @@ Status check_proof_msm_inputs(const ProvingKey& pk, size_t w_size, size_t h_size
 }
 
 // The reference order of the five MSMs; each call checks its own sizes too.
-Result<ProofMsms> ProverBackend::proof_msms(const ProvingKey& pk, std::span<const ff::Fr> w,
-                                            std::span<const ff::Fr> h) {
+template <class C>
+Result<ProofMsmsT<C>> ProverBackendT<C>::proof_msms(const ProvingKey& pk, std::span<const Fr> w,
+                                                    std::span<const Fr> h) {
   PP_RETURN_IF_ERROR(check_proof_msm_inputs(pk, w.size(), h.size()));
   ProofMsms out;
   PP_ASSIGN_OR_RETURN(out.a, msm_g1(pk.a, w));
@@ -121,14 +135,25 @@ Result<ProofMsms> ProverBackend::proof_msms(const ProvingKey& pk, std::span<cons
   return out;
 }
 
-Status ProverBackend::take_inputs(const ProofInputs&) {
+template <class C>
+Status ProverBackendT<C>::take_inputs(const ProofInputs&) {
   return make_error(ErrorCode::kUnavailable, "the {} backend cannot take a proof's inputs", name());
 }
-Status ProverBackend::inputs_taken() { return take_inputs({}); }
-Status ProverBackend::compute_h_taken() { return take_inputs({}); }
-Result<ProofMsms> ProverBackend::proof_msms_taken(const ProvingKey&) { return take_inputs({}); }
+template <class C>
+Status ProverBackendT<C>::inputs_taken() {
+  return take_inputs({});
+}
+template <class C>
+Status ProverBackendT<C>::compute_h_taken() {
+  return take_inputs({});
+}
+template <class C>
+Result<ProofMsmsT<C>> ProverBackendT<C>::proof_msms_taken(const ProvingKey&) {
+  return take_inputs({});
+}
 
-Result<unsigned> TakenInputs::start(const ProofInputs& in) {
+template <class C>
+Result<unsigned> TakenInputs::start(const ProofInputsT<C>& in) {
   step_ = Step::kNone;
   PP_ASSIGN_OR_RETURN(const unsigned log_n, h_step_log_size(in.a.size(), in.b.size(), in.c.size()));
   if (in.w.empty()) return make_error(ErrorCode::kInvalidArgument, "take_inputs: empty witness");
@@ -160,7 +185,9 @@ Result<unsigned> h_step_log_size(size_t a, size_t b, size_t c) {
   return k;
 }
 
-Status known_answer_test(ProverBackend& backend, const ProvingKey& pk) {
+template <class C>
+Status known_answer_test(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk) {
+  using Fr = typename C::Fr;
   const auto failed = [&](const char* what) {
     return make_error(ErrorCode::kInternal,
                       "known-answer test of the {} backend: {} differs from the CPU's; not taking work", backend.name(),
@@ -168,39 +195,39 @@ Status known_answer_test(ProverBackend& backend, const ProvingKey& pk) {
   };
   std::mt19937_64 rng(0x6b61'7400);  // fixed: the same test on every start
   constexpr size_t kH = size_t(1) << 10;
-  std::vector<ff::Fr> a(kH), b(kH), c(kH);
+  std::vector<Fr> a(kH), b(kH), c(kH);
   for (auto* v : {&a, &b, &c})
-    for (ff::Fr& x : *v) x = ff::Fr::random(rng);
-  std::vector<ff::Fr> ra = a, rb = b, rc = c;
+    for (Fr& x : *v) x = Fr::random(rng);
+  std::vector<Fr> ra = a, rb = b, rc = c;
   PP_RETURN_IF_ERROR(backend.compute_h(a, b, c));
-  ntt::compute_h_odd_coset(ra, rb, rc);
+  ntt::compute_h_odd_coset<Fr>(ra, rb, rc);
   if (a != ra) return failed("the H step at 2^10");
 
-  std::vector<ff::Fr> k(std::min<size_t>(256, pk.a.size()));
-  for (ff::Fr& x : k) x = ff::Fr::random(rng);
+  std::vector<Fr> k(std::min<size_t>(256, pk.a.size()));
+  for (Fr& x : k) x = Fr::random(rng);
   if (!k.empty()) {
     const auto pts = pk.a.first(k.size());
-    PP_ASSIGN_OR_RETURN(const ec::G1 got, backend.msm_g1(pts, k));
+    PP_ASSIGN_OR_RETURN(const typename C::G1 got, backend.msm_g1(pts, k));
     if (!(got == msm::msm_g1(pts, k))) return failed("a G1 MSM over the key's A points");
   }
   const size_t n2 = std::min(k.size(), pk.b2.size());
   if (n2 != 0) {
     const auto pts = pk.b2.first(n2);
-    const auto ks = std::span<const ff::Fr>(k).first(n2);
-    PP_ASSIGN_OR_RETURN(const ec::G2 got, backend.msm_g2(pts, ks));
+    const auto ks = std::span<const Fr>(k).first(n2);
+    PP_ASSIGN_OR_RETURN(const typename C::G2 got, backend.msm_g2(pts, ks));
     if (!(got == msm::msm_g2(pts, ks))) return failed("a G2 MSM over the key's B2 points");
   }
 
   // The five MSMs as the worker runs them (proof_msms, which a device
   // backend overrides to share one witness upload and offset it for C).
   PP_RETURN_IF_ERROR(check_proof_msm_inputs(pk, pk.n_vars, pk.h.size()));
-  const ProvingKey sub = known_answer_key(pk);
-  std::vector<ff::Fr> w(sub.n_vars), h(sub.h.size());
+  const ProvingKeyT<C> sub = known_answer_key(pk);
+  std::vector<Fr> w(sub.n_vars), h(sub.h.size());
   for (auto* v : {&w, &h})
-    for (ff::Fr& x : *v) x = ff::Fr::random(rng);
-  PP_ASSIGN_OR_RETURN(const ProofMsms got, backend.proof_msms(sub, w, h));
-  const auto compare = [&](const ProofMsms& m, std::span<const ff::Fr> hv, const char* path) {
-    const std::span<const ff::Fr> priv = std::span<const ff::Fr>(w).subspan(sub.n_public + 1);
+    for (Fr& x : *v) x = Fr::random(rng);
+  PP_ASSIGN_OR_RETURN(const ProofMsmsT<C> got, backend.proof_msms(sub, w, h));
+  const auto compare = [&](const ProofMsmsT<C>& m, std::span<const Fr> hv, const char* path) {
+    const std::span<const Fr> priv = std::span<const Fr>(w).subspan(sub.n_public + 1);
     const char* wrong = !(m.a == msm::msm_g1(sub.a, w))      ? "A"
                         : !(m.b1 == msm::msm_g1(sub.b1, w))  ? "B1"
                         : !(m.b2 == msm::msm_g2(sub.b2, w))  ? "B2"
@@ -215,14 +242,14 @@ Status known_answer_test(ProverBackend& backend, const ProvingKey& pk) {
   // The path the GPU worker takes with such a backend: the inputs taken,
   // the H step and the MSMs on the backend's copies; h never leaves it, so
   // the MSMs are what show a wrong H step here.
-  std::vector<ff::Fr> ta(h.size()), tb(h.size()), tc(h.size());
+  std::vector<Fr> ta(h.size()), tb(h.size()), tc(h.size());
   for (auto* v : {&ta, &tb, &tc})
-    for (ff::Fr& x : *v) x = ff::Fr::random(rng);
+    for (Fr& x : *v) x = Fr::random(rng);
   PP_RETURN_IF_ERROR(backend.take_inputs({ta, tb, tc, w}));
   PP_RETURN_IF_ERROR(backend.inputs_taken());
   PP_RETURN_IF_ERROR(backend.compute_h_taken());
-  PP_ASSIGN_OR_RETURN(const ProofMsms taken, backend.proof_msms_taken(sub));
-  ntt::compute_h_odd_coset(ta, tb, tc);  // the reference h, in ta
+  PP_ASSIGN_OR_RETURN(const ProofMsmsT<C> taken, backend.proof_msms_taken(sub));
+  ntt::compute_h_odd_coset<Fr>(ta, tb, tc);  // the reference h, in ta
   return compare(taken, ta, "taken inputs");
 }
 
@@ -233,6 +260,19 @@ Result<BackendKind> parse_backend_kind(std::string_view text) {
   return make_error(ErrorCode::kInvalidArgument, "backend '{}': expected auto, cpu or cuda", text);
 }
 
-std::unique_ptr<ProverBackend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+template <class C>
+std::unique_ptr<ProverBackendT<C>> make_cpu_backend() {
+  return std::make_unique<CpuBackend<C>>();
+}
+
+#define PP_BACKEND_CURVE(C)                                                                           \
+  template class ProverBackendT<C>;                                                                   \
+  template Status check_proof_msm_inputs(const ProvingKeyT<C>&, size_t, size_t);                      \
+  template Result<unsigned> TakenInputs::start(const ProofInputsT<C>&);                               \
+  template Status known_answer_test(ProverBackendT<C>&, const ProvingKeyT<C>&);                       \
+  template std::unique_ptr<ProverBackendT<C>> make_cpu_backend<C>();
+PP_BACKEND_CURVE(curves::Bls12_381)
+PP_BACKEND_CURVE(curves::Bn254)
+#undef PP_BACKEND_CURVE
 
 }  // namespace proofpipe::groth16

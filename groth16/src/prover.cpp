@@ -33,9 +33,10 @@ Status os_random(void* out, size_t len) {
 // Splits the coefficient list into ranges that never share a constraint row,
 // so that threads can accumulate into a[] and b[] without atomics. snarkjs
 // writes the section ordered by constraint; an unordered key gets one range.
-std::vector<size_t> row_aligned_chunks(std::span<const formats::ZkeyCoef> coefs, size_t want) {
+template <class Coef>
+std::vector<size_t> row_aligned_chunks(std::span<const Coef> coefs, size_t want) {
   std::vector<size_t> cuts{0};
-  bool sorted = std::is_sorted(coefs.begin(), coefs.end(), [](const formats::ZkeyCoef& x, const formats::ZkeyCoef& y) {
+  bool sorted = std::is_sorted(coefs.begin(), coefs.end(), [](const Coef& x, const Coef& y) {
     return x.constraint < y.constraint;
   });
   if (sorted && want > 1) {
@@ -52,9 +53,10 @@ std::vector<size_t> row_aligned_chunks(std::span<const formats::ZkeyCoef> coefs,
 
 }  // namespace
 
-ProvingKey proving_key_of(const formats::Zkey& zkey) {
+template <class C>
+ProvingKeyT<C> proving_key_of(const formats::ZkeyT<C>& zkey) {
   const auto& h = zkey.header();
-  ProvingKey pk;
+  ProvingKeyT<C> pk;
   pk.n_vars = h.n_vars;
   pk.n_public = h.n_public;
   pk.domain_size = h.domain_size;
@@ -74,7 +76,8 @@ ProvingKey proving_key_of(const formats::Zkey& zkey) {
   return pk;
 }
 
-Result<ff::Fr> random_fr() {
+template <class C>
+Result<typename C::Fr> random_fr() {
   struct OsRng {
     Status status;
     uint64_t operator()() {
@@ -83,13 +86,14 @@ Result<ff::Fr> random_fr() {
       return v;
     }
   } rng;
-  ff::Fr x = ff::Fr::random(rng);
+  typename C::Fr x = C::Fr::random(rng);
   if (!rng.status.is_ok()) return rng.status;
   return x;
 }
 
-Status synthesize(const ProvingKey& pk, std::span<const ff::Fr> witness, std::span<ff::Fr> a, std::span<ff::Fr> b,
-                  std::span<ff::Fr> c) {
+template <class C>
+Status synthesize(const ProvingKeyT<C>& pk, ConstFrSpan<C> witness, FrSpan<C> a, FrSpan<C> b, FrSpan<C> c) {
+  using Fr = typename C::Fr;
   const size_t n = pk.domain_size;
   if (witness.size() != pk.n_vars)
     return make_error(ErrorCode::kInvalidArgument, "witness has {} values, the key expects {}", witness.size(),
@@ -100,23 +104,23 @@ Status synthesize(const ProvingKey& pk, std::span<const ff::Fr> witness, std::sp
   // The coefficient values carry R^2: multiplying them by the standard-form
   // witness (as raw limbs) in Montgomery arithmetic gives coef*w in Montgomery
   // form with one multiplication per entry.
-  std::vector<ff::Fr> w_std(witness.size());
+  std::vector<Fr> w_std(witness.size());
   parallel_for_range(witness.size(), [&](size_t lo, size_t hi) {
-    for (size_t i = lo; i < hi; ++i) w_std[i] = ff::Fr::from_mont(witness[i].to_canonical());
+    for (size_t i = lo; i < hi; ++i) w_std[i] = Fr::from_mont(witness[i].to_canonical());
   });
   parallel_for_range(n, [&](size_t lo, size_t hi) {
-    std::fill(a.begin() + lo, a.begin() + hi, ff::Fr::zero());
-    std::fill(b.begin() + lo, b.begin() + hi, ff::Fr::zero());
+    std::fill(a.begin() + lo, a.begin() + hi, Fr::zero());
+    std::fill(b.begin() + lo, b.begin() + hi, Fr::zero());
   });
 
   const auto coefs = pk.coefficients;
   const std::vector<size_t> cuts = row_aligned_chunks(coefs, 8 * size_t(worker_count()));
   parallel_for(cuts.size() - 1, [&](size_t k) {
     for (size_t i = cuts[k]; i < cuts[k + 1]; ++i) {
-      const formats::ZkeyCoef& e = coefs[i];
+      const formats::ZkeyCoefT<C>& e = coefs[i];
       PP_DEBUG_ASSERT(e.constraint < n && e.signal < w_std.size() && e.matrix < 2, "coefficient out of range");
-      ff::Fr t = e.value_mont() * w_std[e.signal];
-      ff::Fr& dst = e.matrix == 0 ? a[e.constraint] : b[e.constraint];
+      Fr t = e.value_mont() * w_std[e.signal];
+      Fr& dst = e.matrix == 0 ? a[e.constraint] : b[e.constraint];
       dst += t;
     }
   });
@@ -127,61 +131,94 @@ Status synthesize(const ProvingKey& pk, std::span<const ff::Fr> witness, std::sp
   return Status::ok();
 }
 
-Result<PreparedProof> prove_start(ProverBackend& backend, const ProvingKey& pk, std::span<const ff::Fr> witness,
-                                  std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) {
+template <class C>
+Result<PreparedProofT<C>> prove_start(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk, ConstFrSpan<C> witness,
+                                      FrSpan<C> a, FrSpan<C> b, FrSpan<C> c) {
   if (witness.size() != pk.n_vars)
     return make_error(ErrorCode::kInvalidArgument, "witness has {} values, the key expects {}", witness.size(),
                       pk.n_vars);
   PP_RETURN_IF_ERROR(backend.compute_h(a, b, c));
-  return PreparedProof{a, witness};
+  return PreparedProofT<C>{a, witness};
 }
 
 namespace {
 
 // The proof from its five MSMs and the blinding r, s (snarkjs's assembly).
-Proof assemble(const ProvingKey& pk, const ProofMsms& m, const ff::Fr& r, const ff::Fr& s) {
-  const ec::G1 delta1 = ec::G1::from_affine(pk.delta1);
-  const ec::G1 pi_a = m.a.add_affine(pk.alpha1) + ec::scalar_mul(delta1, r);
-  const ec::G2 pi_b = m.b2.add_affine(pk.beta2) + ec::scalar_mul(ec::G2::from_affine(pk.delta2), s);
-  const ec::G1 b1 = m.b1.add_affine(pk.beta1) + ec::scalar_mul(delta1, s);
-  const ec::G1 pi_c = m.c + m.h + ec::scalar_mul(pi_a, s) + ec::scalar_mul(b1, r) - ec::scalar_mul(delta1, r * s);
-  return Proof{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+template <class C>
+ProofT<C> assemble(const ProvingKeyT<C>& pk, const ProofMsmsT<C>& m, const typename C::Fr& r,
+                   const typename C::Fr& s) {
+  using G1 = typename C::G1;
+  using G2 = typename C::G2;
+  const auto rk = r.to_canonical(), sk = s.to_canonical(), rsk = (r * s).to_canonical();
+  const G1 delta1 = G1::from_affine(pk.delta1);
+  const G1 pi_a = m.a.add_affine(pk.alpha1) + delta1.mul(rk);
+  const G2 pi_b = m.b2.add_affine(pk.beta2) + G2::from_affine(pk.delta2).mul(sk);
+  const G1 b1 = m.b1.add_affine(pk.beta1) + delta1.mul(sk);
+  const G1 pi_c = m.c + m.h + pi_a.mul(sk) + b1.mul(rk) - delta1.mul(rsk);
+  return ProofT<C>{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
 }
 
 }  // namespace
 
-Result<Proof> prove_finish_with(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared,
-                                const ff::Fr& r, const ff::Fr& s) {
+template <class C>
+Result<ProofT<C>> prove_finish_with(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk,
+                                    const PreparedProofT<C>& prepared, const std::type_identity_t<typename C::Fr>& r,
+                                    const std::type_identity_t<typename C::Fr>& s) {
   if (prepared.witness.size() != pk.n_vars || prepared.h.size() != pk.domain_size)
     return make_error(ErrorCode::kInvalidArgument, "prepared proof does not match the key ({} wires, {} h values)",
                       prepared.witness.size(), prepared.h.size());
-  PP_ASSIGN_OR_RETURN(const ProofMsms m, backend.proof_msms(pk, prepared.witness, prepared.h));
+  PP_ASSIGN_OR_RETURN(const ProofMsmsT<C> m, backend.proof_msms(pk, prepared.witness, prepared.h));
   return assemble(pk, m, r, s);
 }
 
-Result<Proof> prove_taken_finish_with(ProverBackend& backend, const ProvingKey& pk, const ff::Fr& r, const ff::Fr& s) {
-  PP_ASSIGN_OR_RETURN(const ProofMsms m, backend.proof_msms_taken(pk));
+template <class C>
+Result<ProofT<C>> prove_taken_finish_with(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk,
+                                          const std::type_identity_t<typename C::Fr>& r,
+                                          const std::type_identity_t<typename C::Fr>& s) {
+  PP_ASSIGN_OR_RETURN(const ProofMsmsT<C> m, backend.proof_msms_taken(pk));
   return assemble(pk, m, r, s);
 }
 
-Result<Proof> prove_taken_finish(ProverBackend& backend, const ProvingKey& pk) {
-  PP_ASSIGN_OR_RETURN(ff::Fr r, random_fr());
-  PP_ASSIGN_OR_RETURN(ff::Fr s, random_fr());
+template <class C>
+Result<ProofT<C>> prove_taken_finish(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk) {
+  PP_ASSIGN_OR_RETURN(typename C::Fr r, random_fr<C>());
+  PP_ASSIGN_OR_RETURN(typename C::Fr s, random_fr<C>());
   return prove_taken_finish_with(backend, pk, r, s);
 }
 
-Result<Proof> prove_finish(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared) {
-  PP_ASSIGN_OR_RETURN(ff::Fr r, random_fr());
-  PP_ASSIGN_OR_RETURN(ff::Fr s, random_fr());
+template <class C>
+Result<ProofT<C>> prove_finish(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk,
+                               const PreparedProofT<C>& prepared) {
+  PP_ASSIGN_OR_RETURN(typename C::Fr r, random_fr<C>());
+  PP_ASSIGN_OR_RETURN(typename C::Fr s, random_fr<C>());
   return prove_finish_with(backend, pk, prepared, r, s);
 }
 
-Result<Proof> prove(ProverBackend& backend, const ProvingKey& pk, std::span<const ff::Fr> witness) {
+template <class C>
+Result<ProofT<C>> prove(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk, ConstFrSpan<C> witness) {
   const size_t n = pk.domain_size;
-  std::vector<ff::Fr> a(n), b(n), c(n);
-  PP_RETURN_IF_ERROR(synthesize(pk, witness, a, b, c));
-  PP_ASSIGN_OR_RETURN(PreparedProof prepared, prove_start(backend, pk, witness, a, b, c));
+  std::vector<typename C::Fr> a(n), b(n), c(n);
+  PP_RETURN_IF_ERROR(synthesize(pk, witness, FrSpan<C>(a), FrSpan<C>(b), FrSpan<C>(c)));
+  PP_ASSIGN_OR_RETURN(PreparedProofT<C> prepared,
+                      prove_start(backend, pk, witness, FrSpan<C>(a), FrSpan<C>(b), FrSpan<C>(c)));
   return prove_finish(backend, pk, prepared);
 }
+
+#define PP_PROVER_CURVE(C)                                                                                     \
+  template ProvingKeyT<C> proving_key_of(const formats::ZkeyT<C>&);                                            \
+  template Result<C::Fr> random_fr<C>();                                                                       \
+  template Status synthesize(const ProvingKeyT<C>&, ConstFrSpan<C>, FrSpan<C>, FrSpan<C>, FrSpan<C>);          \
+  template Result<PreparedProofT<C>> prove_start(ProverBackendT<C>&, const ProvingKeyT<C>&, ConstFrSpan<C>,    \
+                                                 FrSpan<C>, FrSpan<C>, FrSpan<C>);                             \
+  template Result<ProofT<C>> prove_finish(ProverBackendT<C>&, const ProvingKeyT<C>&, const PreparedProofT<C>&); \
+  template Result<ProofT<C>> prove_finish_with(ProverBackendT<C>&, const ProvingKeyT<C>&,                      \
+                                               const PreparedProofT<C>&, const C::Fr&, const C::Fr&);          \
+  template Result<ProofT<C>> prove_taken_finish(ProverBackendT<C>&, const ProvingKeyT<C>&);                    \
+  template Result<ProofT<C>> prove_taken_finish_with(ProverBackendT<C>&, const ProvingKeyT<C>&, const C::Fr&,  \
+                                                     const C::Fr&);                                            \
+  template Result<ProofT<C>> prove(ProverBackendT<C>&, const ProvingKeyT<C>&, ConstFrSpan<C>);
+PP_PROVER_CURVE(curves::Bls12_381)
+PP_PROVER_CURVE(curves::Bn254)
+#undef PP_PROVER_CURVE
 
 }  // namespace proofpipe::groth16

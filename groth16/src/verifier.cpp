@@ -6,11 +6,12 @@
 
 namespace proofpipe::groth16 {
 
-formats::Fq12Coeffs alphabeta_of(const ec::G1Affine& alpha1, const ec::G2Affine& beta2) {
-  const ff::Fq12 e = pairing::pairing(alpha1, beta2);
-  formats::Fq12Coeffs out;
+template <class C>
+formats::Fq12CoeffsT<C> alphabeta_of(const typename C::G1Affine& alpha1, const typename C::G2Affine& beta2) {
+  const auto e = C::pairing(alpha1, beta2);
+  formats::Fq12CoeffsT<C> out;
   for (int i = 0; i < 2; ++i) {
-    const ff::Fq6& half = i == 0 ? e.c0 : e.c1;
+    const auto& half = i == 0 ? e.c0 : e.c1;
     out.c[i][0] = half.c0;
     out.c[i][1] = half.c1;
     out.c[i][2] = half.c2;
@@ -18,26 +19,35 @@ formats::Fq12Coeffs alphabeta_of(const ec::G1Affine& alpha1, const ec::G2Affine&
   return out;
 }
 
-Result<Verdict> verify(const VerificationKey& vk, std::span<const ff::Fr> public_inputs, const Proof& proof) {
+template <class C>
+Result<Verdict> verify(const VerificationKeyT<C>& vk, std::span<const std::type_identity_t<typename C::Fr>> public_inputs,
+                       const ProofT<C>& proof) {
   if (vk.ic.size() != size_t(vk.n_public) + 1)
     return make_error(ErrorCode::kInvalidArgument, "verification key has {} IC points for {} public signals",
                       vk.ic.size(), vk.n_public);
   if (public_inputs.size() != vk.n_public)
     return make_error(ErrorCode::kInvalidArgument, "{} public signals given, the key expects {}", public_inputs.size(),
                       vk.n_public);
-  if (!ec::in_subgroup(proof.a)) return Verdict{false, "pi_a is not a point of G1"};
-  if (!ec::in_subgroup(proof.b)) return Verdict{false, "pi_b is not a point of G2"};
-  if (!ec::in_subgroup(proof.c)) return Verdict{false, "pi_c is not a point of G1"};
+  if (!C::in_subgroup(proof.a)) return Verdict{false, "pi_a is not a point of G1"};
+  if (!C::in_subgroup(proof.b)) return Verdict{false, "pi_b is not a point of G2"};
+  if (!C::in_subgroup(proof.c)) return Verdict{false, "pi_c is not a point of G1"};
 
-  const ec::G1 l = msm::msm_g1(std::span(vk.ic).subspan(1), public_inputs).add_affine(vk.ic[0]);
-  const pairing::G1G2Pair pairs[] = {
+  const typename C::G1 l = msm::msm_g1(std::span(vk.ic).subspan(1), public_inputs).add_affine(vk.ic[0]);
+  const typename C::G1G2Pair pairs[] = {
       {-proof.a, proof.b},
       {vk.alpha1, vk.beta2},
       {l.to_affine(), vk.gamma2},
       {proof.c, vk.delta2},
   };
-  if (!pairing::pairing_product_is_one(pairs)) return Verdict{false, "pairing check failed"};
+  if (!C::pairing_product_is_one(pairs)) return Verdict{false, "pairing check failed"};
   return Verdict{true, ""};
 }
+
+#define PP_VERIFIER_CURVE(C)                                                                                      \
+  template formats::Fq12CoeffsT<C> alphabeta_of<C>(const C::G1Affine&, const C::G2Affine&);                       \
+  template Result<Verdict> verify(const VerificationKeyT<C>&, std::span<const C::Fr>, const ProofT<C>&);
+PP_VERIFIER_CURVE(curves::Bls12_381)
+PP_VERIFIER_CURVE(curves::Bn254)
+#undef PP_VERIFIER_CURVE
 
 }  // namespace proofpipe::groth16

@@ -135,7 +135,7 @@ class SpoiledBackend final : public groth16::ProverBackend {
   // A device override that offsets C's scalars wrongly (one wire late).
   Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
                                         std::span<const ff::Fr> h) override {
-    PP_ASSIGN_OR_RETURN(groth16::ProofMsms m, ProverBackend::proof_msms(pk, w, h));
+    PP_ASSIGN_OR_RETURN(groth16::ProofMsms m, groth16::ProverBackend::proof_msms(pk, w, h));
     if (spoil_ == Spoil::kProofC && pk.c.size() > 1) {
       PP_ASSIGN_OR_RETURN(m.c, cpu_->msm_g1(pk.c.first(pk.c.size() - 1), w.subspan(pk.n_public + 2)));
     }

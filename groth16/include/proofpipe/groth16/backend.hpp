@@ -10,44 +10,63 @@
 #include <string_view>
 
 #include "proofpipe/common/status.hpp"
-#include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/curves.hpp"
 
 namespace proofpipe::groth16 {
 
 enum class BackendKind { kAuto, kCpu, kCuda };
 
-struct ProvingKey;  // proving_key.hpp
+template <class C>
+struct ProvingKeyT;  // proving_key.hpp
+using ProvingKey = ProvingKeyT<curves::Bls12_381>;
 
 // The five MSMs of one proof (Groth16, snarkjs order): A, B1 (G1) and B2
 // (G2) over the whole witness, C over its private part, H over h.
-struct ProofMsms {
-  ec::G1 a, b1;
-  ec::G2 b2;
-  ec::G1 c, h;
+template <class C>
+struct ProofMsmsT {
+  typename C::G1 a, b1;
+  typename C::G2 b2;
+  typename C::G1 c, h;
 };
+using ProofMsms = ProofMsmsT<curves::Bls12_381>;
 
 // One proof's inputs where a record holds them (read-only): a, b and c on
 // the domain (synthesize's output), w the witness; all Montgomery.
-struct ProofInputs {
-  std::span<const ff::Fr> a, b, c, w;
+template <class C>
+struct ProofInputsT {
+  std::span<const typename C::Fr> a, b, c, w;
 };
+using ProofInputs = ProofInputsT<curves::Bls12_381>;
 
 Result<BackendKind> parse_backend_kind(std::string_view text);  // "auto" | "cpu" | "cuda"
 
-class ProverBackend {
+// One interface per curve C (ProverBackend: BLS12-381's, which the CUDA
+// backend implements; BN254 has the CPU backend).
+template <class C>
+class ProverBackendT {
  public:
-  virtual ~ProverBackend() = default;
+  using Curve = C;
+  using Fr = typename C::Fr;
+  using G1 = typename C::G1;
+  using G2 = typename C::G2;
+  using G1Affine = typename C::G1Affine;
+  using G2Affine = typename C::G2Affine;
+  using ProvingKey = ProvingKeyT<C>;
+  using ProofMsms = ProofMsmsT<C>;
+  using ProofInputs = ProofInputsT<C>;
+
+  virtual ~ProverBackendT() = default;
   virtual std::string_view name() const = 0;
 
   // The snarkjs H step on the n-domain (n = a.size() = b.size() = c.size(),
   // Montgomery values in natural order): on return a[i] holds
   // (A*B - C)(w_2n^(2i+1)); b and c are clobbered. No division by Z.
-  virtual Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) = 0;
+  virtual Status compute_h(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) = 0;
 
   // sum scalars[i] * points[i]; scalars in Montgomery form; points may hold
   // the identity; sizes must match.
-  virtual Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) = 0;
-  virtual Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) = 0;
+  virtual Result<G1> msm_g1(std::span<const G1Affine> points, std::span<const Fr> scalars) = 0;
+  virtual Result<G2> msm_g2(std::span<const G2Affine> points, std::span<const Fr> scalars) = 0;
 
   // The five MSMs of a proof: w is the witness (pk.n_vars values), h the H
   // step's result (pk.h.size() values), both Montgomery. The default runs
@@ -55,7 +74,7 @@ class ProverBackend {
   // across the bus once instead of four times (A, B1, B2 and C all read it:
   // 3 x 512 MiB saved per 2^24 proof). kInvalidArgument when the sizes do
   // not match the key (check_proof_msm_inputs).
-  virtual Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const ff::Fr> w, std::span<const ff::Fr> h);
+  virtual Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const Fr> w, std::span<const Fr> h);
 
   // The taken-inputs path, for a backend with memory of its own (a device):
   // the proof's inputs go into the backend's memory straight from where the
@@ -106,7 +125,8 @@ class ProverBackend {
 // that computes wrong answers (a faulty card, a miscompiled kernel) then
 // never takes a partition. kInternal naming the operation that differed;
 // the backend's own errors pass through. About 10 ms, mostly the CPU side.
-Status known_answer_test(ProverBackend& backend, const ProvingKey& pk);
+template <class C>
+Status known_answer_test(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk);
 
 // The compute_h size rule every backend applies: a, b and c of one
 // power-of-two size <= 2^ntt::kMaxLogSize. Returns log2 of that size, or
@@ -116,7 +136,8 @@ Result<unsigned> h_step_log_size(size_t a, size_t b, size_t c);
 // The size rule of proof_msms every backend applies: w.size() == n_vars,
 // h.size() == pk.h.size(), the A, B1 and B2 sections n_vars points, C
 // n_vars - n_public - 1.
-Status check_proof_msm_inputs(const ProvingKey& pk, size_t w_size, size_t h_size);
+template <class C>
+Status check_proof_msm_inputs(const ProvingKeyT<C>& pk, size_t w_size, size_t h_size);
 
 // The order rule of the taken-inputs path and the sizes it took, kept by
 // each backend that implements the path.
@@ -125,7 +146,8 @@ class TakenInputs {
   enum class Step { kNone, kCopying, kTaken, kHDone };
   // take_inputs: the sizes rule of compute_h for a, b, c; w not empty.
   // Returns log2 of the domain size. Any step may start a new proof.
-  Result<unsigned> start(const ProofInputs& in);
+  template <class C>
+  Result<unsigned> start(const ProofInputsT<C>& in);
   // Moves from `from` to `to`, or kInternal naming `op` when the path's
   // calls came out of order; on failure the path starts over.
   Status advance(Step from, Step to, const char* op);
@@ -141,6 +163,9 @@ class TakenInputs {
 // The CPU backend. Programs choose a backend by --backend through the one
 // factory, backends/ (proofpipe/backends/factory.hpp), which knows whether
 // the build has the CUDA backend.
-std::unique_ptr<ProverBackend> make_cpu_backend();
+template <class C = curves::Bls12_381>
+std::unique_ptr<ProverBackendT<C>> make_cpu_backend();
+
+using ProverBackend = ProverBackendT<curves::Bls12_381>;
 
 }  // namespace proofpipe::groth16

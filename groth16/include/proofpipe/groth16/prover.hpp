@@ -13,6 +13,7 @@
 #pragma once
 
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "proofpipe/common/status.hpp"
@@ -23,42 +24,64 @@
 namespace proofpipe::groth16 {
 
 // The proof type is the JSON layer's (pi_a, pi_b, pi_c as affine points).
+// Every function below is a template over the curve C, deduced from the
+// key and backend (instantiated for BLS12-381 and BN254 in prover.cpp).
+template <class C>
+using ProofT = formats::ProofT<C>;
 using Proof = formats::Proof;
 
 // Views of the caller's memory: `a` and the witness given to prove_start
 // must stay alive and unchanged until prove_finish returns. The GPU worker's
 // buffers are page-locked, so a device backend uploads straight from them.
-struct PreparedProof {
-  std::span<const ff::Fr> h;        // domain_size values, Montgomery: the caller's a
-  std::span<const ff::Fr> witness;  // n_vars values, Montgomery: the caller's witness
+template <class C>
+struct PreparedProofT {
+  std::span<const typename C::Fr> h;        // domain_size values, Montgomery: the caller's a
+  std::span<const typename C::Fr> witness;  // n_vars values, Montgomery: the caller's witness
 };
+using PreparedProof = PreparedProofT<curves::Bls12_381>;
+
+template <class C>
+using FrSpan = std::span<typename C::Fr>;
+template <class C>
+using ConstFrSpan = std::span<const typename C::Fr>;
 
 // Fills a, b, c (each domain_size long) from the key's coefficient section
 // and the witness (Montgomery, n_vars long). Multithreaded.
-Status synthesize(const ProvingKey& pk, std::span<const ff::Fr> witness, std::span<ff::Fr> a, std::span<ff::Fr> b,
-                  std::span<ff::Fr> c);
+template <class C>
+Status synthesize(const ProvingKeyT<C>& pk, ConstFrSpan<C> witness, FrSpan<C> a, FrSpan<C> b, FrSpan<C> c);
 
 // H step: on return a holds h; b and c are clobbered. The result views a
 // and the witness (see PreparedProof).
-Result<PreparedProof> prove_start(ProverBackend& backend, const ProvingKey& pk, std::span<const ff::Fr> witness,
-                                  std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c);
+template <class C>
+Result<PreparedProofT<C>> prove_start(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk, ConstFrSpan<C> witness,
+                                      FrSpan<C> a, FrSpan<C> b, FrSpan<C> c);
 
 // The MSMs and assembly, with r and s drawn from getrandom(2).
-Result<Proof> prove_finish(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared);
+template <class C>
+Result<ProofT<C>> prove_finish(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk,
+                               const PreparedProofT<C>& prepared);
 
 // The same with caller-chosen r and s (tests: deterministic proofs).
-Result<Proof> prove_finish_with(ProverBackend& backend, const ProvingKey& pk, const PreparedProof& prepared,
-                                const ff::Fr& r, const ff::Fr& s);
+template <class C>
+Result<ProofT<C>> prove_finish_with(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk,
+                                    const PreparedProofT<C>& prepared, const std::type_identity_t<typename C::Fr>& r,
+                                    const std::type_identity_t<typename C::Fr>& s);
 
 // prove_finish for inputs the backend took itself (ProverBackend::
 // take_inputs, then compute_h_taken): its proof_msms_taken and the assembly.
-Result<Proof> prove_taken_finish(ProverBackend& backend, const ProvingKey& pk);
-Result<Proof> prove_taken_finish_with(ProverBackend& backend, const ProvingKey& pk, const ff::Fr& r, const ff::Fr& s);
+template <class C>
+Result<ProofT<C>> prove_taken_finish(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk);
+template <class C>
+Result<ProofT<C>> prove_taken_finish_with(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk,
+                                          const std::type_identity_t<typename C::Fr>& r,
+                                          const std::type_identity_t<typename C::Fr>& s);
 
 // synthesize + start + finish with private buffers.
-Result<Proof> prove(ProverBackend& backend, const ProvingKey& pk, std::span<const ff::Fr> witness);
+template <class C>
+Result<ProofT<C>> prove(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk, ConstFrSpan<C> witness);
 
 // A uniform random Fr from the OS CSPRNG (getrandom).
-Result<ff::Fr> random_fr();
+template <class C = curves::Bls12_381>
+Result<typename C::Fr> random_fr();
 
 }  // namespace proofpipe::groth16

@@ -1,4 +1,4 @@
-// A Groth16 proving key as the prover sees it: header values and zero-copy
+// A Groth16 proving key as the prover sees it, for either curve C: header values and zero-copy
 // views of the point sections (normally pointing into an mmapped .zkey).
 // The views must outlive every use of the key. Points are affine Montgomery,
 // infinity all-zero (the zkey layout, docs/design/formats.md §2.3).
@@ -7,28 +7,33 @@
 #include <cstdint>
 #include <span>
 
-#include "proofpipe/ec/bls12_381.hpp"
 #include "proofpipe/formats/zkey.hpp"
 
 namespace proofpipe::groth16 {
 
-struct ProvingKey {
+template <class C>
+struct ProvingKeyT {
+  using Curve = C;
+  using G1Affine = typename C::G1Affine;
+  using G2Affine = typename C::G2Affine;
   uint32_t n_vars = 0;       // wires, including the constant-one wire 0
   uint32_t n_public = 0;     // public outputs + inputs (wires 1..n_public)
   uint32_t domain_size = 0;  // n, a power of two
-  ec::G1Affine alpha1, beta1, delta1;
-  ec::G2Affine beta2, gamma2, delta2;
-  std::span<const ec::G1Affine> ic;  // n_public + 1
-  std::span<const ec::G1Affine> a;   // n_vars
-  std::span<const ec::G1Affine> b1;  // n_vars
-  std::span<const ec::G2Affine> b2;  // n_vars
-  std::span<const ec::G1Affine> c;   // n_vars - n_public - 1 (private wires)
-  std::span<const ec::G1Affine> h;   // domain_size (odd-coset Lagrange points)
+  G1Affine alpha1, beta1, delta1;
+  G2Affine beta2, gamma2, delta2;
+  std::span<const G1Affine> ic;  // n_public + 1
+  std::span<const G1Affine> a;   // n_vars
+  std::span<const G1Affine> b1;  // n_vars
+  std::span<const G2Affine> b2;  // n_vars
+  std::span<const G1Affine> c;   // n_vars - n_public - 1 (private wires)
+  std::span<const G1Affine> h;   // domain_size (odd-coset Lagrange points)
   // Section 4 (A and B only; see formats::ZkeyCoef for the R^2 convention).
-  std::span<const formats::ZkeyCoef> coefficients;
+  std::span<const formats::ZkeyCoefT<C>> coefficients;
 };
+using ProvingKey = ProvingKeyT<curves::Bls12_381>;
 
 // Views of a loaded zkey (which must outlive the result).
-ProvingKey proving_key_of(const formats::Zkey& zkey);
+template <class C>
+ProvingKeyT<C> proving_key_of(const formats::ZkeyT<C>& zkey);
 
 }  // namespace proofpipe::groth16
