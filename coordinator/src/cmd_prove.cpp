@@ -99,10 +99,12 @@ template <class C>
 int verify_as(const VerifyArgs& args) {
   auto vk = formats::read_verification_key_json<C>(args.vkey);
   if (!vk) return fail(vk.status());
-  auto pub = formats::read_public_json<C>(args.public_json);
-  if (!pub) return fail(pub.status());
+  // The proof before the public signals: a proof for the other curve then
+  // says so ("curve mismatch") rather than that a signal is not below r.
   auto proof = formats::read_proof_json<C>(args.proof);
   if (!proof) return fail(proof.status());
+  auto pub = formats::read_public_json<C>(args.public_json);
+  if (!pub) return fail(pub.status());
   auto verdict = groth16::verify<C>(*vk, *pub, *proof);
   if (!verdict) return fail(verdict.status());
   if (!verdict->valid) {

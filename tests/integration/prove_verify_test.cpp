@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -88,7 +89,35 @@ TEST_P(ProveVerify, ExportVkeyMatchesSnarkjs) {
   EXPECT_EQ(read_json(tmp_ / "vk.json"), read_json(dir() / "verification_key.json"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, ProveVerify, ::testing::Values("multi_io", "sparse_dense"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, ProveVerify, ::testing::Values("multi_io", "sparse_dense", "multi_io_bn128"));
+
+// A key and a witness (or a vkey and a proof) for different curves: one
+// line naming the file and both curves, exit 2, nothing written.
+TEST(CrossCurve, MismatchedFilesAreOneLineExit2) {
+  TempDir tmp;
+  const fs::path bls = data_dir() / "multi_io", bn = data_dir() / "multi_io_bn128";
+  const fs::path proof = tmp / "p.json", pub = tmp / "pub.json";
+  for (const auto& [key, wtns, want] : {std::tuple{bn / "circuit.zkey", bls / "w01.wtns", "is bls12381's, expected bn128"},
+                                        std::tuple{bls / "circuit.zkey", bn / "w01.wtns", "is bn128's, expected bls12381"}}) {
+    auto r = pp_prove(key, wtns, proof, pub);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(want), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(wtns.filename().string()), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(proof) || fs::exists(pub));
+  }
+  // A bn128 proof against a bls12381 vkey, and the reverse.
+  auto r = pp_verify(bls / "verification_key.json", bn / "snarkjs_public.json", bn / "snarkjs_proof.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("curve mismatch"), std::string::npos) << r.output;
+  r = pp_verify(bn / "verification_key.json", bls / "snarkjs_public.json", bls / "snarkjs_proof.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("curve mismatch"), std::string::npos) << r.output;
+  // --backend cuda has no bn128 kernels: one line, exit 2.
+  r = run_command(proofpipe() + " prove " + quote(bn / "circuit.zkey") + " " + quote(bn / "w01.wtns") + " " +
+                  quote(proof) + " " + quote(pub) + " --backend cuda");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bls12381 keys only"), std::string::npos) << r.output;
+}
 
 // ----- bad input: exit 2, one line naming the file and the problem, no output files -----
 

@@ -7,11 +7,14 @@
 // DFT and the MSM against naive and split sums.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "proofpipe/common/parallel.hpp"
 #include "proofpipe/ec/batch_normalize.hpp"
+#include "proofpipe/formats/proof_json.hpp"
+#include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 #include "proofpipe/pairing/bn254.hpp"
@@ -265,6 +268,26 @@ TEST(Bn254Pairing, KnownAnswerForGenerators) {
                &want.c1.c0.c0, &want.c1.c0.c1, &want.c1.c1.c0, &want.c1.c1.c1, &want.c1.c2.c0, &want.c1.c2.c1};
   for (int i = 0; i < 12; ++i) *c[i] = field_of<Fq>(mpz_class(kHex[i], 16));
   EXPECT_EQ(bn254::pairing(bn254::g1_generator(), bn254::g2_generator()), want);
+}
+
+// The committed bn128 key (tests/data/multi_io_bn128, snarkjs 0.7.6): its
+// vk_alphabeta_12 is a second known answer, on points other than the
+// generators, read straight from the zkey's header.
+TEST(Bn254Pairing, AlphaBetaMatchesSnarkjsVerificationKey) {
+  const std::filesystem::path dir = std::filesystem::path(PP_TEST_DATA_DIR) / "multi_io_bn128";
+  auto zkey = formats::load_zkey_as<curves::Bn254>(dir / "circuit.zkey");
+  ASSERT_TRUE(zkey.is_ok()) << zkey.status().message();
+  auto vk = formats::read_verification_key_json<curves::Bn254>(dir / "verification_key.json");
+  ASSERT_TRUE(vk.is_ok()) << vk.status().message();
+  ASSERT_TRUE(vk->alphabeta_12.has_value());
+  const Fq12 e = bn254::pairing(zkey->header().alpha1, zkey->header().beta2);
+  const formats::Fq12CoeffsT<curves::Bn254>& want = *vk->alphabeta_12;
+  for (int i = 0; i < 2; ++i) {
+    const Fq6& half = i == 0 ? e.c0 : e.c1;
+    EXPECT_EQ(half.c0, want.c[i][0]);
+    EXPECT_EQ(half.c1, want.c[i][1]);
+    EXPECT_EQ(half.c2, want.c[i][2]);
+  }
 }
 
 // ----- NTT -----
