@@ -32,11 +32,12 @@ void warn_testing_only(const std::string& zkey) {
 }  // namespace
 
 // Declared in dev_key.hpp.
-Result<unsigned> write_dev_key(const formats::R1cs& r1cs, const std::string& zkey) {
+template <class C>
+Result<unsigned> write_dev_key(const formats::R1csT<C>& r1cs, const std::string& zkey) {
   warn_testing_only(zkey);
   auto log_n = groth16::dev_setup_log2_domain(r1cs.header);
   if (!log_n) return Status(log_n.status().code(), "r1cs '" + r1cs.path.string() + "': " + log_n.status().message());
-  PP_ASSIGN_OR_RETURN(auto secrets, groth16::random_toxic_waste(uint32_t(1) << *log_n));
+  PP_ASSIGN_OR_RETURN(auto secrets, groth16::random_toxic_waste<C>(uint32_t(1) << *log_n));
   auto key = groth16::dev_setup(r1cs, secrets);
   secrets.wipe();
   if (!key) return key.status();
@@ -44,16 +45,33 @@ Result<unsigned> write_dev_key(const formats::R1cs& r1cs, const std::string& zke
   return *log_n;
 }
 
-int run_setup_dev(const SetupDevArgs& args) {
-  const auto t0 = std::chrono::steady_clock::now();
-  auto r1cs = formats::load_r1cs(args.r1cs);
+template Result<unsigned> write_dev_key(const formats::R1csT<curves::Bls12_381>&, const std::string&);
+template Result<unsigned> write_dev_key(const formats::R1csT<curves::Bn254>&, const std::string&);
+
+namespace {
+
+template <class C>
+int setup_dev_as(const SetupDevArgs& args, std::chrono::steady_clock::time_point t0) {
+  auto r1cs = formats::load_r1cs<C>(args.r1cs);
   if (!r1cs) return fail(r1cs.status());
   auto log_n = write_dev_key(*r1cs, args.zkey);
   if (!log_n) return fail(log_n.status());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "proofpipe: setup-dev wrote '%s' (TESTING ONLY): domain 2^%u, %u wires, %u public, %.2f s\n",
-               args.zkey.c_str(), *log_n, r1cs->header.n_wires, r1cs->header.n_public(), secs);
+  std::fprintf(stderr,
+               "proofpipe: setup-dev wrote '%s' (TESTING ONLY): curve %s, domain 2^%u, %u wires, %u public, %.2f s\n",
+               args.zkey.c_str(), std::string(C::kName).c_str(), *log_n, r1cs->header.n_wires,
+               r1cs->header.n_public(), secs);
   return kExitOk;
+}
+
+}  // namespace
+
+// The curve is the r1cs's (circom's --prime bls12381 or bn128).
+int run_setup_dev(const SetupDevArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto curve = formats::r1cs_curve(args.r1cs);
+  if (!curve) return fail(curve.status());
+  return curves::with_curve(*curve, [&](auto c) { return setup_dev_as<decltype(c)>(args, t0); });
 }
 
 }  // namespace proofpipe::cli

@@ -9,7 +9,8 @@
 
 namespace proofpipe::cli {
 
-// Returns log2 of the key's domain size.
-Result<unsigned> write_dev_key(const formats::R1cs& r1cs, const std::string& zkey);
+// Returns log2 of the key's domain size. For either curve (the r1cs's).
+template <class C>
+Result<unsigned> write_dev_key(const formats::R1csT<C>& r1cs, const std::string& zkey);
 
 }  // namespace proofpipe::cli

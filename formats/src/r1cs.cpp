@@ -18,7 +18,8 @@ namespace {
 constexpr uint64_t kTermBytes = 4 + 32;  // u32 wire, 32-byte coefficient
 
 // Appends one linear combination (u32 nTerms, then nTerms x {wire, coef}).
-Status read_lc(const BinFile& f, Cursor& c, uint32_t n_wires, uint32_t row, char name, SparseMatrix& m) {
+template <class C>
+Status read_lc(const BinFile& f, Cursor& c, uint32_t n_wires, uint32_t row, char name, SparseMatrixT<C>& m) {
   PP_ASSIGN_OR_RETURN(uint32_t n_terms, c.u32("nTerms"));
   if (uint64_t(n_terms) * kTermBytes > c.remaining()) {
     return f.error("truncated: constraint {} {} has {} terms, only {} bytes left in section 2", row, name, n_terms,
@@ -32,8 +33,8 @@ Status read_lc(const BinFile& f, Cursor& c, uint32_t n_wires, uint32_t row, char
     if (wire >= n_wires) {
       return f.error("constraint {} {}: wire {} is not below nWires {}", row, name, wire, n_wires);
     }
-    ff::Fr coef;
-    if (!ff::Fr::from_bytes(p + 4, &coef)) return f.error("constraint {} {}: coefficient is not below r", row, name);
+    typename C::Fr coef;
+    if (!C::Fr::from_bytes(p + 4, &coef)) return f.error("constraint {} {}: coefficient is not below r", row, name);
     m.wires.push_back(wire);
     m.coefs.push_back(coef);
   }
@@ -43,13 +44,8 @@ Status read_lc(const BinFile& f, Cursor& c, uint32_t n_wires, uint32_t row, char
 
 }  // namespace
 
-ff::Fr SparseMatrix::dot(size_t c, std::span<const ff::Fr> w) const {
-  ff::Fr acc = ff::Fr::zero();
-  for (uint64_t k = row_start[c]; k < row_start[c + 1]; ++k) acc += coefs[k] * w[wires[k]];
-  return acc;
-}
-
-Result<R1cs> load_r1cs(const std::filesystem::path& path) {
+template <class C>
+Result<R1csT<C>> load_r1cs(const std::filesystem::path& path) {
   const std::string what = fmt::format("r1cs '{}'", path.string());
   auto mapped = MappedFile::open(path);
   if (!mapped.is_ok()) return Status(mapped.status().code(), "r1cs " + mapped.status().message());
@@ -61,9 +57,9 @@ Result<R1cs> load_r1cs(const std::filesystem::path& path) {
   PP_ASSIGN_OR_RETURN(uint32_t n8, c1.u32("n8"));
   if (n8 > 1024) return f.error("unsupported curve: n8 = {}", n8);
   PP_ASSIGN_OR_RETURN(auto prime, c1.bytes(n8, "prime"));
-  PP_RETURN_IF_ERROR(detail::check_prime<curves::Bls12_381>(f, detail::FieldKind::kScalar, n8, prime, "prime"));
+  PP_RETURN_IF_ERROR(detail::check_prime<C>(f, detail::FieldKind::kScalar, n8, prime, "prime"));
   PP_RETURN_IF_ERROR(f.section(1, 4 + 32 + 4 * 4 + 8 + 4).status());
-  R1cs out;
+  R1csT<C> out;
   out.path = path;
   R1csHeader& h = out.header;
   PP_ASSIGN_OR_RETURN(h.n_wires, c1.u32("nWires"));
@@ -87,7 +83,7 @@ Result<R1cs> load_r1cs(const std::filesystem::path& path) {
     return f.error("truncated: nConstraints {} needs at least {} bytes, section 2 has {}", h.n_constraints,
                    uint64_t(h.n_constraints) * 12, c2.remaining());
   }
-  for (SparseMatrix* m : {&out.a, &out.b, &out.c}) {
+  for (SparseMatrixT<C>* m : {&out.a, &out.b, &out.c}) {
     m->row_start.reserve(uint64_t(h.n_constraints) + 1);
     m->row_start.push_back(0);
   }
@@ -100,7 +96,8 @@ Result<R1cs> load_r1cs(const std::filesystem::path& path) {
   return out;
 }
 
-Status check_r1cs_matches(const Zkey& zkey, const R1cs& r1cs) {
+template <class C>
+Status check_r1cs_matches(const ZkeyT<C>& zkey, const R1csT<C>& r1cs) {
   if (zkey.n_vars() != r1cs.header.n_wires || zkey.n_public() != r1cs.header.n_public()) {
     return make_error(ErrorCode::kInvalidArgument,
                       "r1cs '{}' (nWires {}, nPublic {}) does not match zkey '{}' (nVars {}, nPublic {})",
@@ -110,12 +107,13 @@ Status check_r1cs_matches(const Zkey& zkey, const R1cs& r1cs) {
   return Status::ok();
 }
 
-Status check_r1cs_satisfied(const R1cs& r1cs, const Witness& witness) {
+template <class C>
+Status check_r1cs_satisfied(const R1csT<C>& r1cs, const WitnessT<C>& witness) {
   if (witness.values.size() != r1cs.header.n_wires) {
     return make_error(ErrorCode::kInvalidArgument, "witness '{}' has {} values, r1cs '{}' has nWires = {}",
                       witness.path.string(), witness.values.size(), r1cs.path.string(), r1cs.header.n_wires);
   }
-  std::span<const ff::Fr> w = witness.values;
+  std::span<const typename C::Fr> w = witness.values;
   for (size_t c = 0; c < r1cs.a.rows(); ++c) {
     if (r1cs.a.dot(c, w) * r1cs.b.dot(c, w) != r1cs.c.dot(c, w)) {
       return make_error(ErrorCode::kInvalidArgument, "witness '{}' does not satisfy constraint {} of r1cs '{}'",
@@ -124,5 +122,26 @@ Status check_r1cs_satisfied(const R1cs& r1cs, const Witness& witness) {
   }
   return Status::ok();
 }
+
+Result<curves::CurveId> r1cs_curve(const std::filesystem::path& path) {
+  const std::string what = fmt::format("r1cs '{}'", path.string());
+  auto mapped = MappedFile::open(path);
+  if (!mapped.is_ok()) return Status(mapped.status().code(), "r1cs " + mapped.status().message());
+  PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(mapped.value().bytes(), "r1cs", 1, what));
+  PP_ASSIGN_OR_RETURN(Cursor c1, f.cursor(1));
+  PP_ASSIGN_OR_RETURN(uint32_t n8, c1.u32("n8"));
+  if (n8 > 1024) return f.error("unsupported curve: n8 = {}", n8);
+  PP_ASSIGN_OR_RETURN(auto prime, c1.bytes(n8, "prime"));
+  if (auto id = detail::curve_of_prime(detail::FieldKind::kScalar, prime)) return *id;
+  return f.error("unsupported curve: its prime is neither bls12381's nor bn128's scalar field");
+}
+
+#define PP_R1CS(C)                                                                  \
+  template Result<R1csT<C>> load_r1cs<C>(const std::filesystem::path&);             \
+  template Status check_r1cs_matches(const ZkeyT<C>&, const R1csT<C>&);             \
+  template Status check_r1cs_satisfied(const R1csT<C>&, const WitnessT<C>&);
+PP_R1CS(curves::Bls12_381)
+PP_R1CS(curves::Bn254)
+#undef PP_R1CS
 
 }  // namespace proofpipe::formats

@@ -12,20 +12,26 @@ namespace {
 
 constexpr uint32_t kN8 = 32;
 
+template <class Fr>
 void write_prime(detail::BinWriter& out) {
-  const auto& p = ff::MontConsts<ff::FrParams>::kP;
+  const auto& p = Fr::C::kP;
   out.bytes(p.data(), kN8);
 }
 
-void write_fr(detail::BinWriter& out, const ff::Fr& v) {
+template <class Fr>
+void write_fr(detail::BinWriter& out, const Fr& v) {
   std::array<uint8_t, kN8> b{};
   v.to_bytes(b.data());
   out.bytes(b.data(), kN8);
 }
 
-uint64_t lc_bytes(const SparseMatrix& m, size_t row) { return 4 + uint64_t(m.row_wires(row).size()) * (4 + kN8); }
+template <class M>
+uint64_t lc_bytes(const M& m, size_t row) {
+  return 4 + uint64_t(m.row_wires(row).size()) * (4 + kN8);
+}
 
-void write_lc(detail::BinWriter& out, const SparseMatrix& m, size_t row) {
+template <class M>
+void write_lc(detail::BinWriter& out, const M& m, size_t row) {
   const auto wires = m.row_wires(row);
   const auto coefs = m.row_coefs(row);
   out.u32(uint32_t(wires.size()));
@@ -37,7 +43,8 @@ void write_lc(detail::BinWriter& out, const SparseMatrix& m, size_t row) {
 
 }  // namespace
 
-Status write_r1cs(const std::filesystem::path& path, const R1cs& r) {
+template <class C>
+Status write_r1cs(const std::filesystem::path& path, const R1csT<C>& r) {
   const R1csHeader& h = r.header;
   if (r.a.rows() != h.n_constraints || r.b.rows() != h.n_constraints || r.c.rows() != h.n_constraints) {
     return make_error(ErrorCode::kInvalidArgument, "r1cs '{}': matrices have {}/{}/{} rows, header says {}",
@@ -51,7 +58,7 @@ Status write_r1cs(const std::filesystem::path& path, const R1cs& r) {
     out.file_header("r1cs", 1, 3);
     out.section(1, 4 + kN8 + 4 * 4 + 8 + 4);
     out.u32(kN8);
-    write_prime(out);
+    write_prime<typename C::Fr>(out);
     out.u32(h.n_wires);
     out.u32(h.n_pub_out);
     out.u32(h.n_pub_in);
@@ -69,16 +76,24 @@ Status write_r1cs(const std::filesystem::path& path, const R1cs& r) {
   });
 }
 
-Status write_wtns(const std::filesystem::path& path, std::span<const ff::Fr> values) {
+template <class C>
+Status write_wtns(const std::filesystem::path& path, std::span<const typename C::Fr> values) {
   return detail::write_atomically(path, "wtns", [&](detail::BinWriter& out) {
     out.file_header("wtns", 2, 2);
     out.section(1, 4 + kN8 + 4);
     out.u32(kN8);
-    write_prime(out);
+    write_prime<typename C::Fr>(out);
     out.u32(uint32_t(values.size()));
     out.section(2, uint64_t(values.size()) * kN8);
-    for (const ff::Fr& v : values) write_fr(out, v);
+    for (const auto& v : values) write_fr(out, v);
   });
 }
+
+#define PP_WRITERS(C)                                                               \
+  template Status write_r1cs(const std::filesystem::path&, const R1csT<C>&);        \
+  template Status write_wtns<C>(const std::filesystem::path&, std::span<const C::Fr>);
+PP_WRITERS(curves::Bls12_381)
+PP_WRITERS(curves::Bn254)
+#undef PP_WRITERS
 
 }  // namespace proofpipe::formats

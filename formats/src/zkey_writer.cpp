@@ -18,29 +18,36 @@
 namespace proofpipe::formats {
 namespace {
 
-constexpr uint64_t kG1Bytes = sizeof(ec::G1Affine);  // 96
-constexpr uint64_t kG2Bytes = sizeof(ec::G2Affine);  // 192
-constexpr uint64_t kGroth16HeaderBytes = 4 + ZkeyHeader::kN8q + 4 + ZkeyHeader::kN8r + 12 + 3 * kG1Bytes + 3 * kG2Bytes;
-static_assert(kGroth16HeaderBytes == 964);
+template <class C>
+constexpr uint64_t kG1Bytes = sizeof(typename C::G1Affine);  // 96 (BLS12-381), 64 (BN254)
+template <class C>
+constexpr uint64_t kG2Bytes = sizeof(typename C::G2Affine);  // 192, 128
+template <class C>
+constexpr uint64_t kGroth16HeaderBytes =
+    4 + ZkeyHeaderT<C>::kN8q + 4 + ZkeyHeaderT<C>::kN8r + 12 + 3 * kG1Bytes<C> + 3 * kG2Bytes<C>;
+static_assert(kGroth16HeaderBytes<curves::Bls12_381> == 964 && kGroth16HeaderBytes<curves::Bn254> == 660);
 constexpr uint64_t kEmptyContributionsBytes = 64 + 4;
 constexpr uint32_t kNumSections = 10;
 
-uint64_t contributions_size(const ZkeyParts& p) {
+template <class C>
+uint64_t contributions_size(const ZkeyPartsT<C>& p) {
   return p.contributions ? p.contributions->size() : kEmptyContributionsBytes;
 }
 
 // Data size of every section, index = section id (0 unused).
-std::array<uint64_t, kNumSections + 1> section_sizes(const ZkeyParts& p) {
+template <class C>
+std::array<uint64_t, kNumSections + 1> section_sizes(const ZkeyPartsT<C>& p) {
+  constexpr uint64_t g1 = kG1Bytes<C>, g2 = kG2Bytes<C>;
   std::array<uint64_t, kNumSections + 1> s{};
   s[kZkeyHeader] = 4;
-  s[kZkeyGroth16Header] = kGroth16HeaderBytes;
-  s[kZkeyIC] = p.ic.size() * kG1Bytes;
-  s[kZkeyCoefs] = 4 + p.coefs.size() * sizeof(ZkeyCoef);
-  s[kZkeyA] = p.a.size() * kG1Bytes;
-  s[kZkeyB1] = p.b1.size() * kG1Bytes;
-  s[kZkeyB2] = p.b2.size() * kG2Bytes;
-  s[kZkeyC] = p.c.size() * kG1Bytes;
-  s[kZkeyH] = p.h.size() * kG1Bytes;
+  s[kZkeyGroth16Header] = kGroth16HeaderBytes<C>;
+  s[kZkeyIC] = p.ic.size() * g1;
+  s[kZkeyCoefs] = 4 + p.coefs.size() * sizeof(ZkeyCoefT<C>);
+  s[kZkeyA] = p.a.size() * g1;
+  s[kZkeyB1] = p.b1.size() * g1;
+  s[kZkeyB2] = p.b2.size() * g2;
+  s[kZkeyC] = p.c.size() * g1;
+  s[kZkeyH] = p.h.size() * g1;
   s[kZkeyContributions] = contributions_size(p);
   return s;
 }
@@ -51,8 +58,9 @@ Status check_count(uint32_t section, const char* name, size_t got, uint64_t want
                     name, got, want);
 }
 
-Status validate(const ZkeyParts& p) {
-  const ZkeyHeader& h = p.header;
+template <class C>
+Status validate(const ZkeyPartsT<C>& p) {
+  const ZkeyHeaderT<C>& h = p.header;
   if (h.domain_size == 0 || !std::has_single_bit(h.domain_size)) {
     return make_error(ErrorCode::kInvalidArgument, "zkey writer: domainSize {} is not a power of two", h.domain_size);
   }
@@ -75,7 +83,7 @@ Status validate(const ZkeyParts& p) {
     return make_error(ErrorCode::kInvalidArgument, "zkey writer: {} coefficients do not fit a u32", p.coefs.size());
   }
   for (size_t i = 0; i < p.coefs.size(); ++i) {
-    const ZkeyCoef& e = p.coefs[i];
+    const ZkeyCoefT<C>& e = p.coefs[i];
     if (e.matrix > 1 || e.constraint >= h.domain_size || e.signal >= h.n_vars) {
       return make_error(ErrorCode::kInvalidArgument,
                         "zkey writer: coefficient {} (matrix {}, constraint {}, signal {}) is out of range", i,
@@ -94,10 +102,13 @@ void write_limbs(Out& out, const ff::Limbs<N>& v) {
 
 }  // namespace
 
-ZkeyCoef make_zkey_coef(uint32_t matrix, uint32_t constraint, uint32_t signal, const ff::Fr& coef) {
+template <class C>
+ZkeyCoefT<C> make_zkey_coef(uint32_t matrix, uint32_t constraint, uint32_t signal,
+                            const std::type_identity_t<typename C::Fr>& coef) {
+  using Fr = typename C::Fr;
   // from_mont(R^2) is the element R; coef * R has Montgomery limbs coef*R^2.
-  const ff::Fr v = coef * ff::Fr::from_mont(ff::MontConsts<ff::FrParams>::kR2);
-  ZkeyCoef e{};
+  const Fr v = coef * Fr::from_mont(Fr::C::kR2);
+  ZkeyCoefT<C> e{};
   e.matrix = matrix;
   e.constraint = constraint;
   e.signal = signal;
@@ -106,13 +117,16 @@ ZkeyCoef make_zkey_coef(uint32_t matrix, uint32_t constraint, uint32_t signal, c
   return e;
 }
 
-uint64_t zkey_file_size(const ZkeyParts& parts) {
+template <class C>
+uint64_t zkey_file_size(const ZkeyPartsT<C>& parts) {
   uint64_t total = 12;
   for (uint32_t s = 1; s <= kNumSections; ++s) total += 12 + section_sizes(parts)[s];
   return total;
 }
 
-Status write_zkey(const std::filesystem::path& path, const ZkeyParts& p) {
+template <class C>
+Status write_zkey(const std::filesystem::path& path, const ZkeyPartsT<C>& p) {
+  constexpr uint64_t g1 = kG1Bytes<C>, g2 = kG2Bytes<C>;
   PP_RETURN_IF_ERROR(validate(p));
   const auto sizes = section_sizes(p);
   return detail::write_atomically(path, "zkey", [&](Out& out) {
@@ -123,22 +137,22 @@ Status write_zkey(const std::filesystem::path& path, const ZkeyParts& p) {
     out.section(kZkeyHeader, sizes[kZkeyHeader]);
     out.u32(1);  // protocol: groth16
 
-    const ZkeyHeader& h = p.header;
+    const ZkeyHeaderT<C>& h = p.header;
     out.section(kZkeyGroth16Header, sizes[kZkeyGroth16Header]);
-    out.u32(ZkeyHeader::kN8q);
-    write_limbs(out, ff::MontConsts<ff::FqParams>::kP);
-    out.u32(ZkeyHeader::kN8r);
-    write_limbs(out, ff::MontConsts<ff::FrParams>::kP);
+    out.u32(ZkeyHeaderT<C>::kN8q);
+    write_limbs(out, C::Fq::C::kP);
+    out.u32(ZkeyHeaderT<C>::kN8r);
+    write_limbs(out, C::Fr::C::kP);
     out.u32(h.n_vars);
     out.u32(h.n_public);
     out.u32(h.domain_size);
     // Write order (§6.3): alpha1, beta1, beta2, gamma2, delta1, delta2.
-    out.bytes(&h.alpha1, kG1Bytes);
-    out.bytes(&h.beta1, kG1Bytes);
-    out.bytes(&h.beta2, kG2Bytes);
-    out.bytes(&h.gamma2, kG2Bytes);
-    out.bytes(&h.delta1, kG1Bytes);
-    out.bytes(&h.delta2, kG2Bytes);
+    out.bytes(&h.alpha1, g1);
+    out.bytes(&h.beta1, g1);
+    out.bytes(&h.beta2, g2);
+    out.bytes(&h.gamma2, g2);
+    out.bytes(&h.delta1, g1);
+    out.bytes(&h.delta2, g2);
 
     out.section(kZkeyIC, sizes[kZkeyIC]);
     out.span(p.ic);
@@ -167,5 +181,13 @@ Status write_zkey(const std::filesystem::path& path, const ZkeyParts& p) {
     }
   });
 }
+
+#define PP_ZKEY_WRITER(C)                                                                                   \
+  template ZkeyCoefT<C> make_zkey_coef<C>(uint32_t, uint32_t, uint32_t, const C::Fr&);                      \
+  template uint64_t zkey_file_size(const ZkeyPartsT<C>&);                                                   \
+  template Status write_zkey(const std::filesystem::path&, const ZkeyPartsT<C>&);
+PP_ZKEY_WRITER(curves::Bls12_381)
+PP_ZKEY_WRITER(curves::Bn254)
+#undef PP_ZKEY_WRITER
 
 }  // namespace proofpipe::formats

@@ -18,8 +18,6 @@
 namespace proofpipe::groth16 {
 namespace {
 
-using ff::Fr;
-
 constexpr unsigned kScalarBits = 256;  // canonical Fr limbs (r < 2^255)
 
 // ---------- fixed-base multiplication ----------
@@ -55,7 +53,7 @@ unsigned choose_window(size_t count) {
 // Scalars are recoded on the fly into signed digits in [-2^(w-1), 2^(w-1)]:
 // a scalar below 2^255 needs ceil(256 / w) windows (the top window never
 // carries out), one mixed addition per non-zero digit.
-template <class Cfg>
+template <class Cfg, class Fr>
 class FixedBase {
  public:
   using Aff = ec::Affine<Cfg>;
@@ -130,6 +128,7 @@ class FixedBase {
 // out[i] = factor * x_i / (tau - x_i) with x_i = x0 * step^i: the Lagrange
 // basis at tau of a multiplicative domain (factor = (tau^N - 1) / N), over
 // chunks with one inversion each. tau must not be any x_i.
+template <class Fr>
 void lagrange_at(const Fr& tau, const Fr& x0, const Fr& step, const Fr& factor, std::span<Fr> out) {
   constexpr size_t kChunk = 1 << 14;
   const size_t chunks = (out.size() + kChunk - 1) / kChunk;
@@ -155,8 +154,14 @@ void lagrange_at(const Fr& tau, const Fr& x0, const Fr& step, const Fr& factor, 
   });
 }
 
-ec::G1Affine g1_times(const Fr& k) { return ec::scalar_mul(ec::G1::from_affine(ec::g1_generator()), k).to_affine(); }
-ec::G2Affine g2_times(const Fr& k) { return ec::scalar_mul(ec::G2::from_affine(ec::g2_generator()), k).to_affine(); }
+template <class C>
+typename C::G1Affine g1_times(const typename C::Fr& k) {
+  return C::G1::from_affine(C::g1_generator()).mul(k.to_canonical()).to_affine();
+}
+template <class C>
+typename C::G2Affine g2_times(const typename C::Fr& k) {
+  return C::G2::from_affine(C::g2_generator()).mul(k.to_canonical()).to_affine();
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -164,21 +169,25 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-void ToxicWaste::wipe() {
+template <class C>
+void ToxicWasteT<C>::wipe() {
+  using Fr = typename C::Fr;
   for (Fr* f : {&tau, &alpha, &beta, &delta}) {
     volatile uint64_t* p = f->l;
     for (size_t i = 0; i < Fr::N; ++i) p[i] = 0;
   }
 }
 
-Result<ToxicWaste> random_toxic_waste(uint32_t domain_size) {
+template <class C>
+Result<ToxicWasteT<C>> random_toxic_waste(uint32_t domain_size) {
+  using Fr = typename C::Fr;
   auto nonzero = []() -> Result<Fr> {
     for (;;) {
-      PP_ASSIGN_OR_RETURN(Fr v, random_fr());
+      PP_ASSIGN_OR_RETURN(Fr v, random_fr<C>());
       if (!v.is_zero()) return v;
     }
   };
-  ToxicWaste t;
+  ToxicWasteT<C> t;
   PP_ASSIGN_OR_RETURN(t.alpha, nonzero());
   PP_ASSIGN_OR_RETURN(t.beta, nonzero());
   PP_ASSIGN_OR_RETURN(t.delta, nonzero());
@@ -201,8 +210,9 @@ Result<unsigned> dev_setup_log2_domain(const formats::R1csHeader& header) {
   return k;
 }
 
-formats::ZkeyParts DevKey::parts() const {
-  formats::ZkeyParts p;
+template <class C>
+formats::ZkeyPartsT<C> DevKeyT<C>::parts() const {
+  formats::ZkeyPartsT<C> p;
   p.header = header;
   p.ic = ic;
   p.coefs = coefs;
@@ -214,14 +224,16 @@ formats::ZkeyParts DevKey::parts() const {
   return p;
 }
 
-void fixed_base_mul(const ec::G1Affine& base, std::span<const Fr> scalars, std::span<ec::G1Affine> out) {
-  FixedBase<ec::G1Cfg>(base, choose_window(scalars.size())).mul_into(scalars, out);
+void fixed_base_mul(const ec::G1Affine& base, std::span<const ff::Fr> scalars, std::span<ec::G1Affine> out) {
+  FixedBase<ec::G1Cfg, ff::Fr>(base, choose_window(scalars.size())).mul_into(scalars, out);
 }
-void fixed_base_mul(const ec::G2Affine& base, std::span<const Fr> scalars, std::span<ec::G2Affine> out) {
-  FixedBase<ec::G2Cfg>(base, choose_window(scalars.size())).mul_into(scalars, out);
+void fixed_base_mul(const ec::G2Affine& base, std::span<const ff::Fr> scalars, std::span<ec::G2Affine> out) {
+  FixedBase<ec::G2Cfg, ff::Fr>(base, choose_window(scalars.size())).mul_into(scalars, out);
 }
 
-Result<DevKey> dev_setup(const formats::R1cs& r1cs, const ToxicWaste& s) {
+template <class C>
+Result<DevKeyT<C>> dev_setup(const formats::R1csT<C>& r1cs, const ToxicWasteT<C>& s) {
+  using Fr = typename C::Fr;
   const auto t0 = std::chrono::steady_clock::now();
   const formats::R1csHeader& rh = r1cs.header;
   const uint32_t n_vars = rh.n_wires, n_pub = rh.n_public(), m = rh.n_constraints;
@@ -242,18 +254,18 @@ Result<DevKey> dev_setup(const formats::R1cs& r1cs, const ToxicWaste& s) {
   const size_t rows = size_t(m) + n_pub + 1;  // used rows of the n-domain
 
   // Lagrange basis of the n-domain at tau, rows in use only.
-  const Fr omega_n = ntt::root_of_unity(k);
-  const Fr omega_2n = ntt::root_of_unity(k + 1);
+  const Fr omega_n = ntt::root_of_unity<Fr>(k);
+  const Fr omega_2n = ntt::root_of_unity<Fr>(k + 1);
   std::vector<Fr> lag(rows);
   {
     const Fr factor = (s.tau.pow_u64(n) - Fr::one()) * Fr::from_u64(n).inverse();
-    lagrange_at(s.tau, Fr::one(), omega_n, factor, lag);
+    lagrange_at<Fr>(s.tau, Fr::one(), omega_n, factor, lag);
   }
 
   // Per-wire QAP values at tau; the public rows add A[m+s][s] = 1.
   std::vector<Fr> qa(n_vars, Fr::zero()), qb(n_vars, Fr::zero()), qc(n_vars, Fr::zero());
   parallel_for(3, [&](size_t which) {
-    const formats::SparseMatrix& mat = which == 0 ? r1cs.a : which == 1 ? r1cs.b : r1cs.c;
+    const formats::SparseMatrixT<C>& mat = which == 0 ? r1cs.a : which == 1 ? r1cs.b : r1cs.c;
     std::vector<Fr>& out = which == 0 ? qa : which == 1 ? qb : qc;
     for (size_t c = 0; c < m; ++c) {
       const auto wires = mat.row_wires(c);
@@ -282,40 +294,40 @@ Result<DevKey> dev_setup(const formats::R1cs& r1cs, const ToxicWaste& s) {
   {
     const uint64_t n2 = uint64_t(n) * 2;
     const Fr factor = (s.tau.pow_u64(n2) - Fr::one()) * Fr::from_u64(n2).inverse() * delta_inv;
-    lagrange_at(s.tau, omega_2n, omega_n, factor, hvals);
+    lagrange_at<Fr>(s.tau, omega_2n, omega_n, factor, hvals);
   }
   const double t_scalars = seconds_since(t0);
 
-  DevKey key;
-  formats::ZkeyHeader& h = key.header;
+  DevKeyT<C> key;
+  formats::ZkeyHeaderT<C>& h = key.header;
   h.n_vars = n_vars;
   h.n_public = n_pub;
   h.domain_size = n;
   h.log2_domain_size = k;
-  h.alpha1 = g1_times(s.alpha);
-  h.beta1 = g1_times(s.beta);
-  h.delta1 = g1_times(s.delta);
-  h.beta2 = g2_times(s.beta);
-  h.gamma2 = ec::g2_generator();
-  h.delta2 = g2_times(s.delta);
+  h.alpha1 = g1_times<C>(s.alpha);
+  h.beta1 = g1_times<C>(s.beta);
+  h.delta1 = g1_times<C>(s.delta);
+  h.beta2 = g2_times<C>(s.beta);
+  h.gamma2 = C::g2_generator();
+  h.delta2 = g2_times<C>(s.delta);
 
   // Section 4: per constraint its A terms then its B terms, then the public rows.
   key.coefs.reserve(r1cs.a.nnz() + r1cs.b.nnz() + n_pub + 1);
   for (uint32_t c = 0; c < m; ++c) {
     for (uint32_t which = 0; which < 2; ++which) {
-      const formats::SparseMatrix& mat = which == 0 ? r1cs.a : r1cs.b;
+      const formats::SparseMatrixT<C>& mat = which == 0 ? r1cs.a : r1cs.b;
       const auto wires = mat.row_wires(c);
       const auto coefs = mat.row_coefs(c);
       for (size_t t = 0; t < wires.size(); ++t)
-        key.coefs.push_back(formats::make_zkey_coef(which, c, wires[t], coefs[t]));
+        key.coefs.push_back(formats::make_zkey_coef<C>(which, c, wires[t], coefs[t]));
     }
   }
-  for (uint32_t w = 0; w <= n_pub; ++w) key.coefs.push_back(formats::make_zkey_coef(0, m + w, w, Fr::one()));
+  for (uint32_t w = 0; w <= n_pub; ++w) key.coefs.push_back(formats::make_zkey_coef<C>(0, m + w, w, Fr::one()));
 
   // Points. One G1 table for all five G1 sections.
   const auto t1 = std::chrono::steady_clock::now();
   const size_t g1_count = 3 * size_t(n_vars) + n;
-  const FixedBase<ec::G1Cfg> g1(ec::g1_generator(), choose_window(g1_count));
+  const FixedBase<typename C::G1Cfg, Fr> g1(C::g1_generator(), choose_window(g1_count));
   key.a.resize(n_vars);
   key.b1.resize(n_vars);
   key.ic.resize(size_t(n_pub) + 1);
@@ -330,12 +342,21 @@ Result<DevKey> dev_setup(const formats::R1cs& r1cs, const ToxicWaste& s) {
 
   const auto t2 = std::chrono::steady_clock::now();
   key.b2.resize(n_vars);
-  FixedBase<ec::G2Cfg>(ec::g2_generator(), choose_window(n_vars)).mul_into(qb, key.b2);
+  FixedBase<typename C::G2Cfg, Fr>(C::g2_generator(), choose_window(n_vars)).mul_into(qb, key.b2);
   const double t_g2 = seconds_since(t2);
 
   spdlog::debug("dev setup: n=2^{} vars={} coefs={} scalars {:.2f}s G1 {} points {:.2f}s G2 {} points {:.2f}s", k,
                 n_vars, key.coefs.size(), t_scalars, g1_count, t_g1, n_vars, t_g2);
   return key;
 }
+
+#define PP_DEV_SETUP(C)                                                                     \
+  template struct ToxicWasteT<C>;                                                           \
+  template struct DevKeyT<C>;                                                               \
+  template Result<ToxicWasteT<C>> random_toxic_waste<C>(uint32_t);                          \
+  template Result<DevKeyT<C>> dev_setup(const formats::R1csT<C>&, const ToxicWasteT<C>&);
+PP_DEV_SETUP(curves::Bls12_381)
+PP_DEV_SETUP(curves::Bn254)
+#undef PP_DEV_SETUP
 
 }  // namespace proofpipe::groth16

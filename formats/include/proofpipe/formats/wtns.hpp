@@ -43,7 +43,8 @@ template <class C = curves::Bls12_381>
 
 // Writes a version-2 .wtns of `values` (Montgomery in memory, standard form
 // in the file), temp file then rename.
-[[nodiscard]] Status write_wtns(const std::filesystem::path& path, std::span<const ff::Fr> values);
+template <class C = curves::Bls12_381>
+[[nodiscard]] Status write_wtns(const std::filesystem::path& path, std::span<const typename C::Fr> values);
 
 // Checks that `witness` can drive `zkey`: exactly nVars values, and w[0] == 1.
 // kInvalidArgument, one line naming both files, e.g.

@@ -18,8 +18,9 @@
 #include <span>
 
 #include "proofpipe/common/status.hpp"
-#include "proofpipe/ec/bls12_381.hpp"
 #include "proofpipe/formats/zkey.hpp"
+
+#include <type_traits>
 
 namespace proofpipe::formats {
 
@@ -27,21 +28,25 @@ namespace proofpipe::formats {
 // the spans of a loaded Zkey). Sizes must agree with the header:
 //   ic: nPublic+1, a/b1/b2: nVars, c: nVars-nPublic-1, h: domainSize.
 // header.log2_domain_size is ignored (derived from domain_size).
-struct ZkeyParts {
-  ZkeyHeader header;
-  std::span<const ec::G1Affine> ic;
-  std::span<const ZkeyCoef> coefs;  // section 4, in file order
-  std::span<const ec::G1Affine> a;
-  std::span<const ec::G1Affine> b1;
-  std::span<const ec::G2Affine> b2;
-  std::span<const ec::G1Affine> c;
-  std::span<const ec::G1Affine> h;
+template <class C>
+struct ZkeyPartsT {
+  using Curve = C;
+  ZkeyHeaderT<C> header;
+  std::span<const typename C::G1Affine> ic;
+  std::span<const ZkeyCoefT<C>> coefs;  // section 4, in file order
+  std::span<const typename C::G1Affine> a;
+  std::span<const typename C::G1Affine> b1;
+  std::span<const typename C::G2Affine> b2;
+  std::span<const typename C::G1Affine> c;
+  std::span<const typename C::G1Affine> h;
   // Raw section-10 bytes; nullopt writes 64 zero bytes + u32 0 (68 bytes).
   std::optional<std::span<const uint8_t>> contributions;
 };
+using ZkeyParts = ZkeyPartsT<curves::Bls12_381>;
 
 // Size in bytes of the file write_zkey would produce for `parts`.
-uint64_t zkey_file_size(const ZkeyParts& parts);
+template <class C>
+uint64_t zkey_file_size(const ZkeyPartsT<C>& parts);
 
 // Writes `parts` to `path`: to "<path>.tmp-<pid>" first, then renamed over
 // `path`, so a reader never sees a half-written key and a failure leaves no
@@ -52,11 +57,14 @@ uint64_t zkey_file_size(const ZkeyParts& parts);
 // range. Header points are not checked (the caller made them). kIo with the
 // path and errno text for open/write/rename failures.
 // @concurrent: thread-safe for different paths (no shared state).
-[[nodiscard]] Status write_zkey(const std::filesystem::path& path, const ZkeyParts& parts);
+template <class C>
+[[nodiscard]] Status write_zkey(const std::filesystem::path& path, const ZkeyPartsT<C>& parts);
 
 // The section-4 value of an r1cs coefficient: LE bytes of coef*R^2 mod r
 // (R = 2^256), for a Montgomery-form Fr `coef` (see ZkeyCoef). With
 // ZkeyCoef{...}.coef() this round-trips.
-ZkeyCoef make_zkey_coef(uint32_t matrix, uint32_t constraint, uint32_t signal, const ff::Fr& coef);
+template <class C = curves::Bls12_381>
+ZkeyCoefT<C> make_zkey_coef(uint32_t matrix, uint32_t constraint, uint32_t signal,
+                            const std::type_identity_t<typename C::Fr>& coef);
 
 }  // namespace proofpipe::formats

@@ -28,16 +28,19 @@
 namespace proofpipe::groth16 {
 
 // The secrets of a setup (Montgomery Fr). gamma is 1, as in snarkjs.
-struct ToxicWaste {
-  ff::Fr tau, alpha, beta, delta;
+template <class C>
+struct ToxicWasteT {
+  typename C::Fr tau, alpha, beta, delta;
   // Overwrites the four values (volatile stores, not optimised away).
   void wipe();
 };
+using ToxicWaste = ToxicWasteT<curves::Bls12_381>;
 
 // Uniform non-zero alpha, beta, delta and a tau with tau^(2n) != 1 (so tau is
 // on neither the n- nor the 2n-domain), from getrandom(2). kIo if the OS
 // refuses randomness.
-[[nodiscard]] Result<ToxicWaste> random_toxic_waste(uint32_t domain_size);
+template <class C = curves::Bls12_381>
+[[nodiscard]] Result<ToxicWasteT<C>> random_toxic_waste(uint32_t domain_size);
 
 // log2 of snarkjs's domainSize for this r1cs: the smallest k with
 // 2^k >= nConstraints + nPublic + 1. kInvalidArgument above 2^28 (the prover's
@@ -46,21 +49,25 @@ struct ToxicWaste {
 
 // A whole proving key in memory; parts() views it for formats::write_zkey.
 // At 2^20 rows and ~2^20 wires this is about 0.6 GB.
-struct DevKey {
-  formats::ZkeyHeader header;
-  std::vector<formats::ZkeyCoef> coefs;
-  std::vector<ec::G1Affine> ic, a, b1, c, h;
-  std::vector<ec::G2Affine> b2;
+template <class C>
+struct DevKeyT {
+  formats::ZkeyHeaderT<C> header;
+  std::vector<formats::ZkeyCoefT<C>> coefs;
+  std::vector<typename C::G1Affine> ic, a, b1, c, h;
+  std::vector<typename C::G2Affine> b2;
 
-  formats::ZkeyParts parts() const;
+  formats::ZkeyPartsT<C> parts() const;
 };
+using DevKey = DevKeyT<curves::Bls12_381>;
 
 // Computes the key for `r1cs` and the given secrets (deterministic: the same
 // inputs give the same key). Multithreaded (the process pool). Errors:
 // kInvalidArgument for a degenerate r1cs (nWires < nPublic + 1), a domain over
 // 2^28, or secrets that are unusable (a zero alpha/beta/delta, tau on the
 // 2n-domain).
-[[nodiscard]] Result<DevKey> dev_setup(const formats::R1cs& r1cs, const ToxicWaste& secrets);
+// For either curve (the r1cs's).
+template <class C>
+[[nodiscard]] Result<DevKeyT<C>> dev_setup(const formats::R1csT<C>& r1cs, const ToxicWasteT<C>& secrets);
 
 // Fixed-base scalar multiplication: out[i] = scalars[i] * base, affine (the
 // identity for a zero scalar). A signed-digit windowed table of multiples of
