@@ -10,9 +10,9 @@
 # Circuit: the square chain of 2^k constraints (scripts/lib/bench_circuit.sh),
 # key from `proofpipe setup-dev` (TESTING ONLY). Inputs: x0 = 2 .. N+1, k = 7.
 # Figures: seconds per proof (wall), the share of each stage (A, B: witness
-# generation and proving per input; C: the synthesis workers' time per
-# partition, generation included, against the proving time, from
-# summary.json), and peak memory (A, B: the largest max RSS of one command,
+# generation and proving per input; C: per partition, the generator's run,
+# the rest of synthesis (a, b, c) and the proving worker's time, from
+# summary.json; these overlap across partitions), and peak memory (A, B: the largest max RSS of one command,
 # GNU time; C: the sum of the per-process peaks, summary.json). Every proof
 # is checked with `snarkjs groth16 verify`.
 #
@@ -108,7 +108,7 @@ done
 
 echo
 echo "inputs -> proofs, 2^$K square chain ($n constraints), $INPUTS inputs, $(nproc) cpus"
-echo "| path | s/proof | witness (or synthesis) share | proving share | peak memory |"
+echo "| path | s/proof | witness share | proving share | peak memory |"
 echo "|------|---------|------------------------------|---------------|-------------|"
 for path in A B; do
     label="snarkjs wtns calculate + snarkjs groth16 prove"
@@ -121,13 +121,16 @@ python3 - "$RUN/C/summary.json" "$c_wall" "$RUN_FLAGS" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))
 parts = [p for p in s["per_partition"] if p["state"] == "done"]
+n = max(1, len(parts))
+gen = sum(p["generate_s"] for p in parts)
 synth = sum(p["synth_s"] for p in parts)
 prove = sum(p["prover_s"] for p in parts)
+total = synth + prove
 wall = float(sys.argv[2])
 mem = s["memory"]
-print(f"| proofpipe run --inputs --witness-gen wasm {sys.argv[3]} | {wall / max(1, len(parts)):.3f} | "
-      f"{100 * synth / (synth + prove):.0f} % synthesis (generation + a,b,c; {synth / len(parts):.2f} s each, "
-      f"overlapped) | {100 * prove / (synth + prove):.0f} % ({prove / len(parts):.2f} s each) | "
+print(f"| proofpipe run --inputs --witness-gen wasm {sys.argv[3]} | {wall / n:.3f} | "
+      f"{100 * gen / total:.0f} % witness ({gen / n:.2f} s each), {100 * (synth - gen) / total:.0f} % a,b,c "
+      f"(overlapped with proving) | {100 * prove / total:.0f} % ({prove / n:.2f} s each) | "
       f"{mem['sum_of_peak_rss_bytes'] / 2**20:.1f} MiB (sum of process peaks) |")
 EOF
 echo "proofs verified by snarkjs: $verified/$total; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -339,17 +339,19 @@ void Scheduler::queue_ready(uint32_t part, bool front) {
   }
 }
 
-// A generated witness's public signals, w[1..nPublic] as raw Fr. A body of
-// the wrong size is counted and the signals stay unknown: the proof is then
-// not verified but the partition generated again (Pipeline::verify_and_commit).
+// A generated witness's SEALED body: the generator's seconds (a double),
+// then its public signals, w[1..nPublic] as raw Fr. A body of the wrong size
+// is counted and the signals stay unknown: the proof is then not verified but
+// the partition generated again (Pipeline::verify_and_commit).
 void Scheduler::take_signals(Partition& p, const std::string& body) {
-  const size_t want = p.public_signals.size() * sizeof(ff::Fr);
-  if (body.size() != want) {
+  const size_t signals = p.public_signals.size() * sizeof(ff::Fr);
+  if (body.size() != sizeof(double) + signals) {
     ++counts_.malformed_messages;
-    spdlog::warn("{}: SEALED carries {} bytes of public signals, {} expected", p.stem, body.size(), want);
+    spdlog::warn("{}: SEALED carries {} bytes, {} expected", p.stem, body.size(), sizeof(double) + signals);
     return;
   }
-  std::memcpy(static_cast<void*>(p.public_signals.data()), body.data(), want);
+  std::memcpy(&p.generate_s, body.data(), sizeof(double));
+  std::memcpy(static_cast<void*>(p.public_signals.data()), body.data() + sizeof(double), signals);
   p.signals_known = true;
 }
 

@@ -67,12 +67,14 @@ class SynthWorker {
     // counts as progress for the heartbeat (ipc/worker.hpp); synthesis and
     // the checksum count their own chunks (parallel_for).
     const bool generate = (g.flags & ipc::kFlagGenerate) != 0;
-    std::string signals;  // SEALED's body after a generated witness: w[1..nPublic]
+    std::string signals;  // SEALED's body after a generated witness: its seconds, w[1..nPublic]
     if (generate) {
       PP_ASSIGN_OR_RETURN(const bool ready, generate_witness(g, m.body, pk, w));
       if (!ready) return Status::ok();  // the partition failed, and the coordinator was told
+      const double generate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const auto pub = w.subspan(1, pk.n_public);
-      signals.assign(reinterpret_cast<const char*>(pub.data()), pub.size_bytes());
+      signals.assign(reinterpret_cast<const char*>(&generate_s), sizeof generate_s);
+      signals.append(reinterpret_cast<const char*>(pub.data()), pub.size_bytes());
     } else {
       note_progress("read witness");
       Status st = read_witness(m.body, pk, w);

@@ -60,6 +60,10 @@ TEST(InputsRun, WasmAndNativeGeneratorsProveWhatSnarkjsVerifies) {
   const auto summary = read_json(tmp / "out/summary.json");
   EXPECT_EQ(summary["proved"], 4);
   EXPECT_EQ(summary["provenance"]["witnesses"].size(), 4u) << "the inputs stand for the witnesses";
+  for (const auto& p : summary["per_partition"]) {  // the generator's share of synthesis
+    EXPECT_GT(p["generate_s"].get<double>(), 0.0) << p.dump();
+    EXPECT_LE(p["generate_s"].get<double>(), p["synth_s"].get<double>()) << p.dump();
+  }
 
   if (std::string(PP_NATIVE_WITNESS_GEN).empty()) {
     std::printf("native generator not built (no nasm): wasm only\n");

@@ -48,7 +48,8 @@ enum class MsgType : uint8_t {
   // worker -> coordinator
   kHello = 1,      // body: gpu: GpuHello; synth: empty
   kWantSlot,       // synth: idle, asks for a slot and a partition
-  kSealed,         // synth: slot sealed READY at `epoch`; body: after kFlagGenerate, w[1..nPublic] (raw Fr)
+  kSealed,         // synth: slot sealed READY at `epoch`; body after kFlagGenerate: the generator's
+                   //   seconds (a double), then w[1..nPublic] (raw Fr)
   kSynthFailed,    // synth: aborted the write; body = reason; flags & kFlagPermanent
   kClaimed,        // gpu: slot claimed, now CONSUMING at `epoch`
   kClaimLost,      // gpu: the claim CAS lost (stale dispatch)
