@@ -109,7 +109,7 @@ done
 echo
 echo "inputs -> proofs, 2^$K square chain ($n constraints), $INPUTS inputs, $(nproc) cpus"
 echo "| path | s/proof | witness share | proving share | peak memory |"
-echo "|------|---------|------------------------------|---------------|-------------|"
+echo "|------|---------|---------------|---------------|-------------|"
 for path in A B; do
     label="snarkjs wtns calculate + snarkjs groth16 prove"
     [[ $path == B ]] && label="snarkjs wtns calculate + proofpipe prove"
