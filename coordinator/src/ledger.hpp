@@ -56,7 +56,7 @@ struct Partition {
   double write_started_s = 0, sealed_s = 0;  // of the last attempt
   double claimed_s = 0;                      // a proving worker claimed its slot (last claim)
   double synth_s = 0, prove_s = 0;           // last attempt: grant -> seal, seal -> commit (timings.hpp splits it)
-  double generate_s = 0;                     // --inputs, last attempt: the witness generator's run (in synth_s)
+  double generate_s = 0;                     // --inputs, last attempt: generating and reading the witness (in synth_s)
   ipc::ProveStages stages;                   // the committed proof's, as its proving worker timed them
 };
 
