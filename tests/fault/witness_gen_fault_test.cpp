@@ -6,7 +6,10 @@
 //    where no writable memory cgroup exists);
 //  - a synthesis worker SIGKILLed while its generator runs takes the
 //    generator with it (PDEATHSIG), and the witness it was writing was a
-//    memfd, so nothing is left in the run directory or anywhere else.
+//    memfd, so nothing is left in the run directory or anywhere else;
+//  - a generator stuck without using CPU stops the worker's heartbeat: the
+//    worker is killed for the hang, its generator with it, and the retry
+//    proves the partition.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -158,6 +161,33 @@ TEST(WitnessGenFault, KilledWorkerTakesItsGeneratorAndLeavesNoFiles) {
   EXPECT_FALSE(fs::exists(run_dir)) << "the run directory is removed at the end";
   // --out holds the summary only.
   EXPECT_EQ(files_under(tmp / "out"), std::set<std::string>{(tmp / "out/summary.json").string()});
+}
+
+TEST(WitnessGenFault, StuckGeneratorIsAHangAndTheRetryProves) {
+  TempDir tmp;
+  const fs::path inputs = copy_inputs(tmp.path(), 1);
+  const fs::path mark = tmp / "stuck.pid";
+  const fs::path js = multi_io() / "circuit_js";
+  // The first run sleeps (no CPU time: no progress); the retry is circom's.
+  const fs::path gen = write_generator(
+      tmp.path(), "if [ ! -e " + quote(mark) + " ]; then echo $$ > " + quote(mark) + "; exec sleep 600; fi\n" +
+                      "exec node " + quote(js / "generate_witness.js") + " " + quote(js / "multi_io.wasm") +
+                      " \"$1\" \"$2\"");
+  auto r = pp_run(input_flags(inputs, gen, tmp / "out", tmp / "run") +
+                      " --synth-workers 1 --gpu-workers 1 --max-attempts 2 --hang-timeout 1",
+                  "timeout -s TERM 60");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("sent no heartbeat for"), std::string::npos) << r.output;
+  pid_t stuck = 0;
+  std::ifstream(mark) >> stuck;
+  ASSERT_GT(stuck, 0);
+  EXPECT_TRUE(gone(stuck)) << "the stuck generator outlived its worker";
+  const auto summary = read_json(tmp / "out/summary.json");
+  EXPECT_EQ(summary["proved"], 1);
+  EXPECT_EQ(summary["per_partition"][0]["attempts"], 2);
+  EXPECT_EQ(pp_verify(multi_io() / "verification_key.json", tmp / "out/p00.public.json", tmp / "out/p00.proof.json")
+                .exit_code,
+            0);
 }
 
 }  // namespace
