@@ -126,8 +126,16 @@ int main(int argc, char** argv) {
       "written); 3 some partitions failed (named on stderr and in summary.json; the others' proofs are "
       "written); 130 interrupted by SIGINT/SIGTERM (workers stopped, summary written).");
   r->add_option("--zkey", run.zkey, "circuit.zkey (Groth16, BLS12-381)")->required();
-  r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
-  r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
+  auto* witness = r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
+  auto* witness_dir = r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
+  auto* inputs = r->add_option("--inputs", run.inputs,
+                               "circuit input JSON files or folders (their *.json): generate each witness in a "
+                               "synthesis worker (docs/witness-gen.md)")
+                     ->excludes(witness, witness_dir);
+  r->add_option("--witness-gen", run.witness_gen,
+                "with --inputs: wasm:<circuit_js folder or .wasm> (node + circom's generate_witness.js) or "
+                "native:<executable built from circom --c>")
+      ->needs(inputs);
   r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
   auto* overwrite = r->add_flag("--overwrite", run.overwrite,
                                 "replace the outputs of an earlier run in --out (else such an --out is refused)");
@@ -154,6 +162,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("demo", "prove the bundled circuit's partitions through the full pipeline and verify them");
   d->add_option("--out", demo.out, "output folder")->default_val("proofpipe-demo");
   d->add_flag("--overwrite", demo.overwrite, "replace the outputs of an earlier demo in --out");
+  d->add_flag("--from-inputs", demo.from_inputs,
+              "start from the circuit's input JSON files: witnesses generated in the synthesis workers");
   d->add_option("--synth-workers", demo.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);
   d->add_option("--gpu-workers", demo.gpu_workers, "proving worker processes")->default_val(1)->check(kSeats);
 

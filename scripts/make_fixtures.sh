@@ -11,7 +11,7 @@
 #      gitignored) and reused on later runs if it is a prepared bls12-381 ptau of sufficient power
 #      (prepare phase2 alone takes ~2-3 minutes on 2 cores).
 #   2. For each circuit tests/data/circuits/<name>.circom:
-#        - compiles it with `circom2 --prime bls12381 --r1cs --wasm --sym` (in a build dir under the cache,
+#        - compiles it with `circom2 --prime bls12381 --r1cs --wasm --c --sym` (in a build dir under the cache,
 #          with a copy of circomlib/circuits next to the source, because circom2 resolves includes
 #          relative to the cwd only);
 #        - `groth16 setup` + one `zkey contribute` (fixed entropy string; note snarkjs still mixes in OS
@@ -23,8 +23,12 @@
 #          and checks it with `groth16 verify`.
 #   Output layout, per circuit:
 #        OUTPUT_DIR/<name>/{circuit.r1cs, circuit.zkey, verification_key.json, inputs/wNN.json, wNN.wtns,
-#                           snarkjs_proof.json, snarkjs_public.json}
-#   The .wasm/.sym/witness-calculator files stay in the cache only.
+#                           snarkjs_proof.json, snarkjs_public.json,
+#                           circuit_js/{<name>.wasm, generate_witness.js, witness_calculator.js}}
+#        and for multi_io the native generator's sources (circom --c), OUTPUT_DIR/multi_io/circuit_cpp/
+#        (no binaries: the tests build it when nasm is installed; docs/witness-gen.md).
+#   `run --inputs --witness-gen wasm:OUTPUT_DIR/<name>/circuit_js` starts from the inputs. The .sym and
+#   logs stay in the cache only.
 #
 # Environment overrides: FIXTURE_CACHE (cache dir), PTAU_POWER (ptau power, >= what the circuits need).
 set -euo pipefail
@@ -171,15 +175,22 @@ make_circuit() {
     mkdir -p "$build/src"
     cp "$src" "$build/src/$name.circom"
     cp -r "$CIRCOMLIB" "$build/src/circomlib"
-    (cd "$build/src" && "$CIRCOM" "$name.circom" --r1cs --wasm --sym --prime bls12381 -o "$build" >"$build/compile.log") \
+    (cd "$build/src" && "$CIRCOM" "$name.circom" --r1cs --wasm --c --sym --prime bls12381 -o "$build" >"$build/compile.log") \
         || { cat "$build/compile.log" >&2; die "[$name] circom2 failed"; }
     local r1cs="$build/$name.r1cs" wasm="$build/${name}_js/$name.wasm"
     [[ -f "$r1cs" && -f "$wasm" ]] || die "[$name] compile outputs missing"
     snarkjs r1cs info "$r1cs" | tee "$build/r1cs_info.txt" >&2
 
     rm -rf "$out"
-    mkdir -p "$out/inputs"
+    mkdir -p "$out/inputs" "$out/circuit_js"
     cp "$r1cs" "$out/circuit.r1cs"
+    # The witness generators (docs/witness-gen.md): wasm for every fixture (tens of KiB), the native
+    # one's sources for multi_io only (~240 KiB, mostly circom's generic field code).
+    cp "$build/${name}_js/"{"$name.wasm",generate_witness.js,witness_calculator.js} "$out/circuit_js/"
+    if [[ "$name" == multi_io ]]; then
+        mkdir -p "$out/circuit_cpp"
+        cp "$build/${name}_cpp/"{Makefile,*.cpp,*.hpp,fr.asm,"$name.dat"} "$out/circuit_cpp/"
+    fi
 
     log "[$name] groth16 setup + zkey contribute"
     snarkjs groth16 setup "$r1cs" "$PTAU" "$build/circuit_0000.zkey" >"$build/setup.log"

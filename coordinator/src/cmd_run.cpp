@@ -123,7 +123,7 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   std::optional<coord::Provenance> provenance;
   if (prepared) {
     std::vector<std::filesystem::path> witnesses;
-    for (const auto& p : prepared->partitions) witnesses.push_back(p.wtns);
+    for (const auto& p : prepared->partitions) witnesses.push_back(p.input.empty() ? p.wtns : p.input);
     provenance.emplace(args.zkey, std::move(witnesses), prepared->config.out);
   }
   if (prepared && args.resume) {
@@ -241,7 +241,12 @@ int run_demo(const DemoArgs& demo) {
   const std::filesystem::path dir = *found;
   RunArgs args;
   args.zkey = (dir / "circuit.zkey").string();
-  args.witness_dir = dir.string();
+  if (demo.from_inputs) {  // the same partitions, from their input JSON (docs/witness-gen.md)
+    args.inputs = {(dir / "inputs").string()};
+    args.witness_gen = "wasm:" + (dir / "circuit_js").string();
+  } else {
+    args.witness_dir = dir.string();
+  }
   args.out = demo.out;
   args.synth_workers = demo.synth_workers;
   args.gpu_workers = demo.gpu_workers;

@@ -38,7 +38,12 @@ struct Partition {
   bool cancelled = false;  // serve: its job was cancelled; never dispatched again (Scheduler::cancel)
   std::string stem;        // output name: <stem>.proof.json
   std::filesystem::path wtns;
-  std::vector<ff::Fr> public_signals;  // w[1..nPublic], read at start
+  // --inputs (docs/witness-gen.md): the input JSON the synthesis worker runs
+  // `generator` on (wtns empty); the public signals then come with its SEALED.
+  std::filesystem::path input;
+  std::vector<std::string> generator;
+  std::vector<ff::Fr> public_signals;  // w[1..nPublic], read at start (or sent with SEALED)
+  bool signals_known = true;           // false for a generated witness until its SEALED carried them
 
   PartState state = PartState::kPending;
   uint32_t attempt = 0;                      // attempts started; the current one's number
@@ -51,6 +56,7 @@ struct Partition {
   double write_started_s = 0, sealed_s = 0;  // of the last attempt
   double claimed_s = 0;                      // a proving worker claimed its slot (last claim)
   double synth_s = 0, prove_s = 0;           // last attempt: grant -> seal, seal -> commit (timings.hpp splits it)
+  double generate_s = 0;                     // --inputs, last attempt: generating and reading the witness (in synth_s)
   ipc::ProveStages stages;                   // the committed proof's, as its proving worker timed them
 };
 

@@ -28,6 +28,19 @@ void Pipeline::on_message(const ipc::Envelope& env) {
     router_->send(env.peer, ipc::Message{reply, reporter_.status_json(seat_views()).dump()});
     return;
   }
+  // The retry rule for a generated witness (docs/witness-gen.md): a failure
+  // the worker calls deterministic is not, when its cgroup recorded an OOM
+  // kill meanwhile (the generator's message then reports a killed child).
+  if (h.type == MsgType::kSynthFailed && (h.flags & ipc::kFlagPermanent) != 0 && h.seat < workers_.size()) {
+    const WorkerSlot& w = workers_[h.seat];
+    if (w.leaf && w.leaf->oom_kills() > 0) {
+      ipc::Message m = env.message;
+      m.header.flags &= ~ipc::kFlagPermanent;
+      m.body += " (its cgroup recorded an OOM kill: retried)";
+      execute(scheduler_->on_message(env.peer, m, now()));
+      return;
+    }
+  }
   execute(scheduler_->on_message(env.peer, env.message, now()));
 }
 
@@ -67,6 +80,14 @@ void Pipeline::send(WorkerSlot& w, MsgType type, MsgHeader h, std::string body) 
 // Every proof is checked before it is committed (docs/pipeline.md).
 void Pipeline::verify_and_commit(const Action& a) {
   const Partition& p = ledger_.at(*a.partition);
+  if (!p.signals_known) {
+    // A generated witness whose SEALED was lost (its worker died after the
+    // seal): nothing to verify against, so it is generated again.
+    spdlog::error("{}: the public signals of its generated witness were lost: generating it again", p.stem);
+    scheduler_->proof_rejected(p.index, "the public signals of its generated witness were lost with its SEALED message",
+                               /*permanent=*/false);
+    return;
+  }
   auto verdict = groth16::verify(vks_[p.key], p.public_signals, a.proof);
   if (!verdict || !verdict->valid) {
     const std::string why = verdict ? verdict->reason : verdict.status().message();

@@ -3,6 +3,7 @@
 #include "scheduler.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -124,6 +125,7 @@ Actions Scheduler::on_synth_message(SeatState& w, const ipc::Message& m, double 
     if (h.slot != p.slot || word.state != SlotState::kReady || word.epoch != h.epoch) {
       return ++counts_.stale_messages, Actions{};  // reconcile() settles what really happened
     }
+    if (!p.input.empty()) take_signals(p, m.body);
     ledger_.sealed(p.index, h.epoch, now);
     ready_queue_.push_back(p.index);
     w.partition.reset();
@@ -251,7 +253,13 @@ void Scheduler::grant_slots(double now, Actions& out) {
     h.partition = p.index;
     h.attempt = p.attempt;
     h.key = p.key;
-    out.push_back(send(w, MsgType::kGrant, h, p.wtns.string()));
+    std::string body = p.wtns.string();
+    if (!p.input.empty()) {  // generate the witness first (docs/witness-gen.md)
+      h.flags = ipc::kFlagGenerate;
+      body = ipc::encode_generate({p.generator, p.input.string()});
+      p.signals_known = false;
+    }
+    out.push_back(send(w, MsgType::kGrant, h, std::move(body)));
     out.push_back(sample("grant", p.index));
   }
 }
@@ -329,6 +337,22 @@ void Scheduler::queue_ready(uint32_t part, bool front) {
   } else {
     ready_queue_.push_back(part);
   }
+}
+
+// A generated witness's SEALED body: the generator's seconds (a double),
+// then its public signals, w[1..nPublic] as raw Fr. A body of the wrong size
+// is counted and the signals stay unknown: the proof is then not verified but
+// the partition generated again (Pipeline::verify_and_commit).
+void Scheduler::take_signals(Partition& p, const std::string& body) {
+  const size_t signals = p.public_signals.size() * sizeof(ff::Fr);
+  if (body.size() != sizeof(double) + signals) {
+    ++counts_.malformed_messages;
+    spdlog::warn("{}: SEALED carries {} bytes, {} expected", p.stem, body.size(), sizeof(double) + signals);
+    return;
+  }
+  std::memcpy(&p.generate_s, body.data(), sizeof(double));
+  std::memcpy(static_cast<void*>(p.public_signals.data()), body.data() + sizeof(double), signals);
+  p.signals_known = true;
 }
 
 void Scheduler::unmap_slot(const Partition& p) {

@@ -136,6 +136,7 @@ class Scheduler {
   void queue_ready(uint32_t part, bool front);
   void drop_cancelled_record(Partition& p);
   void unmap_slot(const Partition& p);
+  void take_signals(Partition& p, const std::string& body);
   Action send(const SeatState& w, ipc::MsgType type, ipc::MsgHeader h, std::string body = {}) const;
   static Action sample(const char* event, std::optional<uint32_t> part);
 

@@ -49,21 +49,24 @@ PartitionTimes partition_times(const Partition& p, double now) {
 
 nlohmann::json times_json(const Partition& p, double now) {
   const PartitionTimes t = partition_times(p, now);
-  return {{"wait_s", t.wait_s},
+  nlohmann::json j = {{"wait_s", t.wait_s},
           {"synth_s", t.synth_s},
           {"prove_s", t.prove_s},
           {"prover_wait_s", t.prover_wait_s},
           {"prover_s", t.prover_s},
           {"total_s", t.total_s},
           {"stages", {{"intake_s", p.stages.intake_s}, {"h_s", p.stages.h_s}, {"msms_s", p.stages.msms_s}}}};
+  if (!p.input.empty()) j["generate_s"] = p.generate_s;  // --inputs: the part of synth_s spent generating
+  return j;
 }
 
 std::string times_line(const Partition& p) {
   const PartitionTimes t = partition_times(p, p.done_s);
   return fmt::format(
-      "wait {:.2f} s, synthesis {:.2f} s, proving {:.2f} s (prover wait {:.2f} s; intake {:.2f} s, H {:.2f} s, "
+      "wait {:.2f} s, synthesis {:.2f} s{}, proving {:.2f} s (prover wait {:.2f} s; intake {:.2f} s, H {:.2f} s, "
       "MSMs {:.2f} s), total {:.2f} s",
-      t.wait_s, t.synth_s, t.prove_s, t.prover_wait_s, p.stages.intake_s, p.stages.h_s, p.stages.msms_s, t.total_s);
+      t.wait_s, t.synth_s, p.input.empty() ? "" : fmt::format(" (witness generation {:.2f} s)", p.generate_s),
+      t.prove_s, t.prover_wait_s, p.stages.intake_s, p.stages.h_s, p.stages.msms_s, t.total_s);
 }
 
 std::string hms(double seconds) {

@@ -34,7 +34,8 @@ struct PartitionTimes {
 PartitionTimes partition_times(const Partition& p, double now);
 
 // {"wait_s", "synth_s", "prove_s", "prover_wait_s", "prover_s", "total_s",
-//  "stages": {"intake_s", "h_s", "msms_s"}}: summary.json, --metrics, status.
+//  "stages": {"intake_s", "h_s", "msms_s"}} and, for a --inputs partition,
+//  "generate_s" (part of synth_s): summary.json, --metrics, status.
 nlohmann::json times_json(const Partition& p, double now);
 
 // "wait 0.10 s, synthesis 1.52 s, proving 2.31 s (prover wait 0.40 s; intake

@@ -58,6 +58,24 @@ std::string describe(const GpuHello& hello) {
   return hello.devices.empty() ? hello.backend : hello.backend + " " + hello.devices;
 }
 
+std::string encode_generate(const GenerateRequest& request) {
+  std::string body;
+  for (const std::string& arg : request.command) body += arg + '\0';
+  return body + request.input;
+}
+
+std::optional<GenerateRequest> decode_generate(std::string_view body) {
+  GenerateRequest r;
+  size_t nul = 0;
+  while ((nul = body.find('\0')) != std::string_view::npos) {
+    r.command.emplace_back(body.substr(0, nul));
+    body.remove_prefix(nul + 1);
+  }
+  r.input = std::string(body);
+  if (r.command.empty() || r.command[0].empty() || r.input.empty()) return std::nullopt;
+  return r;
+}
+
 std::string describe(const MsgHeader& h) {
   return fmt::format("{} from {}.{} inc {} slot {} epoch {} job {}/{} attempt {}", msg_type_name(h.type),
                      role_name(h.role), h.seat, h.incarnation, h.slot, h.epoch, h.request, h.partition, h.attempt);

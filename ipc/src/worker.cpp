@@ -38,6 +38,7 @@ const char* worker_exit_name(int code) {
     case kWorkerExitOrphaned: return "coordinator gone";
     case kWorkerExitProtocol: return "control-plane error";
     case kWorkerExitDevice: return "GPU device error";
+    case kWorkerExitGenerator: return "its witness generator crashed";
     case kFaultExitCode: return "injected exit fault";
     default: return "error exit";
   }

@@ -1,7 +1,11 @@
 // Synthesis worker loop (synth_loop.hpp). Fault sites, in the order a
 // partition reaches them (docs/design/recovery.md §6): synth.after_grant,
-// synth.mid_write, synth.before_seal, synth.after_seal.
+// synth.mid_write, synth.before_seal, synth.after_seal. A GRANT may ask for
+// the witness to be generated from circuit inputs first (witness_gen.hpp).
 #include "synth_loop.hpp"
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
@@ -14,6 +18,7 @@
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
+#include "witness_gen.hpp"
 
 namespace proofpipe::synth {
 namespace {
@@ -61,12 +66,23 @@ class SynthWorker {
     // The witness goes straight into the slot: no private copy. Each stage
     // counts as progress for the heartbeat (ipc/worker.hpp); synthesis and
     // the checksum count their own chunks (parallel_for).
-    note_progress("read witness");
-    Status st = read_witness(m.body, pk, w);
-    if (!st) return fail(g, st, /*permanent=*/true);
+    const bool generate = (g.flags & ipc::kFlagGenerate) != 0;
+    std::string signals;  // SEALED's body after a generated witness: its seconds, w[1..nPublic]
+    if (generate) {
+      PP_ASSIGN_OR_RETURN(const bool ready, generate_witness(g, m.body, pk, w));
+      if (!ready) return Status::ok();  // the partition failed, and the coordinator was told
+      const double generate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const auto pub = w.subspan(1, pk.n_public);
+      signals.assign(reinterpret_cast<const char*>(&generate_s), sizeof generate_s);
+      signals.append(reinterpret_cast<const char*>(pub.data()), pub.size_bytes());
+    } else {
+      note_progress("read witness");
+      Status st = read_witness(m.body, pk, w);
+      if (!st) return fail(g, st, /*permanent=*/true);
+    }
     fault_point("synth.mid_write", int(g.partition));
     note_progress("synthesize");
-    st = groth16::synthesize(pk, w, a, b, c);
+    Status st = groth16::synthesize(pk, w, a, b, c);
     if (!st) return fail(g, st, /*permanent=*/false);
 
     note_progress("checksum");
@@ -87,10 +103,55 @@ class SynthWorker {
     spdlog::debug("sealed job {}/{} in slot {} ({:.3f} s)", g.request, g.partition, g.slot, secs);
     MsgHeader h = g;
     h.epoch = *sealed;
-    return s_.send(MsgType::kSealed, h);
+    return s_.send(MsgType::kSealed, h, std::move(signals));
   }
 
  private:
+  // A GRANT with kFlagGenerate: runs the generator (witness_gen.hpp) and
+  // reads what it wrote into the slot, checked as a witness file is. True:
+  // the witness is in place; false: the partition failed and SYNTH_FAILED
+  // said so; an error is fatal to the loop (the socket).
+  // A generator that died of a signal ends this worker (the retry rule,
+  // docs/witness-gen.md): SIGKILL by SIGKILL, as cgroup v2's memory.oom.group
+  // would have, so the coordinator's death classification reads the leaf's
+  // OOM counter as for any worker; another signal by kWorkerExitGenerator.
+  Result<bool> generate_witness(const MsgHeader& g, const std::string& body, const groth16::ProvingKey& pk,
+                                std::span<ff::Fr> w) {
+    const auto failed = [&](const Status& why, bool permanent) -> Result<bool> {
+      PP_RETURN_IF_ERROR(fail(g, why, permanent));
+      return false;
+    };
+    const auto req = ipc::decode_generate(body);
+    if (!req) return failed(make_error(ErrorCode::kInternal, "malformed generate request"), /*permanent=*/true);
+    note_progress("generate witness");
+    auto gen = run_generator(*req, [] { note_progress("generate witness"); });
+    if (!gen) return failed(gen.status(), /*permanent=*/false);  // no child could start: try again
+    const std::string what = fmt::format("input '{}': {}", req->input, gen->describe());
+    switch (gen->end) {
+      case GeneratorRun::End::kOk: break;
+      case GeneratorRun::End::kInputFailure:
+        return failed(make_error(ErrorCode::kInvalidArgument, "{}", what), /*permanent=*/true);
+      case GeneratorRun::End::kKilled:
+        spdlog::error("job {}/{} attempt {}: {}: this worker goes with it", g.request, g.partition, g.attempt, what);
+        spdlog::default_logger()->flush();
+        ::kill(::getpid(), SIGKILL);
+        [[fallthrough]];  // not reached
+      case GeneratorRun::End::kCrashed:
+        spdlog::error("job {}/{} attempt {}: {}: this worker exits", g.request, g.partition, g.attempt, what);
+        spdlog::default_logger()->flush();
+        ::_exit(ipc::kWorkerExitGenerator);
+    }
+    note_progress("read witness");
+    const std::string fd_path = fmt::format("/proc/self/fd/{}", gen->witness_fd);
+    Status st = read_witness(fd_path, pk, w);
+    ::close(gen->witness_fd);
+    if (!st) {
+      return failed(make_error(st.code(), "the witness generated from input '{}': {}", req->input, st.message()),
+                    /*permanent=*/true);
+    }
+    return true;
+  }
+
   static Status read_witness(const std::string& path, const groth16::ProvingKey& pk, std::span<ff::Fr> w) {
     PP_ASSIGN_OR_RETURN(uint32_t n, formats::read_wtns_prefix(path, w));
     if (n != pk.n_vars) {

@@ -15,10 +15,6 @@ namespace {
 constexpr const char* kCap = "64M";
 constexpr uint64_t kCapBytes = 64ull << 20;
 
-bool has_writable_cgroup(const std::string& run_output) {
-  return run_output.find("(cgroup v1)") != std::string::npos || run_output.find("(cgroup v2") != std::string::npos;
-}
-
 TEST(FaultOom, OomKilledPartitionFailsOthersProved) {
   TempDir tmp;
   const int count = 8;

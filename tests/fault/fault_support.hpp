@@ -54,6 +54,11 @@ inline void expect_all_proved(const std::filesystem::path& out, int count) {
   }
 }
 
+// A run's output says its workers' caps are cgroups (else the OOM tests skip).
+inline bool has_writable_cgroup(const std::string& run_output) {
+  return run_output.find("(cgroup v1)") != std::string::npos || run_output.find("(cgroup v2") != std::string::npos;
+}
+
 // cgroup directories a coordinator with this pid would have made.
 inline std::set<std::string> cgroup_dirs_of(long coordinator_pid) {
   std::set<std::string> found;

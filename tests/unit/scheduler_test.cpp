@@ -72,14 +72,14 @@ class SchedulerTest : public ::testing::Test {
     return out;
   }
   // A writer that got `grant` seals its slot and says so.
-  void seal(const Action& grant) {
+  void seal(const Action& grant, std::string body = {}) {
     const auto& g = grant.message.header;
     auto bytes = ring_.payload(g.slot);
     std::memset(bytes.data(), int(g.partition + 1), kSlotBytes);
     const auto sealed = ring_.seal(g.slot, grant.seat, g.epoch,
                                    {g.request, g.partition, g.attempt, kSlotBytes, shm::record_checksum(bytes)});
     ASSERT_TRUE(sealed);
-    send(grant.seat, MsgType::kSealed, g.slot, *sealed, g.partition, g.attempt);
+    send(grant.seat, MsgType::kSealed, g.slot, *sealed, g.partition, g.attempt, std::move(body));
   }
   // Writer `writer` asks for a slot and seals the partition it is granted;
   // returns what the next schedule() sends (the dispatch, when a prover is idle).
@@ -395,6 +395,47 @@ TEST_F(SchedulerTest, ARestoredSnapshotOverCopiedLedgerAndRingDecidesAsTheOrigin
     EXPECT_EQ(ledger2.at(i).attempt, ledger_->at(i).attempt) << i;
   }
   EXPECT_EQ(copy.ready_queue(), sched_->ready_queue());
+}
+
+// run --inputs (docs/witness-gen.md): the GRANT asks for the witness to be
+// generated (the command and the input), and the public signals to verify
+// against arrive with SEALED, after the generator's seconds; a body of the
+// wrong size leaves them unknown and is counted.
+TEST_F(SchedulerTest, AGeneratedWitnessIsGrantedWithItsCommandAndItsSignalsComeWithSealed) {
+  make(/*slots=*/2, /*parts=*/2);
+  for (uint32_t i = 0; i < 2; ++i) {
+    Partition& p = ledger_->at(i);
+    p.wtns.clear();
+    p.input = "/in/p" + std::to_string(i) + ".json";
+    p.generator = {"/usr/bin/node", "/c_js/generate_witness.js", "/c_js/c.wasm"};
+    p.public_signals.assign(2, ff::Fr{});
+    p.signals_known = false;
+  }
+  send(0, MsgType::kWantSlot);
+  send(1, MsgType::kWantSlot);
+  const auto g = sends(sched_->schedule(now_));
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_TRUE(g[0].message.header.flags & ipc::kFlagGenerate);
+  const auto req = ipc::decode_generate(g[0].message.body);
+  ASSERT_TRUE(req);
+  EXPECT_EQ(req->command, ledger_->at(0).generator);
+  EXPECT_EQ(req->input, "/in/p0.json");
+
+  const double secs = 0.25;
+  const ff::Fr signals[2] = {ff::Fr::from_u64(7), ff::Fr::from_u64(11)};
+  std::string body(reinterpret_cast<const char*>(&secs), sizeof secs);
+  body.append(reinterpret_cast<const char*>(signals), sizeof signals);
+  seal(g[0], body);
+  const Partition& p0 = ledger_->at(0);
+  EXPECT_EQ(p0.state, PartState::kReady);
+  EXPECT_TRUE(p0.signals_known);
+  EXPECT_EQ(p0.generate_s, 0.25);
+  EXPECT_TRUE(p0.public_signals[0] == signals[0] && p0.public_signals[1] == signals[1]);
+
+  seal(g[1], body.substr(0, body.size() - 1));  // one byte short
+  EXPECT_EQ(ledger_->at(1).state, PartState::kReady);
+  EXPECT_FALSE(ledger_->at(1).signals_known);
+  EXPECT_EQ(sched_->counts().malformed_messages, 1u);
 }
 
 }  // namespace

@@ -54,6 +54,8 @@ struct RunArgs {
   std::string zkey;
   std::vector<std::string> witnesses;
   std::string witness_dir;
+  std::vector<std::string> inputs;  // --inputs: circuit input JSON files or folders (docs/witness-gen.md)
+  std::string witness_gen;          // --witness-gen wasm:<dir|.wasm> | native:<binary>, with --inputs
   std::string out;
   unsigned synth_workers = 2;
   unsigned gpu_workers = kGpuWorkersAuto;  // not given: one per --gpus device, else 1
@@ -97,6 +99,7 @@ struct DemoArgs {
   unsigned synth_workers = 2;
   unsigned gpu_workers = 1;
   bool overwrite = false;  // as run's --overwrite
+  bool from_inputs = false;  // --from-inputs: start from the input JSON files (wasm generator)
 };
 int run_demo(const DemoArgs& args);
 

@@ -33,11 +33,13 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace proofpipe::ipc {
 
-// 2: HELLO and PROOF bodies (backend, ProveStages); 3: HELLO intake; 4: the key of a GRANT/DISPATCH
-inline constexpr uint32_t kWireVersion = 4;
+// 2: HELLO and PROOF bodies (backend, ProveStages); 3: HELLO intake; 4: the key of a GRANT/DISPATCH;
+// 5: GRANT kFlagGenerate (a GenerateRequest body), SEALED with public signals
+inline constexpr uint32_t kWireVersion = 5;
 
 enum class Role : uint8_t { kSynth = 1, kGpu = 2, kClient = 3 };  // kClient: `proofpipe status`
 const char* role_name(Role role);
@@ -46,7 +48,8 @@ enum class MsgType : uint8_t {
   // worker -> coordinator
   kHello = 1,      // body: gpu: GpuHello; synth: empty
   kWantSlot,       // synth: idle, asks for a slot and a partition
-  kSealed,         // synth: slot sealed READY at `epoch`
+  kSealed,         // synth: slot sealed READY at `epoch`; body after kFlagGenerate: the generator's
+                   //   seconds (a double), then w[1..nPublic] (raw Fr)
   kSynthFailed,    // synth: aborted the write; body = reason; flags & kFlagPermanent
   kClaimed,        // gpu: slot claimed, now CONSUMING at `epoch`
   kClaimLost,      // gpu: the claim CAS lost (stale dispatch)
@@ -56,7 +59,7 @@ enum class MsgType : uint8_t {
   kProveFailed,    // gpu: the prover returned an error; body = reason
   kStatusRequest,  // client (`proofpipe status`): answered with kStatusReply
   // coordinator -> worker
-  kGrant = 64,  // slot WRITING(seat) at `epoch`; body = witness path
+  kGrant = 64,  // slot WRITING(seat) at `epoch`; body = witness path, or with kFlagGenerate a GenerateRequest
   kDispatch,    // slot READY at `epoch`: claim it
   kShutdown,
   kStatusReply,  // body = the status JSON (docs/metrics.md)
@@ -64,6 +67,7 @@ enum class MsgType : uint8_t {
 const char* msg_type_name(MsgType type);
 
 inline constexpr uint32_t kFlagPermanent = 1;  // kSynthFailed: bad input, retrying cannot help
+inline constexpr uint32_t kFlagGenerate = 2;   // kGrant: generate the witness from circuit inputs first
 
 struct MsgHeader {
   uint32_t wire_version = kWireVersion;
@@ -133,6 +137,18 @@ bool decode_proof(std::string_view body, ProofT* proof, ProveStages* stages) {
   std::memcpy(stages, body.data() + sizeof *proof, sizeof *stages);
   return true;
 }
+
+// A GRANT's body with kFlagGenerate (docs/witness-gen.md): the witness
+// generator's command line up to its two file arguments (the coordinator
+// resolved it: absolute paths), and the circuit input JSON file. Encoded as
+// NUL-separated fields (no path holds a NUL), the input last.
+struct GenerateRequest {
+  std::vector<std::string> command;
+  std::string input;
+};
+std::string encode_generate(const GenerateRequest& request);
+// nullopt for a body with no command.
+std::optional<GenerateRequest> decode_generate(std::string_view body);
 
 // "GRANT seat 2 inc 5 slot 1 epoch 7 job 0/3 attempt 1": for logs.
 std::string describe(const MsgHeader& h);

@@ -52,6 +52,7 @@ inline constexpr int kWorkerExitSetup = 65;     // ring, zkey or endpoint could 
 inline constexpr int kWorkerExitOrphaned = 66;  // the coordinator is gone
 inline constexpr int kWorkerExitProtocol = 67;  // the control plane failed (socket error)
 inline constexpr int kWorkerExitDevice = 68;    // a sticky GPU error (kDeviceLost): only a new process recovers
+inline constexpr int kWorkerExitGenerator = 69;  // its witness generator died of a signal (docs/witness-gen.md)
 const char* worker_exit_name(int code);
 
 struct WorkerArgs {
