@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Wall-clock comparison of `snarkjs groth16 prove` and `proofpipe prove` on the
-# same zkey and witness (Groth16, BLS12-381), at several circuit sizes.
+# Wall-clock and peak-memory comparison of `snarkjs groth16 prove` and
+# `proofpipe prove` on the same zkey and witness (Groth16 over BLS12-381, or
+# BN254 with --curve bn128), at several circuit sizes.
 #
 # For each size 2^k (default k = 12 14 16):
 #   * circuit: a circom square chain x[i+1] <== x[i]*x[i] + k with N = 2^k - 3
 #     steps (one constraint each; with nPublic = 2 the domain is exactly 2^k),
-#     compiled once with the pinned circom2 (--prime bls12381) into the cache
+#     compiled once with the pinned circom2 (--prime bls12381 or bn128) into the cache
 #     ($BENCH_CACHE, default .cache/bench/, gitignored) and reused;
 #   * witness: `snarkjs wtns calculate` (checked once with `wtns check`), cached;
 #   * key: `proofpipe setup-dev` (TESTING-ONLY toxic waste, so no ptau is
@@ -22,7 +23,8 @@
 # (/proc/stat busy time minus the prover's own user+sys), shown as "other
 # load" in cores; numbers taken under a high other load are not trustworthy.
 #
-# Usage: scripts/bench_vs_snarkjs.sh [k ...]          e.g. scripts/bench_vs_snarkjs.sh 12 14
+# Usage: scripts/bench_vs_snarkjs.sh [--curve bls12381|bn128] [k ...]
+#        e.g. scripts/bench_vs_snarkjs.sh 12 14; scripts/bench_vs_snarkjs.sh --curve bn128 12 14 16 18 20
 # Env:   PROOFPIPE (default build/bin/proofpipe), BENCH_CACHE, BENCH_RUNS_SMALL,
 #        BENCH_RUNS_BIG, BENCH_KEEP=1 (keep proofs/keys under $BENCH_CACHE/run).
 # Needs: node + `npm ci` (snarkjs 0.7.6, circom2 0.2.23 in node_modules), GNU time.
@@ -38,6 +40,8 @@ RUNS_BIG="${BENCH_RUNS_BIG:-3}"
 SNARKJS_CLI="$ROOT/node_modules/snarkjs/build/cli.cjs"
 CIRCOM="$ROOT/node_modules/.bin/circom2"
 TIME=/usr/bin/time
+CURVE=bls12381
+if [[ "${1:-}" == --curve ]]; then CURVE="${2:-}"; shift 2 || true; fi
 SIZES=("$@")
 [[ ${#SIZES[@]} -gt 0 ]] || SIZES=(12 14 16)
 
@@ -49,6 +53,7 @@ snarkjs() { node "$SNARKJS_CLI" "$@"; }
 [[ -f "$SNARKJS_CLI" && -x "$CIRCOM" ]] || die "snarkjs/circom2 missing: run 'npm ci' in $ROOT"
 command -v node >/dev/null || die "node not found"
 [[ -x "$TIME" ]] || die "GNU time ($TIME) not found"
+[[ "$CURVE" == bls12381 || "$CURVE" == bn128 ]] || die "--curve '$CURVE' must be bls12381 or bn128"
 for k in "${SIZES[@]}"; do
     [[ "$k" =~ ^[0-9]+$ && "$k" -ge 3 && "$k" -le 20 ]] || die "size exponent '$k' must be an integer in [3, 20]"
 done
@@ -61,19 +66,20 @@ CLK_TCK="$(getconf CLK_TCK)"
 busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
 
 # timed <label> <cmd...>: runs the command with its output in $RUN/<label>.log;
-# prints "wall own_cpu other_load" (seconds, seconds, cores).
+# prints "wall own_cpu other_load peak_rss" (seconds, seconds, cores, MB; the
+# peak RSS is GNU time's %M, the largest resident size of the process).
 timed() {
     local label="$1"; shift
     local b0 b1 tf="$RUN/$label.time"
     b0="$(busy_jiffies)"
-    if ! "$TIME" -f "%e %U %S" -o "$tf" "$@" >"$RUN/$label.log" 2>&1; then
+    if ! "$TIME" -f "%e %U %S %M" -o "$tf" "$@" >"$RUN/$label.log" 2>&1; then
         tail -20 "$RUN/$label.log" >&2
         die "$label failed: $*"
     fi
     b1="$(busy_jiffies)"
     awk -v b0="$b0" -v b1="$b1" -v hz="$CLK_TCK" 'END {
         wall = $1; own = $2 + $3; busy = (b1 - b0) / hz; other = busy - own; if (other < 0) other = 0;
-        printf "%.3f %.3f %.2f\n", wall, own, (wall > 0 ? other / wall : 0) }' "$tf"
+        printf "%.3f %.3f %.2f %.0f\n", wall, own, (wall > 0 ? other / wall : 0), $4 / 1024 }' "$tf"
 }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -84,7 +90,7 @@ source "$ROOT/scripts/lib/bench_circuit.sh"
 
 declare -a TABLE
 START=$SECONDS
-log "proofpipe: $PROOFPIPE; threads: ${PROOFPIPE_THREADS:-all}; cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+log "curve: $CURVE; proofpipe: $PROOFPIPE; threads: ${PROOFPIPE_THREADS:-all}; cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for k in "${SIZES[@]}"; do
     base="$(prepare_circuit "$k")"
     n=$(( (1 << k) - 3 ))
@@ -96,21 +102,21 @@ for k in "${SIZES[@]}"; do
     snarkjs zkey export verificationkey "$zkey" "$vk" >/dev/null
     log "2^$k: setup-dev ${setup_wall}s; $runs alternating runs per prover"
 
-    sj=() pp=() sj_other=() pp_other=() verified=0 total=0
+    sj=() pp=() sj_other=() pp_other=() sj_rss=() pp_rss=() verified=0 total=0
     for ((i = 1; i <= runs; i++)); do
         order=(snarkjs proofpipe); (( i % 2 == 0 )) && order=(proofpipe snarkjs)
         for who in "${order[@]}"; do
             proof="$RUN/${who}_${k}_$i.proof.json" pub="$RUN/${who}_${k}_$i.public.json"
             if [[ $who == snarkjs ]]; then
                 res="$(timed "snarkjs_${k}_$i" node "$SNARKJS_CLI" groth16 prove "$zkey" "$base.wtns" "$proof" "$pub")"
-                read -r wall own other <<<"$res"
-                sj+=("$wall"); sj_other+=("$other")
+                read -r wall own other rss <<<"$res"
+                sj+=("$wall"); sj_other+=("$other"); sj_rss+=("$rss")
             else
                 res="$(timed "proofpipe_${k}_$i" "$PROOFPIPE" prove "$zkey" "$base.wtns" "$proof" "$pub")"
-                read -r wall own other <<<"$res"
-                pp+=("$wall"); pp_other+=("$other")
+                read -r wall own other rss <<<"$res"
+                pp+=("$wall"); pp_other+=("$other"); pp_rss+=("$rss")
             fi
-            log "2^$k run $i $who: wall ${wall}s, own cpu ${own}s, other load ${other} cores"
+            log "2^$k run $i $who: wall ${wall}s, own cpu ${own}s, peak rss ${rss} MB, other load ${other} cores"
         done
     done
     # Every proof, from both provers, must pass snarkjs.
@@ -125,16 +131,16 @@ for k in "${SIZES[@]}"; do
     [[ -n "${BENCH_KEEP:-}" ]] || rm -f "$RUN"/*_"${k}"_*.json "$zkey"
     ms="$(median "${sj[@]}")" mp="$(median "${pp[@]}")"
     ratio="$(awk -v a="$ms" -v b="$mp" 'BEGIN {printf "%.1f", (b > 0 ? a / b : 0)}')"
-    TABLE+=("$(printf '| 2^%-2d | %11d | %4s | %7.2f s | %7.2f s | %6sx | %12.2f / %-11.2f | %7.1f s | %9s |' \
-        "$k" "$n" "${runs}+${runs}" "$ms" "$mp" "$ratio" "$(mean "${sj_other[@]}")" "$(mean "${pp_other[@]}")" \
-        "$setup_wall" "$verified/$total")")
+    TABLE+=("$(printf '| 2^%-2d | %11d | %4s | %7.2f s | %7.2f s | %6sx | %5s / %-5s MB | %12.2f / %-11.2f | %7.1f s | %9s |' \
+        "$k" "$n" "${runs}+${runs}" "$ms" "$mp" "$ratio" "$(median "${sj_rss[@]}")" "$(median "${pp_rss[@]}")" \
+        "$(mean "${sj_other[@]}")" "$(mean "${pp_other[@]}")" "$setup_wall" "$verified/$total")")
     log "2^$k: snarkjs [${sj[*]}] proofpipe [${pp[*]}]"
     [[ $verified -eq $total ]] || die "2^$k: $((total - verified)) of $total proofs failed snarkjs verify"
 done
 
 echo
-echo "snarkjs groth16 prove vs proofpipe prove (same zkey from proofpipe setup-dev, same wtns; median wall time)"
-echo "| size | constraints | runs |   snarkjs | proofpipe | speedup | other load sj / pp (cores) | setup-dev | verify OK |"
-echo "|------|-------------|------|-----------|-----------|---------|----------------------------|-----------|-----------|"
+echo "snarkjs groth16 prove vs proofpipe prove, curve $CURVE (same zkey from proofpipe setup-dev, same wtns; median wall time, median peak RSS)"
+echo "| size | constraints | runs |   snarkjs | proofpipe | speedup | peak RSS sj / pp | other load sj / pp (cores) | setup-dev | verify OK |"
+echo "|------|-------------|------|-----------|-----------|---------|------------------|----------------------------|-----------|-----------|"
 printf '%s\n' "${TABLE[@]}"
 echo "total script time: $((SECONDS - START)) s; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"

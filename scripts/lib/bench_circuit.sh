@@ -1,13 +1,15 @@
 # Shared by the benchmark scripts (sourced, not run): the square-chain circuit
 # of 2^k constraints, compiled once with the pinned circom2 into $CACHE, and
-# witnesses for it. Needs from the caller: CACHE, CIRCOM, snarkjs(), die(), log().
+# witnesses for it. Needs from the caller: CACHE, CIRCOM, snarkjs(), die(), log();
+# CURVE (bls12381, the default, or bn128) picks circom's --prime.
 
 # The circuit for 2^k: compiled once, with its witness, into $CACHE/sq_<N>/.
 prepare_circuit() {
-    local k="$1" n=$(( (1 << $1) - 3 ))
+    local k="$1" n=$(( (1 << $1) - 3 )) curve="${CURVE:-bls12381}"
     local dir="$CACHE/sq_$n"
+    [[ "$curve" == bls12381 ]] || dir="$CACHE/${curve}/sq_$n"
     if [[ ! -f "$dir/sq_$n.r1cs" || ! -f "$dir/sq_${n}_js/sq_$n.wasm" || ! -f "$dir/sq_$n.wtns" ]]; then
-        log "2^$k: compiling sq_$n (N = $n) with circom2 --prime bls12381"
+        log "2^$k: compiling sq_$n (N = $n) with circom2 --prime $curve"
         rm -rf "$dir"; mkdir -p "$dir"
         cat >"$dir/squarechain.circom" <<'EOF'
 pragma circom 2.1.0;
@@ -25,7 +27,7 @@ EOF
             "$n" >"$dir/sq_$n.circom"
         echo '{"x0": "3", "k": "7"}' >"$dir/input.json"
         # circom2 (WASI) resolves includes against the current directory only (pitfall P1).
-        (cd "$dir" && "$CIRCOM" "sq_$n.circom" --r1cs --wasm --prime bls12381 -o . >compile.log 2>&1) \
+        (cd "$dir" && "$CIRCOM" "sq_$n.circom" --r1cs --wasm --prime "$curve" -o . >compile.log 2>&1) \
             || { tail -20 "$dir/compile.log" >&2; die "circom2 failed for sq_$n"; }
         snarkjs wtns calculate "$dir/sq_${n}_js/sq_$n.wasm" "$dir/input.json" "$dir/sq_$n.wtns.tmp" >/dev/null
         snarkjs wtns check "$dir/sq_$n.r1cs" "$dir/sq_$n.wtns.tmp" >"$dir/wtns_check.log" 2>&1 \
