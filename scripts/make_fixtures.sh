@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make_fixtures.sh -- generate the circom/snarkjs test fixtures for proofpipe (Groth16 over BLS12-381).
+# make_fixtures.sh -- generate the circom/snarkjs test fixtures for proofpipe (Groth16 over BLS12-381
+# and BN254, snarkjs's "bn128").
 #
 # Usage:  scripts/make_fixtures.sh [OUTPUT_DIR]        (default: tests/data)
 #         (run `npm ci` in the repository root first; the pinned tools come from node_modules)
@@ -30,7 +31,9 @@
 #   `run --inputs --witness-gen wasm:OUTPUT_DIR/<name>/circuit_js` starts from the inputs. The .sym and
 #   logs stay in the cache only.
 #
-# Environment overrides: FIXTURE_CACHE (cache dir), PTAU_POWER (ptau power, >= what the circuits need).
+# Environment overrides: FIXTURE_CACHE (cache dir), PTAU_POWER (ptau power, >= what the circuits need),
+# FIXTURE_CURVES (default "bls12381 bn128"; bn128 fixtures are written as <name>_bn128/, from a bn128
+# ptau and circom --prime bn128).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -60,14 +63,16 @@ mkdir -p "$CACHE"
 # --------------------------------------------------------------------------------------------------
 # 1. powers of tau (cached)
 # --------------------------------------------------------------------------------------------------
-PTAU="$CACHE/pot${PTAU_POWER}_bls12381_final.ptau"
 
-# Prints "ok" if $1 is a bls12-381 ptau of power >= $2 that has the prepared (phase 2) sections.
+# Prints "ok" if $1 is a ptau for curve $3 (bls12381 or bn128) of power >= $2 that has the prepared
+# (phase 2) sections.
 ptau_suitable() {
-    node - "$1" "$2" <<'EOF'
+    node - "$1" "$2" "$3" <<'EOF'
 const fs = require("fs");
-const [file, minPower] = [process.argv[2], Number(process.argv[3])];
-const Q = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn;
+const [file, minPower, curve] = [process.argv[2], Number(process.argv[3]), process.argv[4]];
+const Q = curve === "bn128"
+    ? 0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47n
+    : 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn;
 try {
     const buf = fs.readFileSync(file);
     if (buf.toString("latin1", 0, 4) !== "ptau") throw new Error("bad magic");
@@ -89,41 +94,49 @@ try {
     }
     const prepared = [12, 13, 14, 15].every((s) => seen.has(s));
     if (q === Q && power >= minPower && prepared) console.log("ok");
-    else console.log(`unsuitable (power=${power}, bls12381=${q === Q}, prepared=${prepared})`);
+    else console.log(`unsuitable (power=${power}, ${curve}=${q === Q}, prepared=${prepared})`);
 } catch (e) {
     console.log("unsuitable (" + e.message + ")");
 }
 EOF
 }
 
-if [[ -f "$PTAU" && "$(ptau_suitable "$PTAU" "$PTAU_POWER")" == "ok" ]]; then
-    log "reusing cached ptau $PTAU"
-else
-    log "building ptau (bls12-381, power $PTAU_POWER); prepare phase2 takes a few minutes"
-    TMP_PTAU="$CACHE/ptau.tmp.$$"
-    rm -rf "$TMP_PTAU"
-    mkdir -p "$TMP_PTAU"
-    snarkjs powersoftau new bls12-381 "$PTAU_POWER" "$TMP_PTAU/pot_0000.ptau"
-    snarkjs powersoftau contribute "$TMP_PTAU/pot_0000.ptau" "$TMP_PTAU/pot_0001.ptau" \
-        --name="proofpipe fixtures (test only)" -e="proofpipe test-only ptau entropy"
-    snarkjs powersoftau prepare phase2 "$TMP_PTAU/pot_0001.ptau" "$TMP_PTAU/pot_final.ptau"
-    [[ "$(ptau_suitable "$TMP_PTAU/pot_final.ptau" "$PTAU_POWER")" == "ok" ]] || die "generated ptau is not suitable"
-    mv "$TMP_PTAU/pot_final.ptau" "$PTAU"   # atomic: an interrupted run never leaves a half-written ptau
-    rm -rf "$TMP_PTAU"
-    log "ptau done ($((SECONDS - T_START)) s so far)"
-fi
+# ensure_ptau <curve>: sets PTAU to a prepared ptau for the curve (bls12381 or bn128), cached.
+ensure_ptau() {
+    local curve="$1" snark_curve="$1"
+    [[ "$curve" == bls12381 ]] && snark_curve=bls12-381
+    PTAU="$CACHE/pot${PTAU_POWER}_${curve}_final.ptau"
+    if [[ -f "$PTAU" && "$(ptau_suitable "$PTAU" "$PTAU_POWER" "$curve")" == "ok" ]]; then
+        log "reusing cached ptau $PTAU"
+    else
+        log "building ptau ($curve, power $PTAU_POWER); prepare phase2 takes a few minutes"
+        TMP_PTAU="$CACHE/ptau.tmp.$$"
+        rm -rf "$TMP_PTAU"
+        mkdir -p "$TMP_PTAU"
+        snarkjs powersoftau new "$snark_curve" "$PTAU_POWER" "$TMP_PTAU/pot_0000.ptau"
+        snarkjs powersoftau contribute "$TMP_PTAU/pot_0000.ptau" "$TMP_PTAU/pot_0001.ptau" \
+            --name="proofpipe fixtures (test only)" -e="proofpipe test-only ptau entropy"
+        snarkjs powersoftau prepare phase2 "$TMP_PTAU/pot_0001.ptau" "$TMP_PTAU/pot_final.ptau"
+        [[ "$(ptau_suitable "$TMP_PTAU/pot_final.ptau" "$PTAU_POWER" "$curve")" == "ok" ]] || die "generated ptau is not suitable"
+        mv "$TMP_PTAU/pot_final.ptau" "$PTAU"   # atomic: an interrupted run never leaves a half-written ptau
+        rm -rf "$TMP_PTAU"
+        log "ptau done ($((SECONDS - T_START)) s so far)"
+    fi
+}
 
 # --------------------------------------------------------------------------------------------------
 # 2. deterministic input files
 # --------------------------------------------------------------------------------------------------
 # gen_inputs <circuit> <dir>: writes <dir>/wNN.json. Values come from a fixed LCG, so reruns give the same files.
 gen_inputs() {
-    node - "$1" "$2" <<'EOF'
+    node - "$1" "$2" "$3" <<'EOF'
 const fs = require("fs");
 const path = require("path");
-const [name, dir] = [process.argv[2], process.argv[3]];
-// BLS12-381 scalar field modulus
-const R = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
+const [name, dir, curve] = [process.argv[2], process.argv[3], process.argv[4]];
+// The scalar field modulus of the curve.
+const R = curve === "bn128"
+    ? 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n
+    : 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
 let st = 0x9e3779b97f4a7c15n ^ BigInt(name.length * 7919);
 const M64 = (1n << 64n) - 1n;
 function next64() { st = (st * 6364136223846793005n + 1442695040888963407n) & M64; return st; }
@@ -163,11 +176,15 @@ EOF
 # 3. per-circuit pipeline
 # --------------------------------------------------------------------------------------------------
 make_circuit() {
-    local name="$1"
+    local name="$1" curve="$2"
     local t0=$SECONDS
     local src="$CIRCUITS_DIR/$name.circom"
-    local build="$CACHE/build/$name"
-    local out="$OUT/$name"
+    # BLS12-381 fixtures keep the plain names; bn128 ones get a suffix.
+    local fixture="$name"
+    [[ "$curve" == bls12381 ]] || fixture="${name}_${curve}"
+    local build="$CACHE/build/$fixture"
+    local out="$OUT/$fixture"
+    ensure_ptau "$curve"
     [[ -f "$src" ]] || die "missing circuit source $src"
 
     log "[$name] compile"
@@ -175,7 +192,7 @@ make_circuit() {
     mkdir -p "$build/src"
     cp "$src" "$build/src/$name.circom"
     cp -r "$CIRCOMLIB" "$build/src/circomlib"
-    (cd "$build/src" && "$CIRCOM" "$name.circom" --r1cs --wasm --c --sym --prime bls12381 -o "$build" >"$build/compile.log") \
+    (cd "$build/src" && "$CIRCOM" "$name.circom" --r1cs --wasm --c --sym --prime "$curve" -o "$build" >"$build/compile.log") \
         || { cat "$build/compile.log" >&2; die "[$name] circom2 failed"; }
     local r1cs="$build/$name.r1cs" wasm="$build/${name}_js/$name.wasm"
     [[ -f "$r1cs" && -f "$wasm" ]] || die "[$name] compile outputs missing"
@@ -187,7 +204,7 @@ make_circuit() {
     # The witness generators (docs/witness-gen.md): wasm for every fixture (tens of KiB), the native
     # one's sources for multi_io only (~240 KiB, mostly circom's generic field code).
     cp "$build/${name}_js/"{"$name.wasm",generate_witness.js,witness_calculator.js} "$out/circuit_js/"
-    if [[ "$name" == multi_io ]]; then
+    if [[ "$fixture" == multi_io ]]; then
         mkdir -p "$out/circuit_cpp"
         cp "$build/${name}_cpp/"{Makefile,*.cpp,*.hpp,fr.asm,"$name.dat"} "$out/circuit_cpp/"
     fi
@@ -201,7 +218,7 @@ make_circuit() {
         || { tail -20 "$build/zkey_verify.log" >&2; die "[$name] zkey verify failed"; }
 
     log "[$name] witnesses"
-    gen_inputs "$name" "$out/inputs"
+    gen_inputs "$name" "$out/inputs" "$curve"
     local inp base
     for inp in "$out/inputs"/w*.json; do
         base="$(basename "$inp" .json)"
@@ -217,8 +234,11 @@ make_circuit() {
     log "[$name] done in $((SECONDS - t0)) s"
 }
 
-make_circuit multi_io
-make_circuit sparse_dense
+for curve in ${FIXTURE_CURVES:-bls12381 bn128}; do
+    [[ "$curve" == bls12381 || "$curve" == bn128 ]] || die "FIXTURE_CURVES: '$curve' is not bls12381 or bn128"
+    make_circuit multi_io "$curve"
+    make_circuit sparse_dense "$curve"
+done
 
 log "all fixtures written to $OUT in $((SECONDS - T_START)) s"
 du -sh "$OUT" >&2

@@ -89,7 +89,7 @@ TEST_P(ProveVerify, ExportVkeyMatchesSnarkjs) {
   EXPECT_EQ(read_json(tmp_ / "vk.json"), read_json(dir() / "verification_key.json"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, ProveVerify, ::testing::Values("multi_io", "sparse_dense", "multi_io_bn128"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, ProveVerify, ::testing::Values("multi_io", "sparse_dense", "multi_io_bn128", "sparse_dense_bn128"));
 
 // A key and a witness (or a vkey and a proof) for different curves: one
 // line naming the file and both curves, exit 2, nothing written.
