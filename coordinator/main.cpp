@@ -118,6 +118,9 @@ int main(int argc, char** argv) {
       ->check(count_range(1, 1u << 20));
   g->add_option("--out", gen.out, "output folder")->required();
   g->add_option("--seed", gen.seed, "circuit and witness seed")->default_val(1);
+  g->add_option("--curve", gen.curve, "bls12381 or bn128 (BN254)")
+      ->default_val("bls12381")
+      ->check(CLI::IsMember({"bls12381", "bn128"}));
 
   RunArgs run;
   auto* r = app.add_subcommand("run", "prove a batch of witnesses through the multi-process pipeline");

@@ -7,18 +7,20 @@
 namespace proofpipe::groth16 {
 namespace {
 
-using ff::Fr;
-
-// A uniform-enough field element: 254 random bits are always below r.
+// A uniform-enough field element: kBits - 1 random bits are always below r
+// (254 for BLS12-381's 255-bit r, 253 for BN254's 254-bit r).
+template <class Fr>
 Fr random_fr(std::mt19937_64& rng) {
-  ff::Limbs<4> v{rng(), rng(), rng(), rng() >> 2};
+  constexpr unsigned kTopBits = Fr::C::kBits - 1 - 192;
+  ff::Limbs<4> v{rng(), rng(), rng(), rng() >> (64 - kTopBits)};
   return Fr::from_canonical(v);
 }
 
+template <class Fr>
 Fr small_coef(std::mt19937_64& rng) {
   const uint64_t pick = rng() % 8;
   if (pick == 0) return Fr::zero() - Fr::one();  // -1, common in real circuits
-  if (pick == 1) return random_fr(rng);
+  if (pick == 1) return random_fr<Fr>(rng);
   return Fr::from_u64(1 + rng() % 1000);
 }
 
@@ -35,7 +37,8 @@ Kind draw_kind(std::mt19937_64& rng) {
 }
 
 // Appends one linear combination as a CSR row.
-void push_row(formats::SparseMatrix& m, const std::vector<std::pair<uint32_t, Fr>>& terms) {
+template <class M, class Fr>
+void push_row(M& m, const std::vector<std::pair<uint32_t, Fr>>& terms) {
   for (const auto& [w, c] : terms) {
     m.wires.push_back(w);
     m.coefs.push_back(c);
@@ -45,7 +48,9 @@ void push_row(formats::SparseMatrix& m, const std::vector<std::pair<uint32_t, Fr
 
 }  // namespace
 
-Result<SyntheticCircuit> make_synthetic_circuit(const SyntheticSpec& spec) {
+template <class C>
+Result<SyntheticCircuitT<C>> make_synthetic_circuit(const SyntheticSpec& spec) {
+  using Fr = typename C::Fr;
   if (spec.constraints < 2 || spec.constraints > (1u << 26)) {
     return make_error(ErrorCode::kInvalidArgument, "--constraints {} must be in [2, 2^26]", spec.constraints);
   }
@@ -64,8 +69,8 @@ Result<SyntheticCircuit> make_synthetic_circuit(const SyntheticSpec& spec) {
   const uint32_t n_bits = spec.n_prv_in / 2;
   const uint32_t first_internal = first_prv + spec.n_prv_in;
 
-  SyntheticCircuit out;
-  formats::R1cs& r = out.r1cs;
+  SyntheticCircuitT<C> out;
+  formats::R1csT<C>& r = out.r1cs;
   r.header.n_pub_out = 1;
   r.header.n_pub_in = spec.n_pub_in;
   r.header.n_prv_in = spec.n_prv_in;
@@ -97,7 +102,7 @@ Result<SyntheticCircuit> make_synthetic_circuit(const SyntheticSpec& spec) {
     std::set<uint32_t> used;
     switch (kinds[c]) {
       case Kind::kProduct:
-        a = {{fresh_wire(used), small_coef(rng)}, {fresh_wire(used), small_coef(rng)}};
+        a = {{fresh_wire(used), small_coef<Fr>(rng)}, {fresh_wire(used), small_coef<Fr>(rng)}};
         b = {{any_wire(), one}};
         break;
       case Kind::kSelect:
@@ -110,13 +115,13 @@ Result<SyntheticCircuit> make_synthetic_circuit(const SyntheticSpec& spec) {
         break;
       case Kind::kLinear:
         used.insert(0);
-        a = {{fresh_wire(used), small_coef(rng)}, {fresh_wire(used), small_coef(rng)}, {0, small_coef(rng)}};
+        a = {{fresh_wire(used), small_coef<Fr>(rng)}, {fresh_wire(used), small_coef<Fr>(rng)}, {0, small_coef<Fr>(rng)}};
         b = {{0, one}};
         break;
       case Kind::kDense: {
         const size_t want = 32 + rng() % 33;
         for (size_t t = 0; t < 4 * want && used.size() < want; ++t) used.insert(any_wire());
-        for (uint32_t w : used) a.push_back({w, small_coef(rng)});
+        for (uint32_t w : used) a.push_back({w, small_coef<Fr>(rng)});
         b = {{any_wire(), one}};
         break;
       }
@@ -145,20 +150,30 @@ Result<SyntheticCircuit> make_synthetic_circuit(const SyntheticSpec& spec) {
   return out;
 }
 
-std::vector<Fr> synthetic_witness(const SyntheticCircuit& circuit, const SyntheticSpec& spec, uint32_t partition) {
-  const formats::R1cs& r = circuit.r1cs;
+template <class C>
+std::vector<typename C::Fr> synthetic_witness(const SyntheticCircuitT<C>& circuit, const SyntheticSpec& spec,
+                                              uint32_t partition) {
+  using Fr = typename C::Fr;
+  const formats::R1csT<C>& r = circuit.r1cs;
   std::mt19937_64 rng(spec.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t(partition) + 1)));
   std::vector<Fr> w(r.header.n_wires, Fr::zero());
   w[0] = Fr::one();
   const uint32_t first_prv = 2 + spec.n_pub_in;
-  for (uint32_t i = 2; i < first_prv; ++i) w[i] = random_fr(rng);
+  for (uint32_t i = 2; i < first_prv; ++i) w[i] = random_fr<Fr>(rng);
   for (uint32_t i = 0; i < spec.n_prv_in; ++i) {
-    w[first_prv + i] = i < spec.n_prv_in / 2 ? Fr::from_u64(rng() & 1) : random_fr(rng);
+    w[first_prv + i] = i < spec.n_prv_in / 2 ? Fr::from_u64(rng() & 1) : random_fr<Fr>(rng);
   }
   for (size_t c = 0; c < r.header.n_constraints; ++c) {
     if (circuit.defines[c] >= 0) w[size_t(circuit.defines[c])] = r.a.dot(c, w) * r.b.dot(c, w);
   }
   return w;
 }
+
+#define PP_SYNTHETIC(C)                                                                   \
+  template Result<SyntheticCircuitT<C>> make_synthetic_circuit<C>(const SyntheticSpec&); \
+  template std::vector<C::Fr> synthetic_witness(const SyntheticCircuitT<C>&, const SyntheticSpec&, uint32_t);
+PP_SYNTHETIC(curves::Bls12_381)
+PP_SYNTHETIC(curves::Bn254)
+#undef PP_SYNTHETIC
 
 }  // namespace proofpipe::groth16

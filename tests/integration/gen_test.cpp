@@ -54,6 +54,32 @@ TEST(Gen, WitnessesSatisfyTheR1csAndProve) {
   EXPECT_EQ(publics.size(), 3u) << "partitions should have different public signals";
 }
 
+// --curve bn128: a BN254 r1cs (snarkjs reads it as bn128), witnesses that
+// satisfy it, a dev key whose proofs snarkjs accepts and whose vkey export
+// equals snarkjs's.
+TEST(Gen, Bn128Workload) {
+  TempDir tmp;
+  const fs::path dir = tmp / "bn";
+  auto g = run_command(proofpipe() + " gen --curve bn128 --constraints 1500 --partitions 2 --seed 5 --out " + quote(dir));
+  ASSERT_EQ(g.exit_code, 0) << g.output;
+  auto info = run_command(snarkjs() + " r1cs info " + quote(dir / "circuit.r1cs"));
+  EXPECT_NE(info.output.find("Curve: bn-128"), std::string::npos) << info.output;
+  auto vk = run_command(snarkjs() + " zkey export verificationkey " + quote(dir / "circuit.zkey") + " " +
+                        quote(tmp / "snarkjs_vk.json"));
+  ASSERT_EQ(vk.exit_code, 0) << vk.output;
+  EXPECT_EQ(read_json(tmp / "snarkjs_vk.json"), read_json(dir / "verification_key.json"));
+  for (const char* w : {"w00.wtns", "w01.wtns"}) {
+    SCOPED_TRACE(w);
+    auto check = run_command(snarkjs() + " wtns check " + quote(dir / "circuit.r1cs") + " " + quote(dir / w));
+    EXPECT_NE(check.output.find("WITNESS CHECKING FINISHED SUCCESSFULLY"), std::string::npos) << check.output;
+    const fs::path proof = tmp / "proof.json", pub = tmp / "public.json";
+    auto p = pp_prove(dir / "circuit.zkey", dir / w, proof, pub);
+    ASSERT_EQ(p.exit_code, 0) << p.output;
+    auto v = snarkjs_verify(dir / "verification_key.json", pub, proof);
+    EXPECT_NE(v.output.find("OK"), std::string::npos) << v.output;
+  }
+}
+
 TEST(Gen, SameSeedSameCircuit) {
   TempDir tmp;
   for (const char* d : {"a", "b"}) {

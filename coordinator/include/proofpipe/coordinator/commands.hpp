@@ -45,6 +45,7 @@ struct GenArgs {
   unsigned partitions = 10;
   std::string out;
   uint64_t seed = 1;
+  std::string curve = "bls12381";  // or "bn128"
 };
 int run_gen(const GenArgs& args);
 

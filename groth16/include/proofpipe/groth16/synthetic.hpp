@@ -30,18 +30,24 @@ struct SyntheticSpec {
   uint64_t seed = 1;
 };
 
-struct SyntheticCircuit {
-  formats::R1cs r1cs;
+template <class C>
+struct SyntheticCircuitT {
+  formats::R1csT<C> r1cs;
   // defines[c]: the wire constraint c computes as <A,w> * <B,w> (its C row is
   // exactly that wire with coefficient 1), or -1 for a boolean check.
   std::vector<int64_t> defines;
 };
+using SyntheticCircuit = SyntheticCircuitT<curves::Bls12_381>;
 
 // kInvalidArgument for fewer than 2 constraints or more than 2^26.
-Result<SyntheticCircuit> make_synthetic_circuit(const SyntheticSpec& spec);
+// For either curve C (its scalar field's coefficients; default BLS12-381).
+template <class C = curves::Bls12_381>
+Result<SyntheticCircuitT<C>> make_synthetic_circuit(const SyntheticSpec& spec);
 
 // A satisfying witness (Montgomery) for partition `partition`: the inputs are
 // drawn from (spec.seed, partition), the rest follows constraint by constraint.
-std::vector<ff::Fr> synthetic_witness(const SyntheticCircuit& circuit, const SyntheticSpec& spec, uint32_t partition);
+template <class C>
+std::vector<typename C::Fr> synthetic_witness(const SyntheticCircuitT<C>& circuit, const SyntheticSpec& spec,
+                                              uint32_t partition);
 
 }  // namespace proofpipe::groth16
