@@ -264,13 +264,23 @@ Result<PipelineConfig> pipeline_config(const WorkerFlags& f, const KeySizes& key
   return cfg;
 }
 
+Result<formats::Zkey> load_pipeline_zkey(const std::filesystem::path& path) {
+  PP_ASSIGN_OR_RETURN(const curves::CurveId curve, formats::zkey_curve(path));
+  if (curve != curves::CurveId::kBls12_381) {
+    return make_error(ErrorCode::kInvalidArgument,
+                      "zkey '{}' is a {} key: the pipeline (run, serve, demo) proves bls12381 keys only for now; "
+                      "prove {} witnesses one at a time with `proofpipe prove`",
+                      path.string(), curves::curve_name(curve), curves::curve_name(curve));
+  }
+  return formats::load_zkey(path, {.points = false, .release_coefficients = true});
+}
+
 Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   PP_ASSIGN_OR_RETURN(const WorkerFlags flags, check_worker_flags(given));
   const cli::RunArgs& args = flags.args;
   // Header, IC and a check of every coefficient, whose pages are released as
   // they are checked: the coordinator never reads them again.
-  PP_ASSIGN_OR_RETURN(formats::Zkey zkey,
-                      formats::load_zkey(args.zkey, {.points = false, .release_coefficients = true}));
+  PP_ASSIGN_OR_RETURN(formats::Zkey zkey, load_pipeline_zkey(args.zkey));
   const auto& hdr = zkey.header();
   PreparedRun run;
   std::set<std::string> stems;

@@ -23,6 +23,12 @@ struct PreparedRun {
 
 Result<PreparedRun> prepare_run(const cli::RunArgs& args);
 
+// The pipeline's key loader (run, serve, demo): a BLS12-381 key with its
+// header, IC and checked coefficients (points not mapped, coefficient pages
+// released). A BN254 key is one line saying what to use instead: the
+// pipeline's workers and the CUDA backend are BLS12-381's for now.
+Result<formats::Zkey> load_pipeline_zkey(const std::filesystem::path& path);
+
 // The flags `run` and `serve` share: workers, devices, backend, caps and
 // slots. check_worker_flags checks them before any file is read (with
 // --gpu-workers resolved); pipeline_config makes the PipelineConfig for the

@@ -17,6 +17,7 @@
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
+#include "run_setup.hpp"
 
 namespace proofpipe::service {
 namespace {
@@ -85,7 +86,7 @@ Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs)
       return make_error(ErrorCode::kInvalidArgument, "--key '{}': a name is 1-64 of A-Z a-z 0-9 . _ -", spec);
     if (!names.insert(name).second)
       return make_error(ErrorCode::kInvalidArgument, "--key '{}': the name '{}' is given twice", spec, name);
-    PP_ASSIGN_OR_RETURN(formats::Zkey zkey, formats::load_zkey(path, {.points = false, .release_coefficients = true}));
+    PP_ASSIGN_OR_RETURN(formats::Zkey zkey, coord::load_pipeline_zkey(path));
     const auto& hdr = zkey.header();
     ServiceKey k;
     k.info.name = name;
