@@ -29,25 +29,20 @@ using service::JobSpec;
 using service::PgQueue;
 using service::WorkItem;
 
-// One server for the whole suite: initdb costs a second or two.
+// One server for every test of this file in the process, started by the
+// first that needs it (initdb costs a second or two) and stopped at exit.
+std::unique_ptr<PgCluster> g_owner;
 PgCluster* g_cluster = nullptr;
 std::string g_skip;
 
-class PgEnv : public ::testing::Environment {
- public:
-  void SetUp() override {
-    cluster_ = PgCluster::start(g_skip);
-    g_cluster = cluster_.get();
-  }
-  void TearDown() override {
-    g_cluster = nullptr;
-    cluster_.reset();
-  }
-
- private:
-  std::unique_ptr<PgCluster> cluster_;
-};
-const auto* const g_env = ::testing::AddGlobalTestEnvironment(new PgEnv);
+bool have_cluster() {
+  static const bool started = [] {
+    g_owner = PgCluster::start(g_skip);
+    g_cluster = g_owner.get();
+    return g_cluster != nullptr;
+  }();
+  return started;
+}
 
 int64_t scalar(const std::string& sql) {
   pqxx::connection c(g_cluster->url());
@@ -66,7 +61,7 @@ void wipe() {
 class PgQueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!g_cluster) GTEST_SKIP() << g_skip;
+    if (!have_cluster()) GTEST_SKIP() << g_skip;
     wipe();
   }
   std::unique_ptr<PgQueue> node(const std::string& id, double lease_s = 30, uint32_t max_attempts = 3) {
@@ -229,7 +224,7 @@ class QueueConformance : public ::testing::TestWithParam<QueueCase> {
  protected:
   void SetUp() override {
     if (std::string(GetParam().name) == "postgresql") {
-      if (!g_cluster) GTEST_SKIP() << g_skip;
+      if (!have_cluster()) GTEST_SKIP() << g_skip;
       wipe();
     }
     q_ = GetParam().open(tmp_.path());

@@ -1,0 +1,76 @@
+// Many `proofpipe serve` nodes on one PostgreSQL queue, end to end
+// (docs/scale-out.md): three nodes started at once on an empty database (one
+// migration) share 30 partitions of several jobs, every partition gets one
+// proof that verifies, and every node proved some; and PostgreSQL restarted
+// mid-run: the nodes say so on /readyz, reconnect with back-off and finish.
+// The kill and pause cases are tests/fault/serve_pg_fault_test.cpp.
+#include <chrono>
+#include <regex>
+
+#include "support/pg_nodes.hpp"
+
+namespace proofpipe::test {
+namespace {
+
+using std::chrono::seconds;
+
+TEST_F(PgNodes, ThreeNodesStartedAtOnceMigrateOnceAndShareThirtyPartitions) {
+  // 40 ms per proof: long enough that no node drains the queue alone.
+  start_nodes(3, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=40"});
+  EXPECT_EQ(sql("SELECT count(*) FROM schema_migrations"), 1);
+  int migrated = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    const std::string log = node(i).log_text();
+    migrated += std::regex_search(log, std::regex("schema migrated to version 1"));
+  }
+  EXPECT_EQ(migrated, 1);
+  // Any node takes jobs: three jobs of ten, one per node, priorities mixed.
+  for (int j = 0; j < 3; ++j) {
+    std::vector<int> w;
+    for (int k = 0; k < 10; ++k) w.push_back((j * 10 + k) % 12);
+    // Names repeat across jobs (w00 twice): unique within a job is enough.
+    ASSERT_EQ(submit(size_t(j), "job" + std::to_string(j), w, j), 201) << node(size_t(j)).log_text();
+  }
+  ASSERT_TRUE(eventually([&] { return sql("SELECT count(*) FROM jobs WHERE state = 'done'") == 3; }, seconds(60)))
+      << node(0).log_text();
+  expect_one_verified_proof_each(2, 30);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_GE(sql(fmt::format("SELECT count(*) FROM proofs WHERE node = 'n{}'", i)), 1) << "node n" << i << " proved none";
+  }
+  // Any node answers for any job, and /metrics names the node and the cluster's depth.
+  auto c = node(1).client();
+  EXPECT_EQ(json_of(c.Get("/v1/jobs/job0")).value("state", ""), "done");
+  const std::string metrics = c.Get("/metrics")->body;
+  EXPECT_NE(metrics.find("proofpipe_node_info{node=\"n1\"} 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("proofpipe_cluster_queue_depth 0"), std::string::npos) << metrics;
+}
+
+TEST_F(PgNodes, PostgresRestartedMidRunNodesReconnectAndFinish) {
+  start_nodes(2, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=150"});
+  std::vector<int> w;
+  for (int k = 0; k < 12; ++k) w.push_back(k);
+  ASSERT_EQ(submit(0, "r", w), 201);
+  ASSERT_TRUE(eventually([&] { return sql("SELECT count(*) FROM proofs") >= 2; }, seconds(30)));
+  ASSERT_TRUE(cluster_->stop());
+  // While it is down: not ready, and the answer says why.
+  auto c = node(0).client();
+  bool said = false;
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto r = c.Get("/readyz");
+        said = r && r->status == 503 && r->body.find("unreachable") != std::string::npos;
+        return said;
+      },
+      seconds(10)))
+      << node(0).log_text();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(cluster_->up()) << cluster_->log();
+  ASSERT_TRUE(eventually([&] { return sql("SELECT count(*) FROM jobs WHERE state = 'done'") == 1; }, seconds(60)))
+      << node(0).log_text() << node(1).log_text();
+  ASSERT_TRUE(eventually([&] { return c.Get("/readyz")->status == 200; }, seconds(10)));
+  expect_one_verified_proof_each(1, 12);
+  EXPECT_NE(node(0).log_text().find("connected again"), std::string::npos) << node(0).log_text();
+}
+
+}  // namespace
+}  // namespace proofpipe::test
