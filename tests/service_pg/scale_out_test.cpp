@@ -1,8 +1,9 @@
 // Many `proofpipe serve` nodes on one PostgreSQL queue, end to end
 // (docs/scale-out.md): three nodes started at once on an empty database (one
 // migration) share 30 partitions of several jobs, every partition gets one
-// proof that verifies, and every node proved some; and PostgreSQL restarted
-// mid-run: the nodes say so on /readyz, reconnect with back-off and finish.
+// proof that verifies, and every node proved some; job ids and cancel hold
+// across nodes; and PostgreSQL restarted mid-run: the nodes say so on
+// /readyz, reconnect with back-off and finish.
 // The kill and pause cases are tests/fault/serve_pg_fault_test.cpp.
 #include <chrono>
 #include <regex>
@@ -43,6 +44,39 @@ TEST_F(PgNodes, ThreeNodesStartedAtOnceMigrateOnceAndShareThirtyPartitions) {
   const std::string metrics = c.Get("/metrics")->body;
   EXPECT_NE(metrics.find("proofpipe_node_info{node=\"n1\"} 1"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("proofpipe_cluster_queue_depth 0"), std::string::npos) << metrics;
+}
+
+TEST_F(PgNodes, IdsAndCancelHoldAcrossNodes) {
+  // 1 s per proof: each node holds claims it has not started proving when the cancel comes.
+  start_nodes(2, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=1000"});
+  std::vector<int> w;
+  for (int k = 0; k < 12; ++k) w.push_back(k);
+  ASSERT_EQ(submit(0, "long", w), 201);
+  EXPECT_EQ(submit(1, "long", w), 200);     // the same id and content on another node: the same job
+  EXPECT_EQ(submit(1, "long", {0, 1}), 409);  // another content: a conflict
+  ASSERT_TRUE(eventually(
+      [&] {
+        return sql("SELECT count(*) FROM partitions WHERE claimed_by = 'n0' AND status = 'running'") >= 2 &&
+               sql("SELECT count(*) FROM partitions WHERE claimed_by = 'n1' AND status = 'running'") >= 2;
+      },
+      seconds(20)));
+  // Cancelled through node 1: node 0 learns it at its next renew (lease / 3) and drops
+  // what it has not started proving; what is being proved finishes and counts.
+  auto del = node(1).client().Delete("/v1/jobs/long");
+  ASSERT_TRUE(del && del->status == 200) << (del ? del->body : "no answer");
+  EXPECT_EQ(json_of(del).value("state", ""), "cancelled");
+  ASSERT_TRUE(eventually([&] { return sql("SELECT count(*) FROM attempts WHERE result = 'running'") == 0; },
+                         seconds(10)))
+      << node(0).log_text();
+  for (const char* n : {"n0", "n1"}) {
+    EXPECT_GE(sql(fmt::format("SELECT count(*) FROM attempts WHERE node = '{}' AND result = 'released'", n)), 1)
+        << n << " proved or kept every claim of the cancelled job";
+  }
+  const int64_t proofs = sql("SELECT count(*) FROM proofs");
+  EXPECT_LT(proofs, 12);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  EXPECT_EQ(sql("SELECT count(*) FROM proofs"), proofs) << "a partition was proved after every claim ended";
+  EXPECT_EQ(json_of(node(0).client().Get("/v1/jobs/long")).value("state", ""), "cancelled");
 }
 
 TEST_F(PgNodes, PostgresRestartedMidRunNodesReconnectAndFinish) {
