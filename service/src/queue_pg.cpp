@@ -3,9 +3,7 @@
 // proofs). The claim side is queue_pg_engine.cpp.
 #include "queue_pg.hpp"
 
-#include <chrono>
 #include <cstdlib>
-#include <regex>
 
 #include <pqxx/pqxx>
 #include <spdlog/spdlog.h>
@@ -146,8 +144,8 @@ std::optional<uint64_t> seq_of(pqxx::transaction_base& tx, std::string_view id) 
 }  // namespace
 
 PgQueue::PgQueue(PgQueueConfig cfg) : cfg_(std::move(cfg)) {
-  engine_ = std::make_unique<Conn>(cfg_.url, "engine");
-  api_ = std::make_unique<Conn>(cfg_.url, "api");
+  engine_ = std::make_unique<Conn>(cfg_.url, "engine", /*connect_in_background=*/true);
+  api_ = std::make_unique<Conn>(cfg_.url, "api", /*connect_in_background=*/false);
 }
 PgQueue::~PgQueue() = default;
 
@@ -157,6 +155,7 @@ Result<std::unique_ptr<PgQueue>> PgQueue::open(const PgQueueConfig& cfg) {
   ::setenv("PGCONNECT_TIMEOUT", "5", /*overwrite=*/0);
   std::unique_ptr<PgQueue> q(new PgQueue(cfg));
   PP_RETURN_IF_ERROR(q->engine_->connect_now());
+  PP_RETURN_IF_ERROR(q->api_->connect_now());
   PP_RETURN_IF_ERROR(q->migrate());
   PP_RETURN_IF_ERROR(q->engine_->run<bool>("register the node", [&](pqxx::connection_base& c) -> Result<bool> {
     pqxx::work tx(c);

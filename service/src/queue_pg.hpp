@@ -18,9 +18,9 @@
 // that slept past its lease is refused (kStale) and writes nothing.
 //
 // Two connections: one for the engine's calls, one for the HTTP threads'.
-// A lost connection is retried with back-off (0.1 s doubling to 5 s); in
-// between, calls on it fail at once with kUnavailable and
-// unavailable_reason() says why (for /readyz).
+// A lost connection is retried with back-off (0.1 s doubling to 5 s), the
+// connect itself on a helper thread; until it is back, calls on it fail at
+// once with kUnavailable and unavailable_reason() says why (for /readyz).
 #pragma once
 
 #include <cstdint>
@@ -80,10 +80,10 @@ class PgQueue final : public JobQueue {
 
   const std::string& node_id() const { return cfg_.node_id; }
 
-  // One connection with its back-off (queue_pg.cpp).
+ private:
+  // One connection with its back-off (queue_pg_conn.hpp).
   struct Conn;
 
- private:
   explicit PgQueue(PgQueueConfig cfg);
   Status migrate();
   // An end of a claim: the fence checked under a row lock, then `apply`
