@@ -22,10 +22,10 @@
 #include "cli_error.hpp"
 #include "http_api.hpp"
 #include "intake.hpp"
-#include "queue_open.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
 #include "proofpipe/service/commands.hpp"
+#include "queue_open.hpp"
 #include "run_setup.hpp"
 #include "serve_setup.hpp"
 #include "service.hpp"
@@ -99,8 +99,8 @@ int serve(const ServeArgs& args) {
   if (!lease) return fail(lease.status());
   const std::string node_id = args.node_id.empty() ? service::default_node_id() : args.node_id;
   if (!service::valid_name(node_id))
-    return fail(make_error(ErrorCode::kInvalidArgument, "--node-id '{}': use [A-Za-z0-9._-], 1 to 128 characters",
-                           node_id));
+    return fail(
+        make_error(ErrorCode::kInvalidArgument, "--node-id '{}': use [A-Za-z0-9._-], 1 to 128 characters", node_id));
   auto state = service::StateDir::take(args.state_dir);
   if (!state) return fail(state.status());
   auto queue = service::open_queue(args.queue, *state, {node_id, *lease, flags->args.max_attempts});

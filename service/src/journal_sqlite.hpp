@@ -141,7 +141,7 @@ class SqliteJournal final : public JobQueue {
   std::mutex mu_;  // one connection, one caller at a time
   std::unique_ptr<sql::Db> db_;
   uint64_t life_ = 0;
-  bool claimed_once_ = false;                      // the first claim resets what earlier lives left running
+  bool claimed_once_ = false;                     // the first claim resets what earlier lives left running
   std::set<std::pair<uint64_t, uint32_t>> held_;  // (job seq, index) claimed by this life and not yet ended
 };
 

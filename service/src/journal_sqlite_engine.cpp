@@ -17,11 +17,9 @@ Result<std::vector<WorkItem>> SqliteJournal::work_items(std::optional<uint64_t> 
       "FROM partitions p JOIN jobs j ON j.seq = p.job_seq "
       "WHERE p.status IN ('queued', 'running') AND j.state IN ('queued', 'running') ";
   const auto n = limit == 0 ? int64_t(-1) : int64_t(std::min<size_t>(limit, INT64_MAX));  // -1: no limit
-  PP_ASSIGN_OR_RETURN(sql::Stmt s, job_seq ? db_->query(std::string(kSelect) + "AND j.seq = ? ORDER BY p.idx LIMIT ?",
-                                                        *job_seq, n)
-                                           : db_->query(std::string(kSelect) +
-                                                            "ORDER BY j.priority DESC, j.seq, p.idx LIMIT ?",
-                                                        n));
+  PP_ASSIGN_OR_RETURN(sql::Stmt s,
+                      job_seq ? db_->query(std::string(kSelect) + "AND j.seq = ? ORDER BY p.idx LIMIT ?", *job_seq, n)
+                              : db_->query(std::string(kSelect) + "ORDER BY j.priority DESC, j.seq, p.idx LIMIT ?", n));
   std::vector<WorkItem> items;
   for (;;) {
     PP_ASSIGN_OR_RETURN(bool row, s.step());

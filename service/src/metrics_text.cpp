@@ -94,7 +94,8 @@ std::string escape_label_value(std::string_view v) {
 
 std::string render_metrics(const ServiceMetrics& m) {
   Writer w;
-  w.counts("proofpipe_proofs_total", "counter", "Partitions ended, by key and result (done, failed, cancelled).",
+  w.counts("proofpipe_proofs_total", "counter",
+           "Partitions ended, by key and result (done, failed, cancelled; stale: a commit the shared queue refused).",
            m.proofs);
   w.histograms("proofpipe_partition_seconds", "Seconds of each proved partition by stage (total, wait, synth, prove).",
                m.seconds_bounds, m.partition_seconds);

@@ -24,8 +24,7 @@ struct NodeSettings {
 // its schema migrated; witnesses claimed from it are written under the
 // state directory's witnesses/. Anything else, a bad URL or a database that
 // cannot be reached: one line naming --queue.
-Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const StateDir& state,
-                                             const NodeSettings& node);
+Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const StateDir& state, const NodeSettings& node);
 
 // "30s", "1.5s", "500ms", "2m", or plain seconds; between 1 s and 1 day.
 Result<double> parse_lease(std::string_view text);

@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
-#include <pqxx/pqxx>
 #include <spdlog/spdlog.h>
+#include <pqxx/pqxx>
 
 #include "proofpipe/common/safe_file.hpp"
 #include "queue_pg_conn.hpp"
@@ -128,7 +128,7 @@ Result<Job> load_job(pqxx::transaction_base& tx, uint64_t seq) {
     p.last_error = r[4].as<std::string>();
     p.started_at = r[5].as<double>();
     p.finished_at = r[6].as<double>();
-    p.times = {r[7].as<double>(), r[8].as<double>(),  r[9].as<double>(),
+    p.times = {r[7].as<double>(),  r[8].as<double>(),  r[9].as<double>(),
                r[10].as<double>(), r[11].as<double>(), r[12].as<double>()};
     job.partitions.push_back(std::move(p));
   }
@@ -157,42 +157,51 @@ Result<std::unique_ptr<PgQueue>> PgQueue::open(const PgQueueConfig& cfg) {
   PP_RETURN_IF_ERROR(q->engine_->connect_now());
   PP_RETURN_IF_ERROR(q->api_->connect_now());
   PP_RETURN_IF_ERROR(q->migrate());
-  PP_RETURN_IF_ERROR(q->engine_->run<bool>("register the node", [&](pqxx::connection_base& c) -> Result<bool> {
-    pqxx::work tx(c);
-    tx.exec_params(
-        "INSERT INTO nodes (id, heartbeat_at, lease_s) VALUES ($1, now(), $2) "
-        "ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), lease_s = $2, started_at = now()",
-        q->cfg_.node_id, q->cfg_.lease_s);
-    tx.commit();
-    return true;
-  }).status());
+  PP_RETURN_IF_ERROR(
+      q->engine_
+          ->run<bool>("register the node",
+                      [&](pqxx::connection_base& c) -> Result<bool> {
+                        pqxx::work tx(c);
+                        tx.exec_params(
+                            "INSERT INTO nodes (id, heartbeat_at, lease_s) VALUES ($1, now(), $2) "
+                            "ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), lease_s = $2, started_at = now()",
+                            q->cfg_.node_id, q->cfg_.lease_s);
+                        tx.commit();
+                        return true;
+                      })
+          .status());
   return q;
 }
 
 Status PgQueue::migrate() {
-  return engine_->run<bool>("migrate the schema", [&](pqxx::connection_base& c) -> Result<bool> {
-    pqxx::work tx(c);
-    // Every node takes the lock before it looks: the first migrates, the
-    // others wait for its COMMIT and then find the version current.
-    tx.exec_params("SELECT pg_advisory_xact_lock($1)", kMigrationLock);
-    tx.exec(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
-        "applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), node TEXT NOT NULL)");
-    const int version = tx.exec("SELECT coalesce(max(version), 0) FROM schema_migrations")[0][0].as<int>();
-    if (version > kSchemaVersion) {
-      return make_error(ErrorCode::kBadFormat,
-                        "--queue {}: the database has schema version {}, newer than the version {} this proofpipe "
-                        "reads (a newer proofpipe migrated it)",
-                        engine_->display(), version, kSchemaVersion);
-    }
-    for (int v = version + 1; v <= kSchemaVersion; ++v) {
-      tx.exec(kMigrations[v - 1]);
-      tx.exec_params("INSERT INTO schema_migrations (version, node) VALUES ($1, $2)", v, cfg_.node_id);
-      spdlog::info("postgresql: schema migrated to version {} by node {}", v, cfg_.node_id);
-    }
-    tx.commit();
-    return true;
-  }).status();
+  return engine_
+      ->run<bool>("migrate the schema",
+                  [&](pqxx::connection_base& c) -> Result<bool> {
+                    pqxx::work tx(c);
+                    // Every node takes the lock before it looks: the first migrates, the
+                    // others wait for its COMMIT and then find the version current.
+                    tx.exec_params("SELECT pg_advisory_xact_lock($1)", kMigrationLock);
+                    tx.exec(
+                        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+                        "applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), node TEXT NOT NULL)");
+                    const int version =
+                        tx.exec("SELECT coalesce(max(version), 0) FROM schema_migrations")[0][0].as<int>();
+                    if (version > kSchemaVersion) {
+                      return make_error(
+                          ErrorCode::kBadFormat,
+                          "--queue {}: the database has schema version {}, newer than the version {} this proofpipe "
+                          "reads (a newer proofpipe migrated it)",
+                          engine_->display(), version, kSchemaVersion);
+                    }
+                    for (int v = version + 1; v <= kSchemaVersion; ++v) {
+                      tx.exec(kMigrations[v - 1]);
+                      tx.exec_params("INSERT INTO schema_migrations (version, node) VALUES ($1, $2)", v, cfg_.node_id);
+                      spdlog::info("postgresql: schema migrated to version {} by node {}", v, cfg_.node_id);
+                    }
+                    tx.commit();
+                    return true;
+                  })
+      .status();
 }
 
 std::string PgQueue::unavailable_reason() const { return engine_->down_reason(); }
@@ -258,9 +267,10 @@ Result<std::vector<Job>> PgQueue::list(std::optional<JobState> state, size_t lim
     pqxx::read_transaction tx(c);
     const auto n = int64_t(std::min<size_t>(limit, INT64_MAX));
     const pqxx::result r =
-        state ? tx.exec_params(std::string(kJobSelect) + "WHERE j.state = $1 GROUP BY j.seq ORDER BY j.seq DESC LIMIT $2",
-                               std::string(job_state_name(*state)), n)
-              : tx.exec_params(std::string(kJobSelect) + "GROUP BY j.seq ORDER BY j.seq DESC LIMIT $1", n);
+        state
+            ? tx.exec_params(std::string(kJobSelect) + "WHERE j.state = $1 GROUP BY j.seq ORDER BY j.seq DESC LIMIT $2",
+                             std::string(job_state_name(*state)), n)
+            : tx.exec_params(std::string(kJobSelect) + "GROUP BY j.seq ORDER BY j.seq DESC LIMIT $1", n);
     std::vector<Job> jobs;
     for (const pqxx::row& row : r) jobs.push_back(job_from_row(row));
     return jobs;

@@ -44,8 +44,8 @@ struct PgQueueConfig {
   std::string url;  // postgresql://...
   std::string node_id;
   double lease_s = 30;
-  uint32_t max_attempts = 3;             // claims of one partition before it fails (leases that ran out count)
-  std::filesystem::path witness_dir;     // where a claim writes its witness (--state-dir/witnesses)
+  uint32_t max_attempts = 3;                // claims of one partition before it fails (leases that ran out count)
+  std::filesystem::path witness_dir;        // where a claim writes its witness (--state-dir/witnesses)
   uint64_t max_witness_bytes = 1ull << 30;  // a stored witness read back at submit
 };
 

@@ -77,9 +77,9 @@ Status PgQueue::Conn::ensure() {
     return make_error(ErrorCode::kUnavailable, "postgresql {}: {} (reconnecting)", display_, why);
   }
   return make_error(ErrorCode::kUnavailable, "postgresql {}: {} ({})", display_, why,
-                    connecting_ ? std::string("reconnecting")
-                                : fmt::format("retrying in {:.1f} s",
-                                              std::chrono::duration<double>(next_try_ - now).count()));
+                    connecting_
+                        ? std::string("reconnecting")
+                        : fmt::format("retrying in {:.1f} s", std::chrono::duration<double>(next_try_ - now).count()));
 }
 
 Status PgQueue::Conn::lost(const char* what, const std::string& why) {
@@ -88,8 +88,7 @@ Status PgQueue::Conn::lost(const char* what, const std::string& why) {
   {
     std::lock_guard lock(down_mu_);
     if (down_.empty()) {
-      spdlog::warn("postgresql {}: {} connection lost ({}): {}; retrying with back-off", display_, role_, what,
-                   line);
+      spdlog::warn("postgresql {}: {} connection lost ({}): {}; retrying with back-off", display_, role_, what, line);
     }
     down_ = line.empty() ? "connection lost" : line;
   }

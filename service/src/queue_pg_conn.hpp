@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include <pqxx/pqxx>
 #include <spdlog/spdlog.h>
+#include <pqxx/pqxx>
 
 #include "proofpipe/common/status.hpp"
 #include "queue_pg.hpp"
@@ -88,7 +88,7 @@ struct PgQueue::Conn {
   std::unique_ptr<pqxx::connection> c_;
   double backoff_s_ = kFirstBackoffS;
   Clock::time_point next_try_{};
-  std::thread connector_;  // the reconnect in progress, if any
+  std::thread connector_;       // the reconnect in progress, if any
   mutable std::mutex down_mu_;  // what the connector hands over, and why the connection is down
   std::string down_;
   bool connecting_ = false, connect_failed_ = false;

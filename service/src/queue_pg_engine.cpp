@@ -60,7 +60,8 @@ Result<std::vector<WorkItem>> PgQueue::claim(const ClaimRequest& request, double
     std::string bytes;
   };
   PP_ASSIGN_OR_RETURN(
-      std::vector<Row> rows, engine_->run<std::vector<Row>>("claim", [&](pqxx::connection_base& c) -> Result<std::vector<Row>> {
+      std::vector<Row> rows,
+      engine_->run<std::vector<Row>>("claim", [&](pqxx::connection_base& c) -> Result<std::vector<Row>> {
         pqxx::work tx(c);
         // Claims whose lease ran out with no attempt left: failed for good.
         const pqxx::result dead = tx.exec_params(
@@ -199,42 +200,51 @@ Result<uint32_t> PgQueue::start_attempt(const Claim& c, double /*now*/) {
 }
 
 Status PgQueue::fail_attempt(const Claim& c, std::string_view cause, double /*now*/) {
-  return engine_->run<bool>("record a failed attempt", [&](pqxx::connection_base& conn) -> Result<bool> {
-    pqxx::work tx(conn);
-    tx.exec_params("UPDATE partitions SET last_error = $1 WHERE job_seq = $2 AND idx = $3 AND fence = $4",
-                   std::string(cause), c.job_seq, c.index, c.fence);
-    tx.commit();
-    return true;
-  }).status();
+  return engine_
+      ->run<bool>("record a failed attempt",
+                  [&](pqxx::connection_base& conn) -> Result<bool> {
+                    pqxx::work tx(conn);
+                    tx.exec_params(
+                        "UPDATE partitions SET last_error = $1 WHERE job_seq = $2 AND idx = $3 AND fence = $4",
+                        std::string(cause), c.job_seq, c.index, c.fence);
+                    tx.commit();
+                    return true;
+                  })
+      .status();
 }
 
 Status PgQueue::end_claim(const Claim& c, const char* what, bool done_ok, double now,
                           const std::function<void(pqxx::transaction_base&)>& apply) {
-  return engine_->run<bool>(what, [&](pqxx::connection_base& conn) -> Result<bool> {
-    pqxx::work tx(conn);
-    const pqxx::result r = tx.exec_params(
-        "SELECT p.fence, p.status, coalesce(p.claimed_by, ''), p.name, j.id FROM partitions p "
-        "JOIN jobs j ON j.seq = p.job_seq WHERE p.job_seq = $1 AND p.idx = $2 FOR UPDATE OF p",
-        c.job_seq, c.index);
-    if (r.empty()) return make_error(ErrorCode::kInternal, "postgresql: {}: no partition {} of job #{}", what, c.index, c.job_seq);
-    const auto fence = r[0][0].as<uint64_t>();
-    const std::string status = r[0][1].as<std::string>(), holder = r[0][2].as<std::string>();
-    if (fence != c.fence) {
-      return make_error(ErrorCode::kStale,
-                        "fencing token {} is stale: partition {} of job {} is {} under token {}{}", c.fence,
-                        r[0][3].as<std::string>(), r[0][4].as<std::string>(), status, fence,
-                        holder.empty() ? "" : " held by node " + holder);
-    }
-    if (status == "done" && done_ok) return true;  // our own commit, retried after an in-doubt COMMIT
-    if (status != "running" && status != "cancelled") {
-      return make_error(ErrorCode::kInternal, "postgresql: {} on partition {} of job {}, which is {}", what,
-                        r[0][3].as<std::string>(), r[0][4].as<std::string>(), status);
-    }
-    apply(tx);
-    end_jobs_if_complete(tx, fmt::format("{{{}}}", c.job_seq), now);
-    tx.commit();
-    return true;
-  }).status();
+  return engine_
+      ->run<bool>(what,
+                  [&](pqxx::connection_base& conn) -> Result<bool> {
+                    pqxx::work tx(conn);
+                    const pqxx::result r = tx.exec_params(
+                        "SELECT p.fence, p.status, coalesce(p.claimed_by, ''), p.name, j.id FROM partitions p "
+                        "JOIN jobs j ON j.seq = p.job_seq WHERE p.job_seq = $1 AND p.idx = $2 FOR UPDATE OF p",
+                        c.job_seq, c.index);
+                    if (r.empty())
+                      return make_error(ErrorCode::kInternal, "postgresql: {}: no partition {} of job #{}", what,
+                                        c.index, c.job_seq);
+                    const auto fence = r[0][0].as<uint64_t>();
+                    const std::string status = r[0][1].as<std::string>(), holder = r[0][2].as<std::string>();
+                    if (fence != c.fence) {
+                      return make_error(ErrorCode::kStale,
+                                        "fencing token {} is stale: partition {} of job {} is {} under token {}{}",
+                                        c.fence, r[0][3].as<std::string>(), r[0][4].as<std::string>(), status, fence,
+                                        holder.empty() ? "" : " held by node " + holder);
+                    }
+                    if (status == "done" && done_ok) return true;  // our own commit, retried after an in-doubt COMMIT
+                    if (status != "running" && status != "cancelled") {
+                      return make_error(ErrorCode::kInternal, "postgresql: {} on partition {} of job {}, which is {}",
+                                        what, r[0][3].as<std::string>(), r[0][4].as<std::string>(), status);
+                    }
+                    apply(tx);
+                    end_jobs_if_complete(tx, fmt::format("{{{}}}", c.job_seq), now);
+                    tx.commit();
+                    return true;
+                  })
+      .status();
 }
 
 Status PgQueue::commit(const Claim& c, const PartTimes& t, const ProofFiles* proof, double now) {
@@ -271,22 +281,27 @@ Status PgQueue::fail_partition(const Claim& c, std::string_view cause, double no
 }
 
 Status PgQueue::release(const Claim& c, double /*now*/) {
-  Status st = engine_->run<bool>("release a claim", [&](pqxx::connection_base& conn) -> Result<bool> {
-    pqxx::work tx(conn);
-    // Only our own running claim goes back; a cancelled one stays cancelled,
-    // one another node holds is not ours to touch.
-    const pqxx::result r = tx.exec_params(
-        "UPDATE partitions SET status = 'queued', claimed_by = NULL, lease_until = NULL, "
-        "attempts = greatest(attempts - 1, 0) WHERE job_seq = $1 AND idx = $2 AND fence = $3 AND status = 'running' "
-        "RETURNING 1",
-        c.job_seq, c.index, c.fence);
-    tx.exec_params(
-        "UPDATE attempts SET result = 'released', ended_at = now() WHERE job_seq = $1 AND idx = $2 AND fence = $3 "
-        "AND result = 'running'",
-        c.job_seq, c.index, c.fence);
-    tx.commit();
-    return !r.empty();
-  }).status();
+  Status st = engine_
+                  ->run<bool>("release a claim",
+                              [&](pqxx::connection_base& conn) -> Result<bool> {
+                                pqxx::work tx(conn);
+                                // Only our own running claim goes back; a cancelled one stays cancelled,
+                                // one another node holds is not ours to touch.
+                                const pqxx::result r = tx.exec_params(
+                                    "UPDATE partitions SET status = 'queued', claimed_by = NULL, lease_until = NULL, "
+                                    "attempts = greatest(attempts - 1, 0) WHERE job_seq = $1 AND idx = $2 AND fence = "
+                                    "$3 AND status = 'running' "
+                                    "RETURNING 1",
+                                    c.job_seq, c.index, c.fence);
+                                tx.exec_params(
+                                    "UPDATE attempts SET result = 'released', ended_at = now() WHERE job_seq = $1 AND "
+                                    "idx = $2 AND fence = $3 "
+                                    "AND result = 'running'",
+                                    c.job_seq, c.index, c.fence);
+                                tx.commit();
+                                return !r.empty();
+                              })
+                  .status();
   if (st.code() != ErrorCode::kUnavailable) forget_claim(c);
   return st;
 }

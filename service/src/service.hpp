@@ -131,7 +131,8 @@ class Service final : public ServiceCore, public coord::PipelineHost {
     std::string job_id, stem, cause;
     PartTimes times;
     std::optional<ProofFiles> proof;
-    double at = 0;  // unix seconds of the event
+    double at = 0;    // unix seconds of the event
+    std::string key;  // kCommit: the key's name, for the metrics of a refused commit
   };
   struct JobRef {
     std::string id;
@@ -148,6 +149,8 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   void publish(const coord::Pipeline& pipeline);
   void claim_more(coord::Pipeline& pipeline);
   void renew_claims(coord::Pipeline& pipeline);
+  static Unsent ending(Unsent::Kind kind, const Claim& claim, const std::string& job_id, const std::string& stem,
+                       double at);
   // One ending write; false when the queue was unreachable (kept in unsent_).
   bool send(Unsent& w);
   void queue_trouble(std::string_view what, const Status& st);
@@ -164,18 +167,18 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   std::deque<Command> inbox_;
 
   // Engine thread only.
-  coord::Ledger* ledger_ = nullptr;  // the engine's, from recover()
-  std::vector<PartRef> refs_;        // by ledger index
-  std::map<uint64_t, JobRef> jobs_;  // by job seq, while it has open partitions
-  std::vector<uint32_t> ended_;      // ledger indices whose payload to forget next turn
+  coord::Ledger* ledger_ = nullptr;                         // the engine's, from recover()
+  std::vector<PartRef> refs_;                               // by ledger index
+  std::map<uint64_t, JobRef> jobs_;                         // by job seq, while it has open partitions
+  std::vector<uint32_t> ended_;                             // ledger indices whose payload to forget next turn
   std::map<std::pair<uint64_t, uint32_t>, uint32_t> held_;  // open claims (job seq, index) -> ledger index
   std::deque<Unsent> unsent_;
-  bool claim_due_ = true;  // a new job or a freed place: claim at this turn
+  bool claim_due_ = true;                                    // a new job or a freed place: claim at this turn
   double next_claim_ = 0, next_renew_ = 0, next_depth_ = 0;  // pipeline clock
   double cluster_depth_ = 0;
-  std::string last_trouble_;  // the queue's last error, logged once until it changes
-  ServiceMetrics counted_;           // proofs by key and result, partition seconds: counted as they end
-  double drain_deadline_ = 0;        // pipeline clock
+  std::string last_trouble_;   // the queue's last error, logged once until it changes
+  ServiceMetrics counted_;     // proofs by key and result, partition seconds: counted as they end
+  double drain_deadline_ = 0;  // pipeline clock
   bool stop_now_ = false;
   double next_publish_ = 0;
   bool ready_now_ = false;  // all_hello() as last published

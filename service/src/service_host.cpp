@@ -44,6 +44,22 @@ double& count_for(std::vector<ServiceMetrics::Count>& counts, std::map<std::stri
   return counts.back().value;
 }
 
+}  // namespace
+
+// The last write of a claim; the caller fills in the cause, times or proof.
+Service::Unsent Service::ending(Unsent::Kind kind, const Claim& claim, const std::string& job_id,
+                                const std::string& stem, double at) {
+  Unsent u;
+  u.kind = kind;
+  u.claim = claim;
+  u.job_id = job_id;
+  u.stem = stem;
+  u.at = at;
+  return u;
+}
+
+namespace {
+
 void observe(ServiceMetrics::Histogram& h, double seconds) {
   const size_t bucket =
       size_t(std::upper_bound(std::begin(kBounds), std::end(kBounds), seconds - 1e-12) - std::begin(kBounds));
@@ -129,9 +145,7 @@ void Service::renew_claims(coord::Pipeline& pipeline) {
 bool Service::send(Unsent& w) {
   Status st;
   switch (w.kind) {
-    case Unsent::Kind::kCommit:
-      st = queue_.commit(w.claim, w.times, w.proof ? &*w.proof : nullptr, w.at);
-      break;
+    case Unsent::Kind::kCommit: st = queue_.commit(w.claim, w.times, w.proof ? &*w.proof : nullptr, w.at); break;
     case Unsent::Kind::kFail: st = queue_.fail_partition(w.claim, w.cause, w.at); break;
     case Unsent::Kind::kRelease: st = queue_.release(w.claim, w.at); break;
   }
@@ -144,6 +158,10 @@ bool Service::send(Unsent& w) {
     // out; its result is the one that counts. Nothing was written.
     spdlog::warn("job {} partition {}: {} refused: {}", w.job_id, w.stem,
                  w.kind == Unsent::Kind::kCommit ? "commit" : "write", st.message());
+    if (w.kind == Unsent::Kind::kCommit) {
+      count_for(counted_.proofs, {{"key", w.key}, {"result", "done"}}) -= 1;
+      count_for(counted_.proofs, {{"key", w.key}, {"result", "stale"}}) += 1;
+    }
   } else if (!st) {
     // The journal is the service's memory: a write it refused (a full disk)
     // means this partition is proved again after a restart. Said loudly.
@@ -188,8 +206,8 @@ void Service::add_work(const WorkItem& item, double now) {
   if (auto n = formats::read_wtns_prefix(item.witness, prefix); !n) {
     const std::string why = fmt::format("the stored witness cannot be read: {}", n.status().message());
     spdlog::error("job {}: {}: {}", item.job_id, item.name, why);
-    Unsent w{Unsent::Kind::kFail, {item.job_seq, item.index, item.fence}, item.job_id, item.name, why, {}, {},
-             unix_now()};
+    Unsent w = ending(Unsent::Kind::kFail, {item.job_seq, item.index, item.fence}, item.job_id, item.name, unix_now());
+    w.cause = why;
     if (!send(w)) unsent_.push_back(std::move(w));
     return;
   }
@@ -221,8 +239,8 @@ void Service::on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, s
     case coord::LedgerEvent::kRequeued: st = queue_.fail_attempt(claim, cause, now); break;
     case coord::LedgerEvent::kFailed:
       // A cancelled job's partitions are cancelled in the queue already: the claim goes back.
-      end = Unsent{p.cancelled ? Unsent::Kind::kRelease : Unsent::Kind::kFail, claim, r.job_id, p.stem,
-                   std::string(cause), {}, {}, now};
+      end = ending(p.cancelled ? Unsent::Kind::kRelease : Unsent::Kind::kFail, claim, r.job_id, p.stem, now);
+      end->cause = cause;
       count_for(counted_.proofs, {{"key", key}, {"result", p.cancelled ? "cancelled" : "failed"}}) += 1;
       break;
     case coord::LedgerEvent::kDone: {
@@ -233,8 +251,11 @@ void Service::on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, s
       t.intake_s = p.stages.intake_s;
       t.h_s = p.stages.h_s;
       t.msms_s = p.stages.msms_s;
-      end = Unsent{Unsent::Kind::kCommit, claim, r.job_id, p.stem, {}, t, std::move(r.proof), now};
-      count_for(counted_.proofs, {{"key", key}, {"result", "done"}}) += 1;
+      end = ending(Unsent::Kind::kCommit, claim, r.job_id, p.stem, now);
+      end->times = t;
+      end->proof = std::move(r.proof);
+      end->key = key;
+      count_for(counted_.proofs, {{"key", key}, {"result", "done"}}) += 1;  // until the queue refuses it
       const double stage_s[] = {now - r.added_unix, t.wait_s, t.synth_s, t.prove_s};
       for (size_t i = 0; i < std::size(stage_s); ++i) observe(counted_.partition_seconds[i], stage_s[i]);
       break;

@@ -39,8 +39,8 @@ TEST_F(PgNodes, ANodePausedPastItsLeaseHasItsLateCommitRefused) {
   // Node 0 alone first, each proof held 2 s in its proving worker.
   start_nodes(1, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=2000"});
   ASSERT_EQ(submit(0, "p", {0}), 201);
-  ASSERT_TRUE(eventually([&] { return sql("SELECT count(*) FROM partitions WHERE claimed_by = 'n0'") == 1; },
-                         seconds(20)));
+  ASSERT_TRUE(
+      eventually([&] { return sql("SELECT count(*) FROM partitions WHERE claimed_by = 'n0'") == 1; }, seconds(20)));
   std::this_thread::sleep_for(std::chrono::milliseconds(600));  // synthesized; now inside the 2 s proof
   node(0).kill_group(SIGSTOP);
   const int64_t first_fence = sql("SELECT fence FROM partitions");
@@ -57,6 +57,15 @@ TEST_F(PgNodes, ANodePausedPastItsLeaseHasItsLateCommitRefused) {
       << node(0).log_text();
   expect_one_verified_proof_each(1, 1);
   EXPECT_EQ(sql("SELECT count(*) FROM proofs WHERE node = 'n0'"), 0);
+  // Its metrics (published twice a second) count the refused proof as stale, not done.
+  std::string metrics;
+  EXPECT_TRUE(eventually(
+      [&] {
+        metrics = node(0).client().Get("/metrics")->body;
+        return metrics.find("proofpipe_proofs_total{key=\"m\",result=\"stale\"} 1") != std::string::npos;
+      },
+      seconds(5)))
+      << metrics;
 }
 
 }  // namespace

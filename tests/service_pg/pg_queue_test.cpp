@@ -280,20 +280,19 @@ TEST_P(QueueConformance, ClaimCommitFailAndReleaseEndJobsAlike) {
   EXPECT_EQ(*q_->depth(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    BothQueues, QueueConformance,
-    ::testing::Values(QueueCase{"sqlite",
-                                [](const fs::path& dir) -> std::unique_ptr<service::JobQueue> {
-                                  auto j = service::SqliteJournal::open(dir / "journal.db");
-                                  return j.is_ok() ? std::move(j).value() : nullptr;
-                                }},
-                      QueueCase{"postgresql",
-                                [](const fs::path& dir) -> std::unique_ptr<service::JobQueue> {
-                                  service::PgQueueConfig cfg{g_cluster->url(), "n", 30, 3, dir};
-                                  auto q = PgQueue::open(cfg);
-                                  return q.is_ok() ? std::move(q).value() : nullptr;
-                                }}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+INSTANTIATE_TEST_SUITE_P(BothQueues, QueueConformance,
+                         ::testing::Values(QueueCase{"sqlite",
+                                                     [](const fs::path& dir) -> std::unique_ptr<service::JobQueue> {
+                                                       auto j = service::SqliteJournal::open(dir / "journal.db");
+                                                       return j.is_ok() ? std::move(j).value() : nullptr;
+                                                     }},
+                                           QueueCase{"postgresql",
+                                                     [](const fs::path& dir) -> std::unique_ptr<service::JobQueue> {
+                                                       service::PgQueueConfig cfg{g_cluster->url(), "n", 30, 3, dir};
+                                                       auto q = PgQueue::open(cfg);
+                                                       return q.is_ok() ? std::move(q).value() : nullptr;
+                                                     }}),
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace
 }  // namespace proofpipe::test

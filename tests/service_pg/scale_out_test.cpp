@@ -36,7 +36,8 @@ TEST_F(PgNodes, ThreeNodesStartedAtOnceMigrateOnceAndShareThirtyPartitions) {
       << node(0).log_text();
   expect_one_verified_proof_each(2, 30);
   for (int i = 0; i < 3; ++i) {
-    EXPECT_GE(sql(fmt::format("SELECT count(*) FROM proofs WHERE node = 'n{}'", i)), 1) << "node n" << i << " proved none";
+    EXPECT_GE(sql(fmt::format("SELECT count(*) FROM proofs WHERE node = 'n{}'", i)), 1)
+        << "node n" << i << " proved none";
   }
   // Any node answers for any job, and /metrics names the node and the cluster's depth.
   auto c = node(1).client();
@@ -52,7 +53,7 @@ TEST_F(PgNodes, IdsAndCancelHoldAcrossNodes) {
   std::vector<int> w;
   for (int k = 0; k < 12; ++k) w.push_back(k);
   ASSERT_EQ(submit(0, "long", w), 201);
-  EXPECT_EQ(submit(1, "long", w), 200);     // the same id and content on another node: the same job
+  EXPECT_EQ(submit(1, "long", w), 200);       // the same id and content on another node: the same job
   EXPECT_EQ(submit(1, "long", {0, 1}), 409);  // another content: a conflict
   ASSERT_TRUE(eventually(
       [&] {
@@ -65,8 +66,8 @@ TEST_F(PgNodes, IdsAndCancelHoldAcrossNodes) {
   auto del = node(1).client().Delete("/v1/jobs/long");
   ASSERT_TRUE(del && del->status == 200) << (del ? del->body : "no answer");
   EXPECT_EQ(json_of(del).value("state", ""), "cancelled");
-  ASSERT_TRUE(eventually([&] { return sql("SELECT count(*) FROM attempts WHERE result = 'running'") == 0; },
-                         seconds(10)))
+  ASSERT_TRUE(
+      eventually([&] { return sql("SELECT count(*) FROM attempts WHERE result = 'running'") == 0; }, seconds(10)))
       << node(0).log_text();
   for (const char* n : {"n0", "n1"}) {
     EXPECT_GE(sql(fmt::format("SELECT count(*) FROM attempts WHERE node = '{}' AND result = 'released'", n)), 1)

@@ -50,17 +50,17 @@ class PgNodes : public ::testing::Test {
   static std::string wtns(int i) { return (multi_io() / fmt::format("w{:02}.wtns", i)).string(); }
 
   std::vector<std::string> node_args(size_t i, const std::string& lease) const {
-    return {"--key",         "m=" + (multi_io() / "circuit.zkey").string(),
-            "--listen",      "127.0.0.1:0",
-            "--state-dir",   (tmp_ / fmt::format("node{}", i)).string(),
-            "--allow-dir",   multi_io().string(),
+    return {"--key",           "m=" + (multi_io() / "circuit.zkey").string(),
+            "--listen",        "127.0.0.1:0",
+            "--state-dir",     (tmp_ / fmt::format("node{}", i)).string(),
+            "--allow-dir",     multi_io().string(),
             "--synth-workers", "1",
-            "--gpu-workers", "1",
-            "--backend",     "cpu",
+            "--gpu-workers",   "1",
+            "--backend",       "cpu",
             "--drain-timeout", "10",
-            "--queue",       cluster_->url(),
-            "--node-id",     fmt::format("n{}", i),
-            "--lease",       lease};
+            "--queue",         cluster_->url(),
+            "--node-id",       fmt::format("n{}", i),
+            "--lease",         lease};
   }
   // Nodes 0..n-1 started at the same moment (each waits for its own start line).
   void start_nodes(size_t n, const std::vector<std::string>& env = {}, const std::string& lease = "2s") {
