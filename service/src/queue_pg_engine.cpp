@@ -135,11 +135,16 @@ Result<std::vector<WorkItem>> PgQueue::claim(const ClaimRequest& request, double
     } else {
       st = write_file_replace(x.item.witness, x.bytes, "claimed witness");
     }
-    // Unwritten, the engine's read of it fails the partition with this cause.
-    if (!st) spdlog::error("job {}: {}: {}", x.item.job_id, x.item.name, st.message());
     {
       std::lock_guard lock(files_mu_);
       held_[{x.item.job_seq, x.item.index}] = {x.item.witness, 0};
+    }
+    if (!st) {
+      // This node's disk, not the input: the claim goes back for a node that can write it.
+      spdlog::error("job {}: {}: {}; the claim goes back to the queue", x.item.job_id, x.item.name, st.message());
+      if (Status r = release({x.item.job_seq, x.item.index, x.item.fence}, now); !r)
+        spdlog::warn("postgresql: {}", r.message());
+      continue;
     }
     items.push_back(std::move(x.item));
   }

@@ -16,8 +16,7 @@ using std::chrono::seconds;
 
 TEST_F(PgNodes, ANodeKilledMidRunHasItsPartitionsFinishedByTheOthers) {
   start_nodes(3, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=200"});
-  std::vector<int> w;
-  for (int k = 0; k < 12; ++k) w.push_back(k);
+  const std::vector<int> w = witnesses(0, 12);
   ASSERT_EQ(submit(1, "a", w), 201);
   ASSERT_EQ(submit(2, "b", w), 201);
   // Node 0 holds claims and has proved something: kill it with its workers.

@@ -27,8 +27,7 @@ TEST_F(PgNodes, ThreeNodesStartedAtOnceMigrateOnceAndShareThirtyPartitions) {
   EXPECT_EQ(migrated, 1);
   // Any node takes jobs: three jobs of ten, one per node, priorities mixed.
   for (int j = 0; j < 3; ++j) {
-    std::vector<int> w;
-    for (int k = 0; k < 10; ++k) w.push_back((j * 10 + k) % 12);
+    const std::vector<int> w = witnesses(j * 10, 10);
     // Names repeat across jobs (w00 twice): unique within a job is enough.
     ASSERT_EQ(submit(size_t(j), "job" + std::to_string(j), w, j), 201) << node(size_t(j)).log_text();
   }
@@ -50,8 +49,7 @@ TEST_F(PgNodes, ThreeNodesStartedAtOnceMigrateOnceAndShareThirtyPartitions) {
 TEST_F(PgNodes, IdsAndCancelHoldAcrossNodes) {
   // 1 s per proof: each node holds claims it has not started proving when the cancel comes.
   start_nodes(2, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=1000"});
-  std::vector<int> w;
-  for (int k = 0; k < 12; ++k) w.push_back(k);
+  const std::vector<int> w = witnesses(0, 12);
   ASSERT_EQ(submit(0, "long", w), 201);
   EXPECT_EQ(submit(1, "long", w), 200);       // the same id and content on another node: the same job
   EXPECT_EQ(submit(1, "long", {0, 1}), 409);  // another content: a conflict
@@ -82,8 +80,7 @@ TEST_F(PgNodes, IdsAndCancelHoldAcrossNodes) {
 
 TEST_F(PgNodes, PostgresRestartedMidRunNodesReconnectAndFinish) {
   start_nodes(2, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=150"});
-  std::vector<int> w;
-  for (int k = 0; k < 12; ++k) w.push_back(k);
+  const std::vector<int> w = witnesses(0, 12);
   ASSERT_EQ(submit(0, "r", w), 201);
   ASSERT_TRUE(eventually([&] { return sql("SELECT count(*) FROM proofs") >= 2; }, seconds(30)));
   ASSERT_TRUE(cluster_->stop());

@@ -48,6 +48,13 @@ class PgNodes : public ::testing::Test {
 
   static std::filesystem::path multi_io() { return data_dir() / "multi_io"; }
   static std::string wtns(int i) { return (multi_io() / fmt::format("w{:02}.wtns", i)).string(); }
+  // n witness numbers from `first` on, wrapping at the fixture's 12.
+  static std::vector<int> witnesses(int first, int n) {
+    std::vector<int> w;
+    w.reserve(size_t(n));
+    for (int k = 0; k < n; ++k) w.push_back((first + k) % 12);
+    return w;
+  }
 
   std::vector<std::string> node_args(size_t i, const std::string& lease) const {
     return {"--key",           "m=" + (multi_io() / "circuit.zkey").string(),
