@@ -285,6 +285,9 @@ Result<std::optional<Job>> PgQueue::cancel(std::string_view id, double now) {
     // Any node may cancel: the holders of its partitions learn it at their
     // next renew. A partition being proved keeps its claim; a proof that
     // lands still counts (done), as on one node.
+    // Partition rows before the job's row, the order every transaction
+    // takes them in (queue_pg_engine.cpp): no deadlock with a commit.
+    tx.exec_params("SELECT 1 FROM partitions WHERE job_seq = $1 ORDER BY idx FOR UPDATE", *seq);
     const pqxx::result open =
         tx.exec_params("SELECT 1 FROM jobs WHERE seq = $1 AND state IN ('queued', 'running') FOR UPDATE", *seq);
     if (!open.empty()) {

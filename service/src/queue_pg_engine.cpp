@@ -31,7 +31,15 @@ std::string text_array(const std::vector<std::string>& v) {
 
 // A job still queued or running ends when its last partition does: done if
 // every partition is, else failed. A cancelled job stays cancelled.
+//
+// Every transaction that ends partitions locks their job rows first, in a
+// statement of its own (partition rows, then job rows, the order everywhere):
+// two nodes committing a job's last two partitions at once then end it in
+// turn, the second's statement seeing the first's commit (READ COMMITTED
+// takes a snapshot per statement). Without the lock each would see the
+// other's partition still running, and the job would never end.
 void end_jobs_if_complete(pqxx::transaction_base& tx, const std::string& seqs, double now) {
+  tx.exec_params("SELECT seq FROM jobs WHERE seq = ANY($1::bigint[]) ORDER BY seq FOR UPDATE", seqs);
   tx.exec_params(
       "UPDATE jobs j SET finished_at = $1, state = CASE WHEN EXISTS (SELECT 1 FROM partitions p "
       "WHERE p.job_seq = j.seq AND p.status = 'failed') THEN 'failed' ELSE 'done' END "

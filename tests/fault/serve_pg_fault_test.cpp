@@ -28,7 +28,7 @@ TEST_F(PgNodes, ANodeKilledMidRunHasItsPartitionsFinishedByTheOthers) {
       seconds(30)));
   node(0).kill_group(SIGKILL);
   ASSERT_TRUE(eventually([&] { return sql("SELECT count(*) FROM jobs WHERE state = 'done'") == 2; }, seconds(60)))
-      << node(1).log_text();
+      << dump();
   expect_one_verified_proof_each(1, 24);
   // Its claims were taken over once their lease ran out.
   EXPECT_GE(sql("SELECT count(*) FROM attempts WHERE node = 'n0' AND result = 'lost'"), 1);

@@ -213,6 +213,28 @@ TEST_F(PgQueueTest, LeasesThatKeepRunningOutSpendTheAttempts) {
   EXPECT_NE(job.partitions[0].last_error.find("lease ran out"), std::string::npos) << job.partitions[0].last_error;
 }
 
+TEST_F(PgQueueTest, TwoNodesCommittingAJobsLastPartitionsAtOnceEndTheJob) {
+  // Each node commits one of a job's two partitions at the same moment: the
+  // job must end (each commit alone sees the other partition still running).
+  auto a = node("a"), b = node("b");
+  ASSERT_TRUE(a && b);
+  const service::ProofFiles proof{"{}", "[]"};
+  for (int round = 0; round < 20; ++round) {
+    const std::string id = "j" + std::to_string(round);
+    ASSERT_TRUE(a->submit(spec(id, 2), 1).is_ok());
+    auto mine = a->claim(want(1), 2), theirs = b->claim(want(1), 2);
+    ASSERT_EQ(mine->size(), 1u);
+    ASSERT_EQ(theirs->size(), 1u);
+    Status sa, sb;
+    std::thread ta([&] { sa = a->commit(claim_of((*mine)[0]), {}, &proof, 3); });
+    std::thread tb([&] { sb = b->commit(claim_of((*theirs)[0]), {}, &proof, 3); });
+    ta.join();
+    tb.join();
+    ASSERT_TRUE(sa.is_ok() && sb.is_ok()) << sa.to_string() << " / " << sb.to_string();
+    ASSERT_EQ(a->get(id)->value().state, service::JobState::kDone) << "round " << round;
+  }
+}
+
 // --- one protocol, both queues ---------------------------------------------
 
 struct QueueCase {

@@ -97,6 +97,27 @@ class PgNodes : public ::testing::Test {
     pqxx::work tx(c);
     return tx.exec(query)[0][0].as<int64_t>();
   }
+  // For failure messages: the partitions not done, and every node's log.
+  std::string dump() const {
+    std::string out = "partitions not done (job, idx, status, attempts, claimed_by, fence, lease left s):\n";
+    try {
+      pqxx::connection c(cluster_->url());
+      pqxx::work tx(c);
+      for (const auto& r :
+           tx.exec("SELECT job_seq, idx, status, attempts, coalesce(claimed_by, '-'), fence, "
+                   "coalesce(extract(epoch FROM lease_until - now()), 0) FROM partitions WHERE status != 'done' "
+                   "ORDER BY job_seq, idx")) {
+        for (const auto& f : r) out += std::string(f.c_str()) + " ";
+        out += "\n";
+      }
+    } catch (const std::exception& e) {
+      out += std::string("(") + e.what() + ")\n";
+    }
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i]) out += fmt::format("--- node {} ---\n{}", i, nodes_[i]->log_text());
+    }
+    return out;
+  }
   // Polls `done` every 50 ms for up to `limit`.
   static bool eventually(const std::function<bool()>& done, std::chrono::seconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
