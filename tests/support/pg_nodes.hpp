@@ -40,8 +40,13 @@ class PgNodes : public ::testing::Test {
       n->signal(SIGTERM);
       if (!n->wait(std::chrono::seconds(20))) n->kill_group(SIGKILL);
     }
-    // A node killed with -9 leaves its ring behind: remove what this test added.
-    for (const std::string& name : new_rings(rings_before_)) std::filesystem::remove("/dev/shm/" + name);
+    // A node killed with -9 leaves its ring behind: remove those of our own
+    // nodes' pids only (other suites may run rings of their own meanwhile).
+    for (const std::string& name : new_rings(rings_before_)) {
+      for (const auto& n : nodes_) {
+        if (n && name.starts_with(fmt::format("proofpipe-{}-", n->pid()))) std::filesystem::remove("/dev/shm/" + name);
+      }
+    }
     nodes_.clear();
     cluster_.reset();
   }
