@@ -114,6 +114,7 @@ run_case() {
                             OR query LIKE 'UPDATE jobs SET state%ANY%' OR query LIKE 'UPDATE attempts%AND result = \$%' THEN 'claim'
                        WHEN query LIKE '%unnest%' OR query LIKE '%INTO nodes%' OR query LIKE 'UPDATE partitions SET lease_until%' THEN 'renew'
                        WHEN query LIKE '%FOR UPDATE OF p%' OR query LIKE 'INSERT INTO proofs%' OR query LIKE 'UPDATE jobs j SET finished_at%'
+                            OR query LIKE 'SELECT seq FROM jobs WHERE seq = ANY%'
                             OR query LIKE 'UPDATE attempts%' OR query LIKE '%wait_s = \$%' THEN 'commit'
                        WHEN query IN ('BEGIN', 'COMMIT') OR query LIKE 'BEGIN%' THEN 'begin/commit'
                        WHEN query LIKE 'INSERT INTO jobs%' OR query LIKE 'INSERT INTO partitions%' THEN 'submit'
