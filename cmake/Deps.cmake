@@ -18,3 +18,4 @@ find_package(cppzmq REQUIRED)
 # The service (service/): its job journal and its HTTP/JSON API.
 find_package(SQLite3 REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx)  # the service's shared queue (docs/scale-out.md)

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 debs=(build-essential cmake ninja-build pkg-config git
       libboost-dev libzmq3-dev cppzmq-dev libspdlog-dev libfmt-dev
       libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-      libgmp-dev libsqlite3-dev libcpp-httplib-dev
+      libgmp-dev libsqlite3-dev libcpp-httplib-dev libpqxx-dev postgresql
       nasm  # circom --c witness generators (tests build the fixture's; docs/witness-gen.md)
       nodejs npm python3 python3-matplotlib python3-prometheus-client)
 # Optional, not installed here: the fuzz build (-DPP_FUZZ=ON, scripts/fuzz.sh)

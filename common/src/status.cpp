@@ -21,6 +21,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kInternal: return "internal";
     case ErrorCode::kDeviceLost: return "device_lost";
     case ErrorCode::kPermissionDenied: return "permission_denied";
+    case ErrorCode::kStale: return "stale";
   }
   return "unknown";
 }

@@ -1,7 +1,8 @@
 // `proofpipe serve` (docs/service.md): checks every flag, loads the keys,
-// takes the state directory (0700, one service at a time), opens the
-// journal, starts the HTTP API and runs the coordinator's engine with the
-// Service as its host until SIGTERM has drained it.
+// takes the state directory (0700, one service at a time), opens the queue
+// (the SQLite journal, or PostgreSQL: docs/scale-out.md), starts the HTTP
+// API and runs the coordinator's engine with the Service as its host until
+// SIGTERM has drained it.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -21,10 +22,10 @@
 #include "cli_error.hpp"
 #include "http_api.hpp"
 #include "intake.hpp"
-#include "journal_sqlite.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
 #include "proofpipe/service/commands.hpp"
+#include "queue_open.hpp"
 #include "run_setup.hpp"
 #include "serve_setup.hpp"
 #include "service.hpp"
@@ -94,14 +95,16 @@ int serve(const ServeArgs& args) {
   auto cfg = coord::pipeline_config(*flags, sizes);
   if (!cfg) return fail(cfg.status());
 
+  auto lease = service::parse_lease(args.lease);
+  if (!lease) return fail(lease.status());
+  const std::string node_id = args.node_id.empty() ? service::default_node_id() : args.node_id;
+  if (!service::valid_name(node_id))
+    return fail(
+        make_error(ErrorCode::kInvalidArgument, "--node-id '{}': use [A-Za-z0-9._-], 1 to 128 characters", node_id));
   auto state = service::StateDir::take(args.state_dir);
   if (!state) return fail(state.status());
-  auto journal = service::SqliteJournal::open(state->path() / "journal.db");
-  if (!journal) return fail(journal.status());
-  auto referenced = (*journal)->witness_dirs();
-  if (!referenced) return fail(referenced.status());
-  if (Status st = service::sweep_staging(state->path() / "witnesses", *referenced); !st) return fail(st);
-  if (Status st = service::sweep_proof_temps(state->path() / "proofs"); !st) return fail(st);
+  auto queue = service::open_queue(args.queue, *state, {node_id, *lease, flags->args.max_attempts});
+  if (!queue) return fail(queue.status());
 
   for (const ServiceKey& k : *keys) cfg->keys.push_back(k.info.path);
   cfg->out = state->path();
@@ -111,12 +114,15 @@ int serve(const ServeArgs& args) {
   scfg.max_witness_bytes = *max_upload;
   scfg.drain_timeout_s = args.drain_timeout_s;
   scfg.mem_max = cfg->mem_max;
+  scfg.node_id = node_id;
+  scfg.claim_window = size_t(cfg->slots) + cfg->synth_workers;
+  scfg.renew_every_s = *lease / 3;
   std::vector<std::string> names;
   for (const ServiceKey& k : *keys) {
     names.push_back(
         fmt::format("{} (2^{}, {} constraints)", k.info.name, __builtin_ctzll(k.info.domain_size), k.info.constraints));
   }
-  service::Service svc(std::move(scfg), **journal, std::move(*keys));
+  service::Service svc(std::move(scfg), **queue, std::move(*keys));
   coord::Ledger ledger({}, flags->args.max_attempts);
   auto queued = svc.recover(ledger);
   if (!queued) return fail(queued.status());
@@ -135,15 +141,17 @@ int serve(const ServeArgs& args) {
 
   auto report = coord::run_pipeline(*cfg, ledger, svc.verification_keys(), &svc);
   (*api)->stop();
+  svc.release_claims();
   if (!report) return fail(report.status());
   if (!report->abort_reason.empty()) {
     std::fprintf(stderr, "proofpipe: error: the service stopped: %s; its queue is kept in %s\n",
                  report->abort_reason.c_str(), state->path().c_str());
     return kExitError;
   }
-  std::fprintf(stderr, "proofpipe serve: stopped; %zu partition%s proved in this life, %zu queued in the journal\n",
+  const auto left = (*queue)->depth();
+  std::fprintf(stderr, "proofpipe serve: stopped; %zu partition%s proved in this life, %s queued in the journal\n",
                ledger.count(coord::PartState::kDone), ledger.count(coord::PartState::kDone) == 1 ? "" : "s",
-               ledger.count(coord::PartState::kPending) + ledger.in_flight());
+               left ? std::to_string(*left).c_str() : "(unknown: the queue is unreachable)");
   return kExitOk;
 }
 

@@ -1,7 +1,16 @@
 // The job queue behind `proofpipe serve` (docs/service.md): jobs, their
 // partitions and every attempt, durable before a call returns. One small
 // interface with two homes: the embedded SQLite journal (journal_sqlite.hpp)
-// for one host, and PostgreSQL for many hosts sharing one queue (next).
+// for one host, and PostgreSQL for many hosts sharing one queue (queue_pg.hpp,
+// docs/scale-out.md).
+//
+// The engine PULLS: each node claims only as many partitions as its free
+// capacity takes (claim), keeps its claims alive (renew), and ends each one
+// with commit / fail_partition / release. Every claim carries a fencing token
+// that only rises; a call with a token that is no longer the partition's
+// current one is refused with ErrorCode::kStale (another node took the
+// partition after this node's lease ran out). One node on SQLite: a claim is
+// local and its token is trivially current.
 //
 //   job:        queued --first attempt--> running --all partitions ended--> done | failed
 //                  \__________________ cancel (before all ended) ___________> cancelled
@@ -18,6 +27,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +98,12 @@ struct SubmitResult {
   Job job;  // kCreated: the new job; kExisting/kConflict: the one already under that id
 };
 
+// A proof as stored and served (snarkjs proof.json and public.json).
+struct ProofFiles {
+  std::string proof_json;
+  std::string public_json;
+};
+
 // A partition the engine still has to prove.
 struct WorkItem {
   uint64_t job_seq = 0;
@@ -97,7 +113,27 @@ struct WorkItem {
   double submitted_at = 0;
   uint32_t index = 0;
   std::string name;
-  std::filesystem::path witness;
+  std::filesystem::path witness;  // a file on this node (PostgreSQL: written there at the claim)
+  uint64_t fence = 0;             // the claim's fencing token
+};
+
+// One claim a node holds: the partition and the token it was claimed with.
+struct Claim {
+  uint64_t job_seq = 0;
+  uint32_t index = 0;
+  uint64_t fence = 0;
+  auto operator<=>(const Claim&) const = default;
+};
+
+struct ClaimRequest {
+  std::vector<std::string> keys;  // only partitions of these keys (the node's --key names)
+  size_t max_n = 0;               // the node's free capacity
+};
+
+// What renew() learned of a node's claims.
+struct Renewal {
+  std::vector<Claim> cancelled;  // their job was cancelled (on any node): drop them
+  std::vector<Claim> lost;       // another node holds them now (the lease ran out): drop them
 };
 
 class JobQueue {
@@ -115,24 +151,44 @@ class JobQueue {
   // that already ended is returned unchanged. nullopt: no such job.
   virtual Result<std::optional<Job>> cancel(std::string_view id, double now) = 0;
 
-  // --- the engine's side ------------------------------------------------
-  // Every partition still queued or running of a job neither ended nor
-  // cancelled, by priority (high first), then job age, then index: what a
-  // (re)started service must prove. A partition left `running` by a killed
-  // service is queued again by this call (its attempt recorded as lost).
-  virtual Result<std::vector<WorkItem>> unfinished() = 0;
-  // The partitions of one job (a new one, just submitted), as unfinished() would list them.
-  virtual Result<std::vector<WorkItem>> job_work(std::string_view id) = 0;
-  // A new attempt at a partition began (the grant); returns its number over
-  // every life of the service (1, 2, ...). The job becomes running.
-  virtual Result<uint32_t> attempt_started(uint64_t job_seq, uint32_t index, double now) = 0;
-  // The attempt failed and the partition will be tried again.
-  virtual Status attempt_failed(uint64_t job_seq, uint32_t index, std::string_view cause, double now) = 0;
-  // The proof is stored (its files are durable): the partition is done, for
-  // good. The job ends when its last partition does.
-  virtual Status partition_done(uint64_t job_seq, uint32_t index, const PartTimes& times, double now) = 0;
-  // No attempt is left, or the input is bad: failed for good.
-  virtual Status partition_failed(uint64_t job_seq, uint32_t index, std::string_view cause, double now) = 0;
+  // Partitions queued (or claimed by no live node) of jobs neither ended nor
+  // cancelled: the cluster's queue depth.
+  virtual Result<uint64_t> depth() = 0;
+
+  // --- the engine's side: a node's claims -------------------------------
+  // Up to max_n partitions of the given keys, by priority (high first), then
+  // job age, then index, each now held by this node under a fresh token. A
+  // partition whose holder's lease ran out is claimed again (SQLite: one
+  // left `running` by a killed service). The job becomes running.
+  virtual Result<std::vector<WorkItem>> claim(const ClaimRequest& request, double now) = 0;
+  // Keeps this node alive and its claims' leases running; says which of
+  // `held` were cancelled or taken by another node since.
+  virtual Result<Renewal> renew(std::span<const Claim> held, double now) = 0;
+  // A new attempt at a held partition began (the grant); returns its number
+  // (1, 2, ...).
+  virtual Result<uint32_t> start_attempt(const Claim& c, double now) = 0;
+  // The attempt failed and this node will try again.
+  virtual Status fail_attempt(const Claim& c, std::string_view cause, double now) = 0;
+  // The proof is verified (and, unless holds_proofs(), its files are durable):
+  // the partition is done, for good, with `proof` stored in the same
+  // transaction when the queue holds proofs. The job ends when its last
+  // partition does. kStale: the token is not current; nothing was written.
+  virtual Status commit(const Claim& c, const PartTimes& times, const ProofFiles* proof, double now) = 0;
+  // No attempt is left, or the input is bad: failed for good. kStale as above.
+  virtual Status fail_partition(const Claim& c, std::string_view cause, double now) = 0;
+  // The node gives a claim back unfinished (drain, cancel): queued again
+  // unless cancelled; the claim does not count as an attempt.
+  virtual Status release(const Claim& c, double now) = 0;
+
+  // --- where proofs live, and the connection ----------------------------
+  // true: commit() stores proofs and read_proof() serves them (PostgreSQL);
+  // false: the service keeps them as files under --state-dir.
+  virtual bool holds_proofs() const { return false; }
+  virtual Result<std::optional<ProofFiles>> read_proof(std::string_view /*job_id*/, std::string_view /*name*/) {
+    return std::optional<ProofFiles>();
+  }
+  // Empty while the queue is reachable, else why not (/readyz says it).
+  virtual std::string unavailable_reason() const { return {}; }
 };
 
 }  // namespace proofpipe::service

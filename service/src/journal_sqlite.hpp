@@ -60,22 +60,47 @@ class SqliteJournal final : public JobQueue {
   Result<std::vector<Job>> list(std::optional<JobState> state, size_t limit) override;
   Result<std::optional<Job>> cancel(std::string_view id, double now) override;
 
-  // Resets only what EARLIER lives left running: safe to call at any time,
-  // it never requeues an attempt this life has in flight.
-  Result<std::vector<WorkItem>> unfinished() override;
-  Result<std::vector<WorkItem>> job_work(std::string_view id) override;
+  Result<uint64_t> depth() override;
+
+  // The claim side for one node: a claim hands out partitions queued (or
+  // left running by an earlier life: the first claim of a life marks those
+  // attempts lost, as unfinished() does) that this life does not hold yet;
+  // every token is 0 and always current. The calls below forward to the
+  // per-partition calls further down.
+  Result<std::vector<WorkItem>> claim(const ClaimRequest& request, double now) override;
+  Result<Renewal> renew(std::span<const Claim> held, double now) override;
+  Result<uint32_t> start_attempt(const Claim& c, double now) override;
+  Status fail_attempt(const Claim& c, std::string_view cause, double now) override;
+  Status commit(const Claim& c, const PartTimes& times, const ProofFiles* proof, double now) override;
+  Status fail_partition(const Claim& c, std::string_view cause, double now) override;
+  Status release(const Claim& c, double now) override;
+
+  // --- the per-partition engine calls (the claim side and the tests) ------
+  // Every partition still queued or running of a job neither ended nor
+  // cancelled, by priority (high first), then job age, then index. A
+  // partition left `running` by an EARLIER life is queued again by this call
+  // (its attempt recorded as lost); an attempt this life has in flight is
+  // never requeued.
+  Result<std::vector<WorkItem>> unfinished();
+  // The partitions of one job (a new one, just submitted), as unfinished() would list them.
+  Result<std::vector<WorkItem>> job_work(std::string_view id);
+  // A new attempt at a partition began (the grant); returns its number over
+  // every life of the service (1, 2, ...). The job becomes running.
   // kInternal on a partition that is done, failed or cancelled (the engine
   // must never start one). On a partition still `running` (no end reported
   // for its last attempt), that attempt is closed as lost first.
-  Result<uint32_t> attempt_started(uint64_t job_seq, uint32_t index, double now) override;
+  Result<uint32_t> attempt_started(uint64_t job_seq, uint32_t index, double now);
+  // The attempt failed and the partition will be tried again.
   // kInternal unless the partition has an attempt open. On a cancelled
   // partition the attempt is recorded and the partition stays cancelled.
-  Status attempt_failed(uint64_t job_seq, uint32_t index, std::string_view cause, double now) override;
+  Status attempt_failed(uint64_t job_seq, uint32_t index, std::string_view cause, double now);
+  // The proof's files are durable: the partition is done, for good.
   // kInternal unless an attempt is open (so a partition is never done twice).
   // A cancelled partition becomes done (the proof counts); its job stays cancelled.
-  Status partition_done(uint64_t job_seq, uint32_t index, const PartTimes& times, double now) override;
+  Status partition_done(uint64_t job_seq, uint32_t index, const PartTimes& times, double now);
+  // No attempt is left, or the input is bad: failed for good.
   // kInternal on a done or failed partition. A cancelled one stays cancelled.
-  Status partition_failed(uint64_t job_seq, uint32_t index, std::string_view cause, double now) override;
+  Status partition_failed(uint64_t job_seq, uint32_t index, std::string_view cause, double now);
 
   // --- beyond JobQueue ----------------------------------------------------
   // Every attempt of a job by partition, then attempt; kNotFound: no such job.
@@ -97,7 +122,10 @@ class SqliteJournal final : public JobQueue {
   Status init();
   Result<Job> load_job(uint64_t seq, bool with_partitions);
   Result<std::optional<uint64_t>> seq_of(std::string_view id);
-  Result<std::vector<WorkItem>> work_items(std::optional<uint64_t> job_seq);
+  // `limit` 0: all.
+  Result<std::vector<WorkItem>> work_items(std::optional<uint64_t> job_seq, size_t limit = 0);
+  Result<std::vector<WorkItem>> reset_and_list(size_t limit);
+  void release_held(const Claim& c);
   Status end_job_if_complete(uint64_t job_seq, double now);
   // The partition's status word and the number of its last attempt, with
   // whether that attempt is still open; kInternal when there is no such partition.
@@ -113,6 +141,8 @@ class SqliteJournal final : public JobQueue {
   std::mutex mu_;  // one connection, one caller at a time
   std::unique_ptr<sql::Db> db_;
   uint64_t life_ = 0;
+  bool claimed_once_ = false;                     // the first claim resets what earlier lives left running
+  std::set<std::pair<uint64_t, uint32_t>> held_;  // (job seq, index) claimed by this life and not yet ended
 };
 
 }  // namespace proofpipe::service

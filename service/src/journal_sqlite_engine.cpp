@@ -2,6 +2,7 @@
 // every attempt's start and end, each one transaction (journal_sqlite.hpp).
 // The checks here are what the crash tests rely on: a partition that is done,
 // failed or cancelled is never started again, and one is never done twice.
+#include <algorithm>
 #include <string>
 
 #include "journal_sqlite.hpp"
@@ -9,15 +10,16 @@
 
 namespace proofpipe::service {
 
-Result<std::vector<WorkItem>> SqliteJournal::work_items(std::optional<uint64_t> job_seq) {
+Result<std::vector<WorkItem>> SqliteJournal::work_items(std::optional<uint64_t> job_seq, size_t limit) {
   // Priority first (high first), then the job's age, then the partition.
   static constexpr const char* kSelect =
       "SELECT j.seq, j.id, j.key, j.priority, j.submitted_at, p.idx, p.name, p.witness "
       "FROM partitions p JOIN jobs j ON j.seq = p.job_seq "
       "WHERE p.status IN ('queued', 'running') AND j.state IN ('queued', 'running') ";
-  PP_ASSIGN_OR_RETURN(sql::Stmt s, job_seq
-                                       ? db_->query(std::string(kSelect) + "AND j.seq = ? ORDER BY p.idx", *job_seq)
-                                       : db_->query(std::string(kSelect) + "ORDER BY j.priority DESC, j.seq, p.idx"));
+  const auto n = limit == 0 ? int64_t(-1) : int64_t(std::min<size_t>(limit, INT64_MAX));  // -1: no limit
+  PP_ASSIGN_OR_RETURN(sql::Stmt s,
+                      job_seq ? db_->query(std::string(kSelect) + "AND j.seq = ? ORDER BY p.idx LIMIT ?", *job_seq, n)
+                              : db_->query(std::string(kSelect) + "ORDER BY j.priority DESC, j.seq, p.idx LIMIT ?", n));
   std::vector<WorkItem> items;
   for (;;) {
     PP_ASSIGN_OR_RETURN(bool row, s.step());
@@ -37,6 +39,10 @@ Result<std::vector<WorkItem>> SqliteJournal::work_items(std::optional<uint64_t> 
 
 Result<std::vector<WorkItem>> SqliteJournal::unfinished() {
   std::lock_guard lock(mu_);
+  return reset_and_list(0);
+}
+
+Result<std::vector<WorkItem>> SqliteJournal::reset_and_list(size_t limit) {
   return db_->transaction_with<std::vector<WorkItem>>([&](std::vector<WorkItem>& items) -> Status {
     // Attempts an earlier life left open died with it: their partitions go
     // back to the queue (a cancelled one stays cancelled), the attempts are
@@ -47,9 +53,89 @@ Result<std::vector<WorkItem>> SqliteJournal::unfinished() {
         "AND a.result = 'running' AND a.life < ?)",
         life_));
     PP_RETURN_IF_ERROR(db_->exec("UPDATE attempts SET result = 'lost' WHERE result = 'running' AND life < ?", life_));
-    PP_ASSIGN_OR_RETURN(items, work_items(std::nullopt));
+    PP_ASSIGN_OR_RETURN(items, work_items(std::nullopt, limit));
     return Status::ok();
   });
+}
+
+Result<uint64_t> SqliteJournal::depth() {
+  std::lock_guard lock(mu_);
+  PP_ASSIGN_OR_RETURN(int64_t n, db_->scalar("SELECT count(*) FROM partitions p JOIN jobs j ON j.seq = p.job_seq "
+                                             "WHERE p.status IN ('queued', 'running') AND "
+                                             "j.state IN ('queued', 'running')"));
+  return uint64_t(n) - std::min<uint64_t>(uint64_t(n), held_.size());
+}
+
+// One node: the held set stands in for a lease (nothing else can take a
+// partition from this process), so the list is the journal's own order
+// with what this life holds left out.
+Result<std::vector<WorkItem>> SqliteJournal::claim(const ClaimRequest& request, double /*now*/) {
+  std::lock_guard lock(mu_);
+  std::vector<WorkItem> out;
+  if (request.max_n == 0) return out;
+  std::vector<WorkItem> items;
+  if (!claimed_once_) {
+    PP_ASSIGN_OR_RETURN(items, reset_and_list(0));
+    claimed_once_ = true;
+  } else {
+    // Held partitions come first in the same order only if nothing above
+    // them arrived; asking for max_n past all of them is always enough.
+    PP_ASSIGN_OR_RETURN(items, work_items(std::nullopt, request.max_n + held_.size()));
+    // Partitions of a key this service lacks wait there; past them, read all.
+    if (items.size() == request.max_n + held_.size()) {
+      size_t usable = 0;
+      for (const WorkItem& w : items) {
+        usable += !held_.contains({w.job_seq, w.index}) &&
+                  std::find(request.keys.begin(), request.keys.end(), w.key) != request.keys.end();
+      }
+      if (usable < request.max_n) {
+        PP_ASSIGN_OR_RETURN(items, work_items(std::nullopt, 0));
+      }
+    }
+  }
+  for (WorkItem& w : items) {
+    if (out.size() == request.max_n) break;
+    if (std::find(request.keys.begin(), request.keys.end(), w.key) == request.keys.end()) continue;
+    if (!held_.insert({w.job_seq, w.index}).second) continue;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+Result<Renewal> SqliteJournal::renew(std::span<const Claim> /*held*/, double /*now*/) {
+  return Renewal{};  // cancels reach the one node through its own inbox
+}
+
+Result<uint32_t> SqliteJournal::start_attempt(const Claim& c, double now) {
+  return attempt_started(c.job_seq, c.index, now);
+}
+
+Status SqliteJournal::fail_attempt(const Claim& c, std::string_view cause, double now) {
+  return attempt_failed(c.job_seq, c.index, cause, now);
+}
+
+Status SqliteJournal::commit(const Claim& c, const PartTimes& times, const ProofFiles* /*proof*/, double now) {
+  Status st = partition_done(c.job_seq, c.index, times, now);
+  release_held(c);
+  return st;
+}
+
+Status SqliteJournal::fail_partition(const Claim& c, std::string_view cause, double now) {
+  Status st = partition_failed(c.job_seq, c.index, cause, now);
+  release_held(c);
+  return st;
+}
+
+Status SqliteJournal::release(const Claim& c, double /*now*/) {
+  // Its row stays as it is: `queued`, or `running` with an attempt this life
+  // opened, which the next life's first claim marks lost.
+  release_held(c);
+  return Status::ok();
+}
+
+void SqliteJournal::release_held(const Claim& c) {
+  std::lock_guard lock(mu_);
+  held_.erase({c.job_seq, c.index});
 }
 
 Result<std::vector<WorkItem>> SqliteJournal::job_work(std::string_view id) {

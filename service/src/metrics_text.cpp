@@ -94,11 +94,17 @@ std::string escape_label_value(std::string_view v) {
 
 std::string render_metrics(const ServiceMetrics& m) {
   Writer w;
-  w.counts("proofpipe_proofs_total", "counter", "Partitions ended, by key and result (done, failed, cancelled).",
+  w.counts("proofpipe_proofs_total", "counter",
+           "Partitions ended, by key and result (done, failed, cancelled; stale: a commit the shared queue refused).",
            m.proofs);
   w.histograms("proofpipe_partition_seconds", "Seconds of each proved partition by stage (total, wait, synth, prove).",
                m.seconds_bounds, m.partition_seconds);
-  w.counts("proofpipe_queue_depth", "gauge", "Partitions queued and not yet granted, by job priority.", m.queue_depth);
+  w.counts("proofpipe_queue_depth", "gauge", "Partitions this node claimed and not yet granted, by job priority.",
+           m.queue_depth);
+  w.single("proofpipe_cluster_queue_depth", "gauge", "Partitions queued in the shared queue, claimed by no node.",
+           m.cluster_queue_depth);
+  w.family("proofpipe_node_info", "gauge", "This service's node id (--node-id).");
+  if (!m.node.empty()) w.sample("proofpipe_node_info", {{"node", m.node}}, 1);
   w.counts("proofpipe_workers", "gauge", "Worker processes by role and state.", m.workers);
   w.counts("proofpipe_slots", "gauge", "Ring slots by state.", m.slots);
   w.single("proofpipe_restarts_total", "counter", "Worker restarts since the service started.", m.restarts);

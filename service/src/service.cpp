@@ -76,9 +76,11 @@ Result<SubmitResult> Service::submit(const SubmitRequest& request) {
   const IntakePolicy policy{cfg_.state_dir / "witnesses", cfg_.allow_dirs, cfg_.max_witness_bytes, cfg_.max_witnesses};
   PP_ASSIGN_OR_RETURN(JobSpec spec, stage_job(request, request.key, *keys_[size_t(k)].zkey, policy));
   auto result = queue_.submit(spec, unix_now());
-  if (!result || result->outcome != SubmitOutcome::kCreated) {
-    discard_staged(spec);  // the journal has the job already (or none): these copies are nobody's
-    return result;
+  if (!result || result->outcome != SubmitOutcome::kCreated || queue_.holds_proofs()) {
+    // The journal has the job already (or none), or the shared queue took
+    // the witnesses' bytes: these copies are nobody's.
+    discard_staged(spec);
+    if (!result || result->outcome != SubmitOutcome::kCreated) return result;
   }
   spdlog::info("job {}: {} partition{} of key {}, priority {}", spec.id, spec.witnesses.size(),
                spec.witnesses.size() == 1 ? "" : "s", spec.key, spec.priority);
@@ -115,6 +117,7 @@ std::filesystem::path Service::proof_dir(std::string_view job_id) const {
 }
 
 Result<std::optional<ProofFiles>> Service::proof(std::string_view id, std::string_view name) {
+  if (queue_.holds_proofs()) return queue_.read_proof(id, name);
   PP_ASSIGN_OR_RETURN(auto job, queue_.get(id));
   if (!job) return std::optional<ProofFiles>();
   for (const PartitionInfo& p : job->partitions) {
@@ -137,7 +140,9 @@ std::vector<KeyInfo> Service::keys() const {
 }
 
 Health Service::health() const {
+  const std::string queue_down = queue_.unavailable_reason();
   std::lock_guard lock(snap_mu_);
+  if (!draining_ && !queue_down.empty()) return {false, false, "the queue is unreachable: " + queue_down};
   return {ready_ && !draining_, draining_, draining_ ? "draining" : why_not_};
 }
 

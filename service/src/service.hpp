@@ -5,15 +5,20 @@
 //   HTTP threads (ApiServer)            engine thread (run_pipeline's loop)
 //   ------------------------            -----------------------------------
 //   ServiceCore::submit: intake,        PipelineHost::on_turn: takes the inbox:
-//     JobQueue::submit (durable),  -->    a new job -> its partitions appended
+//     JobQueue::submit (durable),  -->    a new job -> claim now
 //     inbox += new job, wake              a cancel  -> Scheduler::cancel, then
 //   ServiceCore::cancel: JobQueue::  -->  the waiting HTTP thread is answered
-//     cancel (durable), inbox += cancel, ledger observer -> JobQueue::attempt_started,
-//     wait for the engine's answer        attempt_failed, partition_done/failed
-//   job(), jobs(): JobQueue reads       store_proof: the proof files (temp,
-//   proof(): the stored files             fsync, rename) BEFORE the ledger commits
-//   health(), metrics(): the engine's   publishes health and metrics every turn
-//     last published snapshot             (at most every 500 ms)
+//     cancel (durable), inbox += cancel, JobQueue::claim up to the free capacity
+//     wait for the engine's answer        (claim_window less what the ledger holds)
+//   job(), jobs(): JobQueue reads         -> appended to the ledger;
+//   proof(): the stored files (or the     JobQueue::renew every renew_every_s
+//     queue's, PostgreSQL)                (cancelled or lost claims dropped)
+//   health(), metrics(): the engine's   ledger observer -> start_attempt,
+//     last published snapshot             fail_attempt, commit/fail_partition/release
+//                                       store_proof: the proof files (temp, fsync,
+//                                         rename) BEFORE the ledger commits (or, when
+//                                         the queue holds proofs, kept for commit())
+//                                       publishes health and metrics (every 500 ms)
 //
 // Crash order (docs/service.md, "What a crash leaves"): a job is answered
 // only once the journal holds it; a proof's files are durable before its
@@ -58,6 +63,12 @@ struct ServiceConfig {
   size_t max_witnesses = 100000;
   double drain_timeout_s = 60;
   uint64_t mem_max = 0;  // for /metrics; 0: none
+  std::string node_id;   // /metrics' node label
+  // Partitions held at once (granted or waiting for a grant): the ring's
+  // slots plus one per synthesis worker, so a worker that frees up finds
+  // one waiting and nothing else sits claimed and idle on this node.
+  size_t claim_window = 4;
+  double renew_every_s = 10;  // --lease / 3: two renewals may fail before the lease runs out
 };
 
 class Service final : public ServiceCore, public coord::PipelineHost {
@@ -67,10 +78,13 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
 
-  // Before the engine starts: the journal's unfinished partitions, in the
-  // ledger's order (priority, age, index), and the observer that records
-  // every transition. Returns how many partitions were queued.
+  // Before the engine starts: the observer that records every transition.
+  // Returns how many partitions the queue holds (the engine claims them as
+  // it has room, from its first turn).
   Result<size_t> recover(coord::Ledger& ledger);
+  // After the engine stopped: every claim not ended goes back to the queue,
+  // and the writes the queue refused while unreachable are tried once more.
+  void release_claims();
   std::span<const groth16::VerificationKey> verification_keys() const { return vks_; }
 
   // --- ServiceCore (any thread) ---
@@ -104,8 +118,21 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   struct PartRef {
     uint64_t job_seq = 0;
     uint32_t index = 0;  // in its job
+    uint64_t fence = 0;  // the claim's token
     std::string job_id;
     double added_unix = 0, granted_unix = 0;  // queued here; the last attempt's grant
+    std::optional<ProofFiles> proof;          // queue-held proofs: from store_proof to the commit
+  };
+  // A write the queue could not take (unreachable): kept, in order, and
+  // tried again every turn; the fence is checked when it lands.
+  struct Unsent {
+    enum class Kind : uint8_t { kCommit, kFail, kRelease } kind = Kind::kCommit;
+    Claim claim;
+    std::string job_id, stem, cause;
+    PartTimes times;
+    std::optional<ProofFiles> proof;
+    double at = 0;    // unix seconds of the event
+    std::string key;  // kCommit: the key's name, for the metrics of a refused commit
   };
   struct JobRef {
     std::string id;
@@ -120,6 +147,13 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   void release_witnesses(const std::string& id);
   void on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, std::string_view cause);
   void publish(const coord::Pipeline& pipeline);
+  void claim_more(coord::Pipeline& pipeline);
+  void renew_claims(coord::Pipeline& pipeline);
+  static Unsent ending(Unsent::Kind kind, const Claim& claim, const std::string& job_id, const std::string& stem,
+                       double at);
+  // One ending write; false when the queue was unreachable (kept in unsent_).
+  bool send(Unsent& w);
+  void queue_trouble(std::string_view what, const Status& st);
   int key_index(std::string_view name) const;
 
   ServiceConfig cfg_;
@@ -133,12 +167,18 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   std::deque<Command> inbox_;
 
   // Engine thread only.
-  coord::Ledger* ledger_ = nullptr;  // the engine's, from recover()
-  std::vector<PartRef> refs_;        // by ledger index
-  std::map<uint64_t, JobRef> jobs_;  // by job seq, while it has open partitions
-  std::vector<uint32_t> ended_;      // ledger indices whose payload to forget next turn
-  ServiceMetrics counted_;           // proofs by key and result, partition seconds: counted as they end
-  double drain_deadline_ = 0;        // pipeline clock
+  coord::Ledger* ledger_ = nullptr;                         // the engine's, from recover()
+  std::vector<PartRef> refs_;                               // by ledger index
+  std::map<uint64_t, JobRef> jobs_;                         // by job seq, while it has open partitions
+  std::vector<uint32_t> ended_;                             // ledger indices whose payload to forget next turn
+  std::map<std::pair<uint64_t, uint32_t>, uint32_t> held_;  // open claims (job seq, index) -> ledger index
+  std::deque<Unsent> unsent_;
+  bool claim_due_ = true;                                    // a new job or a freed place: claim at this turn
+  double next_claim_ = 0, next_renew_ = 0, next_depth_ = 0;  // pipeline clock
+  double cluster_depth_ = 0;
+  std::string last_trouble_;   // the queue's last error, logged once until it changes
+  ServiceMetrics counted_;     // proofs by key and result, partition seconds: counted as they end
+  double drain_deadline_ = 0;  // pipeline clock
   bool stop_now_ = false;
   double next_publish_ = 0;
   bool ready_now_ = false;  // all_hello() as last published

@@ -39,11 +39,6 @@ struct SubmitRequest {
   std::vector<UploadedWitness> uploads;  // multipart form: the files themselves
 };
 
-struct ProofFiles {
-  std::string proof_json;   // snarkjs proof.json, as stored
-  std::string public_json;  // snarkjs public.json
-};
-
 struct KeyInfo {
   std::string name;
   std::string path;
@@ -83,6 +78,8 @@ struct ServiceMetrics {
   double total_memory_peak_bytes = 0;        // its high-water mark (sampled)
   double memory_max_bytes = 0;               // --mem-max; 0: none
   double uptime_seconds = 0;
+  std::string node;                // proofpipe_node_info{node}: this service's --node-id
+  double cluster_queue_depth = 0;  // partitions queued in the shared queue (every node's)
 };
 
 class ServiceCore {

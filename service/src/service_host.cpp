@@ -15,6 +15,7 @@
 #include "intake.hpp"
 #include "outputs.hpp"
 #include "pipeline_impl.hpp"
+#include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/formats/wtns.hpp"
 #include "service.hpp"
 
@@ -24,6 +25,12 @@ namespace {
 // /metrics is read every few seconds; the status JSON behind it samples every
 // process. Twice a second is fresh enough and costs nothing next to a proof.
 constexpr double kPublishEveryS = 0.5;
+// Without a new job or a freed place, a node looks at the shared queue this
+// often for work other nodes accepted (and, on one node, for nothing new):
+// a fraction of a small proof's time, and 4 cheap queries a second.
+constexpr double kClaimPollS = 0.25;
+// The cluster's queue depth for /metrics: one count a second is plenty.
+constexpr double kDepthEveryS = 1.0;
 // partition seconds: from a 2^10 toy (tens of ms) to a 2^27 partition on a
 // CPU (most of an hour).
 constexpr double kBounds[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600};
@@ -36,6 +43,22 @@ double& count_for(std::vector<ServiceMetrics::Count>& counts, std::map<std::stri
   counts.push_back({std::move(labels), 0});
   return counts.back().value;
 }
+
+}  // namespace
+
+// The last write of a claim; the caller fills in the cause, times or proof.
+Service::Unsent Service::ending(Unsent::Kind kind, const Claim& claim, const std::string& job_id,
+                                const std::string& stem, double at) {
+  Unsent u;
+  u.kind = kind;
+  u.claim = claim;
+  u.job_id = job_id;
+  u.stem = stem;
+  u.at = at;
+  return u;
+}
+
+namespace {
 
 void observe(ServiceMetrics::Histogram& h, double seconds) {
   const size_t bucket =
@@ -59,9 +82,105 @@ Result<size_t> Service::recover(coord::Ledger& ledger) {
     h.buckets.assign(std::size(kBounds) + 1, 0);
     counted_.partition_seconds.push_back(std::move(h));
   }
-  PP_ASSIGN_OR_RETURN(const std::vector<WorkItem> items, queue_.unfinished());
-  for (const WorkItem& item : items) add_work(item, 0.0);  // queued since the engine's start
-  return items.size();
+  PP_ASSIGN_OR_RETURN(const uint64_t depth, queue_.depth());
+  cluster_depth_ = double(depth);
+  return size_t(depth);
+}
+
+void Service::queue_trouble(std::string_view what, const Status& st) {
+  // Once per distinct error: an unreachable queue fails every call until it is back.
+  if (st.message() == last_trouble_) return;
+  last_trouble_ = st.message();
+  spdlog::warn("queue: {}: {}", what, st.message());
+}
+
+// Claims what this node has room for: the ledger holds at most claim_window
+// partitions not yet ended, so the rest stays in the queue for other nodes.
+void Service::claim_more(coord::Pipeline& pipeline) {
+  if (draining()) return;
+  const coord::Ledger& ledger = pipeline.ledger();
+  const size_t held = ledger.count(coord::PartState::kPending) + ledger.in_flight();
+  const double now = pipeline.now();
+  if (held >= cfg_.claim_window || (!claim_due_ && now < next_claim_)) return;
+  claim_due_ = false;
+  next_claim_ = now + kClaimPollS;
+  ClaimRequest request;
+  for (const ServiceKey& k : keys_) request.keys.push_back(k.info.name);
+  request.max_n = cfg_.claim_window - held;
+  auto items = queue_.claim(request, unix_now());
+  if (!items) return queue_trouble("claim", items.status());
+  last_trouble_.clear();
+  for (const WorkItem& item : *items) add_work(item, now);
+}
+
+// Keeps the leases running; a claim the queue says is cancelled, or held by
+// another node now, is dropped (a partition already being proved finishes,
+// and its commit is refused by the fence).
+void Service::renew_claims(coord::Pipeline& pipeline) {
+  const double now = pipeline.now();
+  if (now < next_renew_) return;
+  next_renew_ = now + cfg_.renew_every_s;
+  std::vector<Claim> held;
+  held.reserve(held_.size());
+  for (const auto& [key, i] : held_) held.push_back({refs_[i].job_seq, refs_[i].index, refs_[i].fence});
+  auto renewal = queue_.renew(held, unix_now());
+  if (!renewal) {
+    next_renew_ = now + std::min(cfg_.renew_every_s, 1.0);  // retried soon: the lease is running out
+    return queue_trouble("renew", renewal.status());
+  }
+  for (const auto* list : {&renewal->cancelled, &renewal->lost}) {
+    for (const Claim& c : *list) {
+      auto it = held_.find({c.job_seq, c.index});
+      if (it == held_.end()) continue;
+      const PartRef& r = refs_[it->second];
+      if (list == &renewal->lost) {
+        spdlog::warn("job {} partition {}: claim lost (token {}): its lease ran out and another node took it", r.job_id,
+                     ledger_->at(it->second).stem, c.fence);
+      }
+      pipeline.cancel_partition(it->second);
+    }
+  }
+}
+
+bool Service::send(Unsent& w) {
+  Status st;
+  switch (w.kind) {
+    case Unsent::Kind::kCommit: st = queue_.commit(w.claim, w.times, w.proof ? &*w.proof : nullptr, w.at); break;
+    case Unsent::Kind::kFail: st = queue_.fail_partition(w.claim, w.cause, w.at); break;
+    case Unsent::Kind::kRelease: st = queue_.release(w.claim, w.at); break;
+  }
+  if (st.code() == ErrorCode::kUnavailable) {
+    queue_trouble("write", st);
+    return false;
+  }
+  if (st.code() == ErrorCode::kStale) {
+    // Fencing: another node took the partition after this node's lease ran
+    // out; its result is the one that counts. Nothing was written.
+    spdlog::warn("job {} partition {}: {} refused: {}", w.job_id, w.stem,
+                 w.kind == Unsent::Kind::kCommit ? "commit" : "write", st.message());
+    if (w.kind == Unsent::Kind::kCommit) {
+      count_for(counted_.proofs, {{"key", w.key}, {"result", "done"}}) -= 1;
+      count_for(counted_.proofs, {{"key", w.key}, {"result", "stale"}}) += 1;
+    }
+  } else if (!st) {
+    // The journal is the service's memory: a write it refused (a full disk)
+    // means this partition is proved again after a restart. Said loudly.
+    spdlog::error("journal: job {} partition {}: {}", w.job_id, w.stem, st.message());
+  }
+  return true;
+}
+
+void Service::release_claims() {
+  while (!unsent_.empty() && send(unsent_.front())) unsent_.pop_front();
+  if (!unsent_.empty()) {
+    spdlog::warn("queue: {} result{} not written (the queue is unreachable): {} partition{} will be proved again",
+                 unsent_.size(), unsent_.size() == 1 ? "" : "s", unsent_.size(), unsent_.size() == 1 ? "" : "s");
+  }
+  for (const auto& [key, i] : held_) {
+    const PartRef& r = refs_[i];
+    if (Status st = queue_.release({r.job_seq, r.index, r.fence}, unix_now()); !st) queue_trouble("release", st);
+  }
+  held_.clear();
 }
 
 // One journal partition into the ledger. Its witness is the service's own
@@ -87,14 +206,16 @@ void Service::add_work(const WorkItem& item, double now) {
   if (auto n = formats::read_wtns_prefix(item.witness, prefix); !n) {
     const std::string why = fmt::format("the stored witness cannot be read: {}", n.status().message());
     spdlog::error("job {}: {}: {}", item.job_id, item.name, why);
-    if (Status st = queue_.partition_failed(item.job_seq, item.index, why, unix_now()); !st)
-      spdlog::error("journal: {}", st.message());
+    Unsent w = ending(Unsent::Kind::kFail, {item.job_seq, item.index, item.fence}, item.job_id, item.name, unix_now());
+    w.cause = why;
+    if (!send(w)) unsent_.push_back(std::move(w));
     return;
   }
   p.public_signals.assign(prefix.begin() + 1, prefix.end());
   const uint32_t index = ledger_->append(std::move(p));
   refs_.resize(index + 1);
-  refs_[index] = {item.job_seq, item.index, item.job_id, unix_now(), 0};
+  refs_[index] = {item.job_seq, item.index, item.fence, item.job_id, unix_now(), 0, std::nullopt};
+  held_[{item.job_seq, item.index}] = index;
   JobRef& job = jobs_[item.job_seq];
   job.id = item.job_id;
   job.ledger_indices.push_back(index);
@@ -105,21 +226,22 @@ void Service::on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, s
   PartRef& r = refs_[p.index];
   const double now = unix_now();
   const std::string& key = keys_[p.key].info.name;
+  const Claim claim{r.job_seq, r.index, r.fence};
   Status st = Status::ok();
-  bool ended = false;
+  std::optional<Unsent> end;  // the partition ended: its last write
   switch (e) {
     case coord::LedgerEvent::kAttemptStarted: {
       r.granted_unix = now;
-      auto n = queue_.attempt_started(r.job_seq, r.index, now);
+      auto n = queue_.start_attempt(claim, now);
       st = n.status();
       break;
     }
-    case coord::LedgerEvent::kRequeued: st = queue_.attempt_failed(r.job_seq, r.index, cause, now); break;
+    case coord::LedgerEvent::kRequeued: st = queue_.fail_attempt(claim, cause, now); break;
     case coord::LedgerEvent::kFailed:
-      // A cancelled job's partitions are cancelled in the journal already.
-      if (!p.cancelled) st = queue_.partition_failed(r.job_seq, r.index, cause, now);
+      // A cancelled job's partitions are cancelled in the queue already: the claim goes back.
+      end = ending(p.cancelled ? Unsent::Kind::kRelease : Unsent::Kind::kFail, claim, r.job_id, p.stem, now);
+      end->cause = cause;
       count_for(counted_.proofs, {{"key", key}, {"result", p.cancelled ? "cancelled" : "failed"}}) += 1;
-      ended = true;
       break;
     case coord::LedgerEvent::kDone: {
       PartTimes t;
@@ -129,24 +251,31 @@ void Service::on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, s
       t.intake_s = p.stages.intake_s;
       t.h_s = p.stages.h_s;
       t.msms_s = p.stages.msms_s;
-      st = queue_.partition_done(r.job_seq, r.index, t, now);
-      count_for(counted_.proofs, {{"key", key}, {"result", "done"}}) += 1;
+      end = ending(Unsent::Kind::kCommit, claim, r.job_id, p.stem, now);
+      end->times = t;
+      end->proof = std::move(r.proof);
+      end->key = key;
+      count_for(counted_.proofs, {{"key", key}, {"result", "done"}}) += 1;  // until the queue refuses it
       const double stage_s[] = {now - r.added_unix, t.wait_s, t.synth_s, t.prove_s};
       for (size_t i = 0; i < std::size(stage_s); ++i) observe(counted_.partition_seconds[i], stage_s[i]);
-      ended = true;
       break;
     }
   }
-  // The journal is the service's memory: a write it refused (a full disk)
-  // means this partition is proved again after a restart. Said loudly.
-  if (!st) spdlog::error("journal: job {} partition {}: {}", r.job_id, p.stem, st.message());
-  if (ended) {
-    ended_.push_back(p.index);
-    auto job = jobs_.find(r.job_seq);
-    if (job != jobs_.end() && --job->second.open == 0) {
-      release_witnesses(job->second.id);
-      jobs_.erase(job);
-    }
+  // An attempt's start or failure is bookkeeping: lost while the queue is
+  // unreachable, it costs nothing but a line in the attempts table.
+  if (!st && st.code() != ErrorCode::kUnavailable)
+    spdlog::error("journal: job {} partition {}: {}", r.job_id, p.stem, st.message());
+  if (!end) return;
+  // Ends are kept until the queue takes them, in order (a commit after a
+  // reconnect is checked against the fence then).
+  if (!unsent_.empty() || !send(*end)) unsent_.push_back(std::move(*end));
+  held_.erase({r.job_seq, r.index});
+  claim_due_ = true;
+  ended_.push_back(p.index);
+  auto job = jobs_.find(r.job_seq);
+  if (job != jobs_.end() && --job->second.open == 0) {
+    release_witnesses(job->second.id);
+    jobs_.erase(job);
   }
 }
 
@@ -154,6 +283,7 @@ void Service::on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, s
 // journal says it ended, its witness copies are nobody's (its proofs stay).
 // A job with partitions still queued (a key this service lacks) keeps them.
 void Service::release_witnesses(const std::string& id) {
+  if (queue_.holds_proofs()) return;  // the shared queue removes the copies it wrote at the claim
   auto job = queue_.get(id);
   if (!job || !*job) return;
   if ((*job)->state != JobState::kDone && (*job)->state != JobState::kFailed && (*job)->state != JobState::kCancelled)
@@ -186,16 +316,18 @@ void Service::on_turn(coord::Pipeline& pipeline) {
   }
   for (Command& c : commands) {
     if (c.kind == Command::Kind::kNewJob) {
-      auto work = queue_.job_work(c.job_id);
-      if (!work) {
-        spdlog::error("journal: job {}: {}", c.job_id, work.status().message());
-        continue;
-      }
-      for (const WorkItem& item : *work) add_work(item, pipeline.now());
+      claim_due_ = true;
     } else {
       cancel_job(pipeline, c.job_id);
       c.done->set_value();
     }
+  }
+  while (!unsent_.empty() && send(unsent_.front())) unsent_.pop_front();
+  renew_claims(pipeline);
+  claim_more(pipeline);
+  if (pipeline.now() >= next_depth_) {
+    next_depth_ = pipeline.now() + kDepthEveryS;
+    if (auto depth = queue_.depth(); depth) cluster_depth_ = double(*depth);
   }
   // Readiness as soon as it changes (a client waits on /readyz), the rest
   // at most twice a second.
@@ -206,6 +338,10 @@ void Service::on_turn(coord::Pipeline& pipeline) {
 }
 
 Status Service::store_proof(const coord::Partition& p, const groth16::Proof& proof) {
+  if (queue_.holds_proofs()) {  // stored with the partition's done mark, in one transaction (commit)
+    refs_[p.index].proof = ProofFiles{formats::proof_to_json(proof), formats::public_to_json(p.public_signals)};
+    return Status::ok();
+  }
   const std::filesystem::path dir = proof_dir(refs_[p.index].job_id);
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     return make_error(ErrorCode::kIo, "cannot create '{}': {}", dir.string(), std::strerror(errno));
@@ -262,6 +398,8 @@ void Service::publish(const coord::Pipeline& pipeline) {
   m.total_memory_bytes = st["memory"].value("total_rss", 0.0);
   m.total_memory_peak_bytes = st["memory"].value("max_total_peak", 0.0);
   m.memory_max_bytes = double(cfg_.mem_max);
+  m.node = cfg_.node_id;
+  m.cluster_queue_depth = cluster_depth_;
   // Under --mem-max every process is in one parent cgroup: its usage counts
   // each page once (the per-process figures count shared ring and key pages
   // in every process that maps them).

@@ -124,8 +124,9 @@ TEST(MetricsText, PrometheusClientReadsEveryFamilyBack) {
 
 TEST(MetricsText, EmptyMetricsStillNameEveryFamily) {
   const json f = parse_with_prometheus_client(render_metrics(ServiceMetrics{}));
-  EXPECT_EQ(f.size(), 12u) << f.dump(1);
+  EXPECT_EQ(f.size(), 14u) << f.dump(1);  // 12, then the node's id and the cluster's queue depth (scale-out)
   EXPECT_TRUE(f.at("proofpipe_proofs")["samples"].empty());
+  EXPECT_TRUE(f.at("proofpipe_node_info")["samples"].empty());  // no node id: no sample
 }
 
 TEST(MetricsText, ValuesAndEscapes) {
@@ -140,6 +141,12 @@ TEST(MetricsText, ValuesAndEscapes) {
   EXPECT_NE(text.find("# TYPE proofpipe_proofs_total counter\n"), std::string::npos);
   EXPECT_NE(text.find("proofpipe_partition_seconds_bucket{stage=\"total\",le=\"+Inf\"} 10\n"), std::string::npos)
       << text;
+  ServiceMetrics node;
+  node.node = "host-1";
+  node.cluster_queue_depth = 7;
+  const std::string n = render_metrics(node);
+  EXPECT_NE(n.find("proofpipe_node_info{node=\"host-1\"} 1\n"), std::string::npos) << n;
+  EXPECT_NE(n.find("proofpipe_cluster_queue_depth 7\n"), std::string::npos) << n;
 }
 
 }  // namespace

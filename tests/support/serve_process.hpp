@@ -35,6 +35,15 @@ class ServeProcess {
   // the process ended first; log_text() says why).
   static std::unique_ptr<ServeProcess> start(const std::vector<std::string>& args, const std::filesystem::path& log,
                                              const std::vector<std::string>& env = {}) {
+    auto s = launch(args, log, env);
+    if (s) s->await_port();
+    return s;
+  }
+  // start() in two halves, so that several services start at the same
+  // moment from ONE thread (the child's PR_SET_PDEATHSIG follows the thread
+  // that forked it: a helper thread's exit would kill it).
+  static std::unique_ptr<ServeProcess> launch(const std::vector<std::string>& args, const std::filesystem::path& log,
+                                              const std::vector<std::string>& env = {}) {
     auto s = std::unique_ptr<ServeProcess>(new ServeProcess(log));
     std::error_code ec;
     const auto before = std::filesystem::file_size(log, ec);
@@ -44,19 +53,24 @@ class ServeProcess {
     // Its own process group: kill_group() reaches the workers too.
     s->pid_ = spawn_proofpipe("serve", args, e, log, /*own_group=*/true);
     if (s->pid_ < 0) return nullptr;
+    return s;
+  }
+  // Until the start line names the port (false after `limit`, or if the
+  // process ended first: port() stays 0, exit_status() and the log say why).
+  bool await_port(std::chrono::seconds limit = std::chrono::seconds(60)) {
     const std::regex line(R"(listening on http://[^ ]*:(\d+))");
-    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    const auto deadline = Clock::now() + limit;
     while (Clock::now() < deadline) {
       std::smatch m;
-      const std::string text = s->log_text().substr(std::min(s->log_offset_, s->log_text().size()));
+      const std::string text = log_text().substr(std::min(log_offset_, log_text().size()));
       if (std::regex_search(text, m, line)) {
-        s->port_ = std::stoi(m[1]);
-        return s;
+        port_ = std::stoi(m[1]);
+        return true;
       }
-      if (s->exited()) return s;  // port 0: the caller reads exit_status() and the log
+      if (exited()) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    return s;
+    return false;
   }
 
   ~ServeProcess() {

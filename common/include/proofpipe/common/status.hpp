@@ -28,6 +28,7 @@ enum class ErrorCode : uint8_t {
   kInternal,           // should not happen; a bug that is reported, not asserted
   kDeviceLost,         // a sticky GPU error: the CUDA context is unusable, the process must exit
   kPermissionDenied,   // refused by policy (a witness path outside the service's --allow-dir)
+  kStale,              // a claim's fencing token is no longer current (service queue: another node holds it)
 };
 
 const char* error_code_name(ErrorCode code);

@@ -19,6 +19,11 @@ struct ServeArgs {
   std::vector<std::string> allow_dirs;  // witness paths must lie under one of these (default: uploads only)
   double drain_timeout_s = 60;
   std::string max_upload = "1GiB";  // one request body (a multipart upload of .wtns files)
+  // The queue: "sqlite" (the journal in --state-dir) or a postgresql:// URL
+  // shared by many nodes (docs/scale-out.md).
+  std::string queue = "sqlite";
+  std::string node_id;        // empty: <hostname>-<pid>
+  std::string lease = "30s";  // a claim's lease on the shared queue
   // The worker, slot, cap and attempt flags of `run` (same meaning).
   unsigned synth_workers = 2;
   unsigned gpu_workers = kGpuWorkersAuto;

@@ -1,0 +1,66 @@
+// --queue, --node-id and --lease of `proofpipe serve` (queue_open.hpp).
+#include "queue_open.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "intake.hpp"
+#include "journal_sqlite.hpp"
+#include "queue_pg.hpp"
+
+namespace proofpipe::service {
+
+Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const StateDir& state, const NodeSettings& node) {
+  if (spec == "sqlite") {
+    PP_ASSIGN_OR_RETURN(std::unique_ptr<SqliteJournal> journal, SqliteJournal::open(state.path() / "journal.db"));
+    PP_ASSIGN_OR_RETURN(auto referenced, journal->witness_dirs());
+    PP_RETURN_IF_ERROR(sweep_staging(state.path() / "witnesses", referenced));
+    PP_RETURN_IF_ERROR(sweep_proof_temps(state.path() / "proofs"));
+    return std::unique_ptr<JobQueue>(std::move(journal));
+  }
+  if (spec.starts_with("postgresql://") || spec.starts_with("postgres://")) {
+    // This node holds no claim yet: every witness copy an earlier life
+    // wrote is nobody's (its claims ran out and are another node's now).
+    PP_RETURN_IF_ERROR(sweep_staging(state.path() / "witnesses", {}));
+    PgQueueConfig cfg;
+    cfg.url = spec;
+    cfg.node_id = node.node_id;
+    cfg.lease_s = node.lease_s;
+    cfg.max_attempts = node.max_attempts;
+    cfg.witness_dir = state.path() / "witnesses";
+    PP_ASSIGN_OR_RETURN(std::unique_ptr<PgQueue> q, PgQueue::open(cfg));
+    return std::unique_ptr<JobQueue>(std::move(q));
+  }
+  return make_error(ErrorCode::kInvalidArgument, "--queue '{}': use sqlite or a postgresql://USER@HOST/DB URL", spec);
+}
+
+Result<double> parse_lease(std::string_view text) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const std::string_view unit(end, size_t(text.data() + text.size() - end));
+  double scale = 0;
+  if (unit.empty() || unit == "s") scale = 1;
+  if (unit == "ms") scale = 0.001;
+  if (unit == "m") scale = 60;
+  // Shorter than a second cannot be renewed reliably (every lease/3) past
+  // one slow turn of the engine; longer than a day means a dead node's work
+  // waits a day.
+  if (ec != std::errc() || scale == 0 || !(value * scale >= 1 && value * scale <= 86400)) {
+    return make_error(ErrorCode::kInvalidArgument, "--lease '{}': give a duration between 1s and 24h, e.g. 30s", text);
+  }
+  return value * scale;
+}
+
+std::string default_node_id() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  std::string h;
+  for (const char* c = host; *c; ++c) h += (std::isalnum(static_cast<unsigned char>(*c)) || *c == '-') ? *c : '_';
+  return fmt::format("{}-{}", h.empty() ? "node" : h, ::getpid());
+}
+
+}  // namespace proofpipe::service

@@ -1,0 +1,50 @@
+// serve's --queue, --lease and --node-id (service/src/queue_open.hpp): the
+// durations a lease accepts, the default node id, and one line for a queue
+// that is neither sqlite nor a postgresql:// URL.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "queue_open.hpp"
+#include "support/subprocess.hpp"
+
+namespace proofpipe::test {
+namespace {
+
+using service::parse_lease;
+
+TEST(QueueOpen, LeaseDurations) {
+  EXPECT_DOUBLE_EQ(*parse_lease("30s"), 30);
+  EXPECT_DOUBLE_EQ(*parse_lease("2"), 2);
+  EXPECT_DOUBLE_EQ(*parse_lease("1.5s"), 1.5);
+  EXPECT_DOUBLE_EQ(*parse_lease("1500ms"), 1.5);
+  EXPECT_DOUBLE_EQ(*parse_lease("2m"), 120);
+  // Under a second, over a day, no number, an unknown unit: one line naming the flag.
+  for (const char* bad : {"0.5s", "999ms", "25h", "2d", "", "s", "-3s", "30 s", "nan"}) {
+    auto r = parse_lease(bad);
+    ASSERT_FALSE(r.is_ok()) << bad;
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("--lease"), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(QueueOpen, DefaultNodeIdIsHostAndPidAndAValidName) {
+  const std::string id = service::default_node_id();
+  EXPECT_TRUE(id.ends_with("-" + std::to_string(::getpid()))) << id;
+  EXPECT_EQ(id, service::default_node_id());  // stable for the process
+  for (char c : id) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') << id;
+}
+
+TEST(QueueOpen, AnUnknownQueueIsOneLine) {
+  TempDir tmp;
+  auto state = service::StateDir::take(tmp / "state");
+  ASSERT_TRUE(state.is_ok()) << state.status().to_string();
+  for (const char* bad : {"mysql://db/x", "postgresq://x", "SQLite", ""}) {
+    auto q = service::open_queue(bad, *state, {"n", 30, 3});
+    ASSERT_FALSE(q.is_ok()) << bad;
+    EXPECT_EQ(q.status().message().find('\n'), std::string::npos);
+    EXPECT_NE(q.status().message().find("--queue"), std::string::npos) << q.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace proofpipe::test
