@@ -58,26 +58,14 @@ Fq12 expt(const Fq12& a) {
 }  // namespace
 
 Fq12 multi_miller_loop(std::span<const G1G2Pair> pairs) {
-  // Identity inputs contribute 1 and are dropped up front, so the loop below
-  // never meets the identity (for Q of order r, [k]Q != O and [k]Q != +-Q for
-  // 1 < k < |x| < r, so the formulas' exceptional cases cannot occur).
-  struct Active {
-    const G1G2Pair* in;
-    TwistProj t;
-  };
-  std::vector<Active> act;
-  act.reserve(pairs.size());
-  for (const G1G2Pair& pq : pairs) {
-    if (pq.first.is_identity() || pq.second.is_identity()) continue;
-    act.push_back({&pq, {pq.second.x, pq.second.y, Fq2::one()}});
-  }
+  auto act = detail::active_pairs<Fq2>(pairs);  // identity pairs dropped (miller_steps.hpp)
   Fq12 f = Fq12::one();
   if (act.empty()) return f;
   for (int i = kTopBit - 1; i >= 0; --i) {
     if (i != kTopBit - 1) f = f.sqr();  // f is still 1 on the first step
-    for (Active& a : act) f = mul_by_line(f, doubling_step(a.t), a.in->first);
+    for (auto& a : act) f = mul_by_line(f, doubling_step(a.t), a.in->first);
     if ((kAbsX >> i) & 1) {
-      for (Active& a : act) f = mul_by_line(f, addition_step(a.t, a.in->second), a.in->first);
+      for (auto& a : act) f = mul_by_line(f, addition_step(a.t, a.in->second), a.in->first);
     }
   }
   // f_{x,Q} = 1/f_{|x|,Q} up to a vertical line (erased by the final

@@ -15,7 +15,7 @@ namespace {
 // b' = 3/xi; 3b' as a constant for the doubling step (one Fq2 product).
 struct BnTwist {
   static Fq2 mul_by_3b(const Fq2& a) {
-    static const Fq2 k3b = G2Cfg::b().dbl() + G2Cfg::b();
+    static constexpr Fq2 k3b = G2Cfg::b().dbl() + G2Cfg::b();
     return a * k3b;
   }
 };
@@ -78,16 +78,7 @@ G2Affine twist_frobenius(const G2Affine& q) {
 }
 
 Fq12 multi_miller_loop(std::span<const G1G2Pair> pairs) {
-  struct Active {
-    const G1G2Pair* in;
-    TwistProj t;
-  };
-  std::vector<Active> act;
-  act.reserve(pairs.size());
-  for (const G1G2Pair& pq : pairs) {
-    if (pq.first.is_identity() || pq.second.is_identity()) continue;
-    act.push_back({&pq, {pq.second.x, pq.second.y, Fq2::one()}});
-  }
+  auto act = pairing::detail::active_pairs<Fq2>(pairs);  // identity pairs dropped (miller_steps.hpp)
   Fq12 f = Fq12::one();
   if (act.empty()) return f;
   const Naf& n = naf();
@@ -95,10 +86,10 @@ Fq12 multi_miller_loop(std::span<const G1G2Pair> pairs) {
   // here are never O or +-Q's partner (6u + 2 < r), so no exceptional case.
   for (int i = 1; i < n.len; ++i) {
     if (i != 1) f = f.sqr();
-    for (Active& a : act) f = mul_by_line(f, pairing::detail::doubling_step<BnTwist>(a.t), a.in->first);
+    for (auto& a : act) f = mul_by_line(f, pairing::detail::doubling_step<BnTwist>(a.t), a.in->first);
     const int8_t d = n.d[size_t(i)];
     if (d == 0) continue;
-    for (Active& a : act) {
+    for (auto& a : act) {
       const G2Affine& q = a.in->second;
       const Fq2 qy = d > 0 ? q.y : -q.y;
       f = mul_by_line(f, pairing::detail::addition_step(a.t, q.x, qy), a.in->first);
@@ -106,7 +97,7 @@ Fq12 multi_miller_loop(std::span<const G1G2Pair> pairs) {
   }
   // T = [6u + 2]Q. Then T += pi(Q) with its line, and the line to -pi^2(Q).
   const auto& fr = ff::frobenius_table<Tower>();
-  for (Active& a : act) {
+  for (auto& a : act) {
     const G2Affine& q = a.in->second;
     const G2Affine q1 = twist_frobenius(q);
     const Fq2 q2x = q.x * fr.gamma[2][2], q2y_neg = -(q.y * fr.gamma[2][3]);

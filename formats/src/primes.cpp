@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "proofpipe/formats/mapped_file.hpp"
+
 namespace proofpipe::formats::detail {
 namespace {
 
@@ -31,6 +33,21 @@ std::optional<curves::CurveId> curve_of_prime(FieldKind kind, std::span<const ui
   if (is_prime_of<curves::Bls12_381>(kind, prime)) return curves::CurveId::kBls12_381;
   if (is_prime_of<curves::Bn254>(kind, prime)) return curves::CurveId::kBn254;
   return std::nullopt;
+}
+
+Result<curves::CurveId> file_curve(const std::filesystem::path& path, const char* kind, uint32_t version,
+                                   uint32_t section, FieldKind field) {
+  const std::string what = fmt::format("{} '{}'", kind, path.string());
+  auto mapped = MappedFile::open(path);
+  if (!mapped.is_ok()) return Status(mapped.status().code(), std::string(kind) + " " + mapped.status().message());
+  PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(mapped.value().bytes(), kind, version, what));
+  PP_ASSIGN_OR_RETURN(Cursor c, f.cursor(section));
+  PP_ASSIGN_OR_RETURN(uint32_t n8, c.u32("n8"));
+  if (n8 > 1024) return f.error("unsupported curve: n8 = {}", n8);
+  PP_ASSIGN_OR_RETURN(auto prime, c.bytes(n8, "prime"));
+  if (auto id = curve_of_prime(field, prime)) return *id;
+  return f.error("unsupported curve: its {} field prime is neither bls12381's nor bn128's",
+                 field == FieldKind::kScalar ? "scalar" : "base");
 }
 
 template <class C>

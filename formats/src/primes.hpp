@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 
 #include "proofpipe/common/status.hpp"
@@ -16,6 +17,14 @@ enum class FieldKind { kScalar, kBase };  // r (Fr) or q (Fq)
 
 // The curve whose r (kScalar) or q (kBase) the n8 LE bytes are, if any.
 std::optional<curves::CurveId> curve_of_prime(FieldKind kind, std::span<const uint8_t> prime);
+
+// The curve a circom/snarkjs binary file is for, read from the prime at the
+// start of one section (u32 n8, then n8 bytes): the zkey's q in section 2,
+// the wtns's and r1cs's r in section 1. `kind` is the file's magic ("zkey",
+// "wtns", "r1cs"), also its name in messages. kBadFormat naming the file for
+// a prime of neither curve.
+Result<curves::CurveId> file_curve(const std::filesystem::path& path, const char* kind, uint32_t version,
+                                   uint32_t section, FieldKind field);
 
 // Checks a header's element size `n8` and prime bytes (LE, n8 bytes) against
 // curve C's r or q. Errors, through f.error(): "curve bn128 (its scalar field

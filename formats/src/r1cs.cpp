@@ -124,16 +124,7 @@ Status check_r1cs_satisfied(const R1csT<C>& r1cs, const WitnessT<C>& witness) {
 }
 
 Result<curves::CurveId> r1cs_curve(const std::filesystem::path& path) {
-  const std::string what = fmt::format("r1cs '{}'", path.string());
-  auto mapped = MappedFile::open(path);
-  if (!mapped.is_ok()) return Status(mapped.status().code(), "r1cs " + mapped.status().message());
-  PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(mapped.value().bytes(), "r1cs", 1, what));
-  PP_ASSIGN_OR_RETURN(Cursor c1, f.cursor(1));
-  PP_ASSIGN_OR_RETURN(uint32_t n8, c1.u32("n8"));
-  if (n8 > 1024) return f.error("unsupported curve: n8 = {}", n8);
-  PP_ASSIGN_OR_RETURN(auto prime, c1.bytes(n8, "prime"));
-  if (auto id = detail::curve_of_prime(detail::FieldKind::kScalar, prime)) return *id;
-  return f.error("unsupported curve: its prime is neither bls12381's nor bn128's scalar field");
+  return detail::file_curve(path, "r1cs", 1, 1, detail::FieldKind::kScalar);
 }
 
 #define PP_R1CS(C)                                                                  \

@@ -117,16 +117,7 @@ Status check_wtns_for(const ZkeyT<C>& zkey, const std::filesystem::path& path, s
 }
 
 Result<curves::CurveId> wtns_curve(const std::filesystem::path& path) {
-  const std::string what = fmt::format("wtns '{}'", path.string());
-  auto mapped = MappedFile::open(path);
-  if (!mapped.is_ok()) return Status(mapped.status().code(), "wtns " + mapped.status().message());
-  PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(mapped.value().bytes(), "wtns", 2, what));
-  PP_ASSIGN_OR_RETURN(Cursor c1, f.cursor(1));
-  PP_ASSIGN_OR_RETURN(uint32_t n8, c1.u32("n8"));
-  if (n8 > 1024) return f.error("unsupported curve: n8 = {}", n8);
-  PP_ASSIGN_OR_RETURN(auto prime, c1.bytes(n8, "prime"));
-  if (auto id = detail::curve_of_prime(detail::FieldKind::kScalar, prime)) return *id;
-  return f.error("unsupported curve: its prime is neither bls12381's nor bn128's scalar field");
+  return detail::file_curve(path, "wtns", 2, 1, detail::FieldKind::kScalar);
 }
 
 #define PP_WTNS(C)                                                                                          \

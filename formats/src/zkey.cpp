@@ -219,16 +219,7 @@ template Result<ZkeyT<curves::Bn254>> load_zkey_as<curves::Bn254>(const std::fil
                                                                  const ZkeyLoadOptions&);
 
 Result<curves::CurveId> zkey_curve(const std::filesystem::path& path) {
-  const std::string what = fmt::format("zkey '{}'", path.string());
-  auto mapped = MappedFile::open(path);
-  if (!mapped.is_ok()) return Status(mapped.status().code(), "zkey " + mapped.status().message());
-  PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(mapped.value().bytes(), "zkey", 1, what));
-  PP_ASSIGN_OR_RETURN(Cursor c2, f.cursor(kZkeyGroth16Header));
-  PP_ASSIGN_OR_RETURN(uint32_t n8q, c2.u32("n8q"));
-  if (n8q > 1024) return f.error("unsupported curve: n8q = {}", n8q);
-  PP_ASSIGN_OR_RETURN(auto q, c2.bytes(n8q, "q"));
-  if (auto id = detail::curve_of_prime(detail::FieldKind::kBase, q)) return *id;
-  return f.error("unsupported curve: its base field prime is neither bls12381's nor bn128's");
+  return detail::file_curve(path, "zkey", 1, kZkeyGroth16Header, detail::FieldKind::kBase);
 }
 
 }  // namespace proofpipe::formats

@@ -17,6 +17,9 @@
 // the xP coefficient, c4 the yP coefficient.
 #pragma once
 
+#include <span>
+#include <vector>
+
 namespace proofpipe::pairing::detail {
 
 template <class Fq2>
@@ -74,6 +77,26 @@ inline Line<Fq2> addition_step(TwistProj<Fq2>& t, const Fq2& qx, const Fq2& qy) 
   t.x = lambda * h;
   t.z = t.z * e;
   return l;
+}
+
+// One (P, Q) pair of a multi-Miller loop and its running point T (starting
+// at Q). Pairs with an identity contribute 1 and are dropped up front, so
+// the loops never meet the identity (for Q of order r, the multiples they
+// reach are never O or +-Q, so the formulas' exceptional cases cannot occur).
+template <class Pair, class Fq2>
+struct ActivePair {
+  const Pair* in;
+  TwistProj<Fq2> t;
+};
+template <class Fq2, class Pair>
+std::vector<ActivePair<Pair, Fq2>> active_pairs(std::span<const Pair> pairs) {
+  std::vector<ActivePair<Pair, Fq2>> act;
+  act.reserve(pairs.size());
+  for (const Pair& pq : pairs) {
+    if (pq.first.is_identity() || pq.second.is_identity()) continue;
+    act.push_back({&pq, {pq.second.x, pq.second.y, Fq2::one()}});
+  }
+  return act;
 }
 
 }  // namespace proofpipe::pairing::detail
