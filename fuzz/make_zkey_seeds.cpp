@@ -3,6 +3,8 @@
 // past the header checks. The committed fixtures' zkeys are all over 64 KiB.
 // Usage: make_zkey_seeds SOURCE.zkey OUT_DIR
 #include <cstdio>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "proofpipe/formats/zkey.hpp"
@@ -15,16 +17,17 @@ namespace {
 // n_vars wires, n_public of them public, a domain of domain_size, one
 // coefficient per (matrix, wire) that fits: sizes differ so that sections
 // land at different alignments.
-Status write_seed(const formats::Zkey& src, uint32_t n_vars, uint32_t n_public, uint32_t domain_size,
+template <class C>
+Status write_seed(const formats::ZkeyT<C>& src, uint32_t n_vars, uint32_t n_public, uint32_t domain_size,
                   const std::filesystem::path& out) {
-  formats::ZkeyParts p;
+  formats::ZkeyPartsT<C> p;
   p.header = src.header();
   p.header.n_vars = n_vars;
   p.header.n_public = n_public;
   p.header.domain_size = domain_size;
-  std::vector<formats::ZkeyCoef> coefs;
+  std::vector<formats::ZkeyCoefT<C>> coefs;
   for (uint32_t m = 0; m < 2; ++m)
-    for (uint32_t w = 0; w < n_vars; ++w) coefs.push_back(formats::make_zkey_coef(m, w % domain_size, w, ff::Fr::one()));
+    for (uint32_t w = 0; w < n_vars; ++w) coefs.push_back(formats::make_zkey_coef<C>(m, w % domain_size, w, C::Fr::one()));
   p.ic = src.ic().first(n_public + 1);
   p.coefs = coefs;
   p.a = src.a().first(n_vars);
@@ -35,6 +38,28 @@ Status write_seed(const formats::Zkey& src, uint32_t n_vars, uint32_t n_public, 
   return formats::write_zkey(out, p);
 }
 
+// Three shapes from one source key; bn128 seeds are named seed-bn128-*.
+template <class C>
+int write_seeds(const std::filesystem::path& source, const std::filesystem::path& dir) {
+  auto src = formats::load_zkey_as<C>(source);
+  if (!src) {
+    std::fprintf(stderr, "%s\n", src.status().message().c_str());
+    return 1;
+  }
+  const std::string prefix = std::is_same_v<C, curves::Bn254> ? "seed-bn128-" : "seed-";
+  struct Shape {
+    uint32_t n_vars, n_public, domain_size;
+  };
+  for (const Shape s : {Shape{2, 1, 2}, Shape{3, 1, 4}, Shape{4, 2, 4}}) {
+    const auto out = dir / (prefix + std::to_string(s.n_vars) + "-" + std::to_string(s.n_public) + ".zkey");
+    if (Status st = write_seed(*src, s.n_vars, s.n_public, s.domain_size, out); !st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,21 +67,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: make_zkey_seeds SOURCE.zkey OUT_DIR\n");
     return 2;
   }
-  auto src = formats::load_zkey(argv[1]);
-  if (!src) {
-    std::fprintf(stderr, "%s\n", src.status().message().c_str());
+  auto curve = formats::zkey_curve(argv[1]);
+  if (!curve) {
+    std::fprintf(stderr, "%s\n", curve.status().message().c_str());
     return 1;
   }
-  const std::filesystem::path dir = argv[2];
-  struct Shape {
-    uint32_t n_vars, n_public, domain_size;
-  };
-  for (const Shape s : {Shape{2, 1, 2}, Shape{3, 1, 4}, Shape{4, 2, 4}}) {
-    const auto out = dir / ("seed-" + std::to_string(s.n_vars) + "-" + std::to_string(s.n_public) + ".zkey");
-    if (Status st = write_seed(*src, s.n_vars, s.n_public, s.domain_size, out); !st) {
-      std::fprintf(stderr, "%s\n", st.message().c_str());
-      return 1;
-    }
-  }
-  return 0;
+  return curves::with_curve(*curve, [&]<class C>(C) { return write_seeds<C>(argv[1], argv[2]); });
 }

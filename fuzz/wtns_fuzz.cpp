@@ -9,16 +9,18 @@
 
 using namespace proofpipe;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto& path = fuzz::bytes_as_file(data, size);
-  auto w = formats::load_wtns(path);
+namespace {
+
+template <class C>
+bool check(const std::filesystem::path& path) {
+  auto w = formats::load_wtns<C>(path);
 
   // A prefix of up to 3 values: enough to cover "fewer values than asked".
-  std::array<ff::Fr, 3> prefix{};
-  auto n = formats::read_wtns_prefix(path, prefix);
+  std::array<typename C::Fr, 3> prefix{};
+  auto n = formats::read_wtns_prefix<C>(path, prefix);
   // The prefix reader checks only the values it converts, so it may accept
   // a file load_wtns refuses, never the other way round.
-  if (!w) return 0;
+  if (!w) return false;
   const auto& values = w->values;
   PP_FUZZ_CHECK(n.is_ok() || values.size() < prefix.size());
   if (n) {
@@ -27,8 +29,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   const auto out = fuzz::scratch_dir() / "w.wtns";
-  PP_FUZZ_CHECK(formats::write_wtns(out, values).is_ok());
-  auto back = formats::load_wtns(out);
+  PP_FUZZ_CHECK(formats::write_wtns<C>(out, values).is_ok());
+  auto back = formats::load_wtns<C>(out);
   PP_FUZZ_CHECK(back.is_ok() && back->values == values);
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const auto& path = fuzz::bytes_as_file(data, size);
+  const bool bls = check<curves::Bls12_381>(path);
+  const bool bn = check<curves::Bn254>(path);
+  PP_FUZZ_CHECK(!(bls && bn));
+  if (bls || bn) {
+    auto curve = formats::wtns_curve(path);
+    PP_FUZZ_CHECK(curve.is_ok() && *curve == (bn ? curves::CurveId::kBn254 : curves::CurveId::kBls12_381));
+  }
   return 0;
 }
