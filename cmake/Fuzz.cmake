@@ -1,17 +1,17 @@
 # -DPP_FUZZ=ON: the whole build is instrumented for libFuzzer (coverage
-# without libFuzzer's main) plus ASan and UBSan, so a fuzz target finds bugs
-# in the readers it calls, not only in its own file. Clang only: libFuzzer
-# ships with clang (Debian: clang-14, libfuzzer-14-dev). Targets: fuzz/.
+# without libFuzzer's main) on top of the sanitizers of PP_SANITIZE
+# (cmake/Sanitize.cmake; address,undefined unless set), so a fuzz target
+# finds bugs in the readers it calls, not only in its own file. Clang only:
+# libFuzzer ships with clang (Debian: clang-14, libfuzzer-14-dev). Targets:
+# fuzz/. The test suites build in the same tree when PP_BUILD_TESTS is on
+# (CI runs the sanitizer suites and the fuzz targets from one build).
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   message(FATAL_ERROR "PP_FUZZ=ON needs clang (CC=clang CXX=clang++), not ${CMAKE_CXX_COMPILER_ID}")
 endif()
-if(PP_CUDA STREQUAL "ON")
-  message(FATAL_ERROR "PP_FUZZ=ON builds host code only: configure with -DPP_CUDA=OFF")
+if(NOT PP_SANITIZE)
+  set(PP_SANITIZE address,undefined CACHE STRING "" FORCE)
 endif()
-set(PP_CUDA OFF CACHE STRING "" FORCE)
-# -fno-sanitize-recover: a UBSan finding stops the run like an ASan one, so
-# libFuzzer saves the input. -gline-tables-only: reports with file:line at a
-# fraction of -g's compile time.
-add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
-                    -fno-omit-frame-pointer -gline-tables-only)
-add_link_options(-fsanitize=address,undefined)
+if(NOT PP_SANITIZE MATCHES "address")
+  message(FATAL_ERROR "PP_FUZZ=ON needs AddressSanitizer (PP_SANITIZE=address,undefined), not '${PP_SANITIZE}'")
+endif()
+add_compile_options(-fsanitize=fuzzer-no-link)

@@ -40,11 +40,41 @@
 
 #include <x86intrin.h>  // _addcarry_u64, _subborrow_u64 (mont_x86_wide.hpp)
 
+#if defined(__SANITIZE_ADDRESS__)
+#define PPX_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PPX_ASAN 1
+#endif
+#endif
+#if defined(PPX_ASAN)
+#include <sanitizer/asan_interface.h>  // PPX_ASM_READS
+#endif
+
 #define PP_FF_HAVE_MONT_X86 1
 
 namespace proofpipe::ff::detail {
 
 #define PPX_INLINE inline __attribute__((always_inline))
+
+// AddressSanitizer instruments the loads the compiler emits, not those inside
+// inline asm: in an ASan build (-DPP_SANITIZE=address) each kernel first
+// checks the limbs its asm reads from memory, and a read of freed, out of
+// bounds or otherwise poisoned bytes is reported as ASan reports any load.
+// Stores all happen in C++ after the asm (store_4/store_6), so ASan sees
+// them already. Nothing is emitted in other builds.
+#if defined(PPX_ASAN)
+// Out of line: inlined into the register-hungry 6-limb kernels it crashes
+// clang 14's register allocator.
+[[gnu::noinline]] inline void asm_reads(const uint64_t* p, size_t limbs) {
+  if (void* bad = __asan_region_is_poisoned(const_cast<uint64_t*>(p), limbs * sizeof(uint64_t)))
+    __asan_report_error(__builtin_return_address(0), __builtin_frame_address(0), __builtin_frame_address(0), bad, 0,
+                        limbs * sizeof(uint64_t));
+}
+#define PPX_ASM_READS(p, limbs) asm_reads(p, limbs)
+#else
+#define PPX_ASM_READS(p, limbs) ((void)0)
+#endif
 
 // The modulus limbs and -p^-1 as plain static arrays with hidden visibility
 // (see above). Read only from the asm, as memory operands.
@@ -203,6 +233,7 @@ PPX_INLINE void store_6(uint64_t* r, uint64_t x0, uint64_t x1, uint64_t x2, uint
 
 template <class K>
 PPX_INLINE void mont_mul_4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  PPX_ASM_READS(a, 4), PPX_ASM_READS(b, 4);
   uint64_t t0, t1, t2, t3, t4, lo, hi, dx;
   __asm__(
       // clang-format off
@@ -230,6 +261,7 @@ PPX_INLINE void mont_mul_4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 
 template <class K>
 PPX_INLINE void mont_mul_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  PPX_ASM_READS(a, 6), PPX_ASM_READS(b, 6);
   uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, dx;
   const uint64_t* pa = a;
   const uint64_t* pb = b;
@@ -280,6 +312,7 @@ inline constexpr bool kSqr6Applies = K::kP.size() == 6 && K::kP[5] < (uint64_t(1
 
 template <class K>
 PPX_INLINE void mont_sqr_6(uint64_t* r, const uint64_t* a) {
+  PPX_ASM_READS(a, 6);
   static_assert(kSqr6Applies<K>, "interleaved squaring needs 6 limbs and p < 2^381");
   uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, dx;
   uint64_t scratch[9];  // e1..e5 at 0..32, d2..d5 at 40..64
@@ -388,6 +421,7 @@ PPX_INLINE void mont_sqr_6(uint64_t* r, const uint64_t* a) {
 // r = a + b mod p: a + b < 2p < 2^(64N), then the conditional subtraction.
 template <class K>
 PPX_INLINE void mod_add_4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  PPX_ASM_READS(b, 4);
   uint64_t x0 = a[0], x1 = a[1], x2 = a[2], x3 = a[3], s0, s1, s2, s3;
   __asm__(
       "addq (%[b]), %[x0]\n\t"
@@ -407,6 +441,7 @@ PPX_INLINE void mod_add_4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 
 template <class K>
 PPX_INLINE void mod_add_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  PPX_ASM_READS(b, 6);
   uint64_t x0 = a[0], x1 = a[1], x2 = a[2], x3 = a[3], x4 = a[4], x5 = a[5], s0, s1, s2, s3, s4, s5;
   __asm__(
       "addq (%[b]), %[x0]\n\t"
@@ -435,6 +470,7 @@ PPX_INLINE void mod_add_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 
 template <class K>
 PPX_INLINE void mod_sub_4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  PPX_ASM_READS(b, 4);
   uint64_t x0 = a[0], x1 = a[1], x2 = a[2], x3 = a[3], s, mask;
   __asm__(
       "subq (%[b]), %[x0]\n\t"
@@ -455,6 +491,7 @@ PPX_INLINE void mod_sub_4(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 
 template <class K>
 PPX_INLINE void mod_sub_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  PPX_ASM_READS(b, 6);
   uint64_t x0 = a[0], x1 = a[1], x2 = a[2], x3 = a[3], x4 = a[4], x5 = a[5], s, mask;
   __asm__(
       "subq (%[b]), %[x0]\n\t"
@@ -480,6 +517,8 @@ PPX_INLINE void mod_sub_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 }  // namespace proofpipe::ff::detail
 
 #undef PPX_INLINE
+#undef PPX_ASM_READS
+#undef PPX_ASAN
 #undef PPX_R
 #undef PPX_ROW0_4
 #undef PPX_ROW0_6

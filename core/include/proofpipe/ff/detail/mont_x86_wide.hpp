@@ -23,6 +23,7 @@
 // pointer can give (parking them in xmm registers instead cost ~10% of the
 // lazy Fq2 product).
 PPX_INLINE void mul_wide_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
+  PPX_ASM_READS(a, 6), PPX_ASM_READS(b, 6);
   uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, dx, l0, l1, l2, l3, l4;
   __asm__(
       // clang-format off
@@ -53,6 +54,7 @@ PPX_INLINE void mul_wide_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 // conditional subtraction finishes.
 template <class K>
 PPX_INLINE void redc_6(uint64_t* r, const uint64_t* x) {
+  PPX_ASM_READS(x, 12);
   uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi, dx, s;
   const uint64_t* px = x;
   __asm__(
