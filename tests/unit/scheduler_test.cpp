@@ -35,7 +35,7 @@ class SchedulerTest : public ::testing::Test {
       ps[i].wtns = "w" + std::to_string(i) + ".wtns";
     }
     ledger_.emplace(std::move(ps), max_attempts);
-    sched_.emplace(*ledger_, ring_, synth, gpu);
+    sched_.emplace(*ledger_, ring_, synth, gpu, std::vector<size_t>{sizeof(groth16::Proof)});
     for (uint32_t s = 0; s < synth + gpu; ++s) start(uint8_t(s));
   }
   void start(uint8_t seat) {
@@ -367,7 +367,7 @@ TEST_F(SchedulerTest, ARestoredSnapshotOverCopiedLedgerAndRingDecidesAsTheOrigin
   std::vector<shm::SlotHeader> headers2 = headers_;
   std::vector<std::byte> payload2 = payload_;
   shm::SlotRing ring2(headers2.data(), 2, 3, payload2.data(), kSlotBytes);
-  Scheduler copy(ledger2, ring2, 2, 1);
+  Scheduler copy(ledger2, ring2, 2, 1, {sizeof(groth16::Proof)});
   copy.restore(sched_->snapshot());
 
   // The same events to both: a seal, then a schedule, then a death.
