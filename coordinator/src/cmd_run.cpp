@@ -124,7 +124,8 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   if (prepared) {
     std::vector<std::filesystem::path> witnesses;
     for (const auto& p : prepared->partitions) witnesses.push_back(p.input.empty() ? p.wtns : p.input);
-    provenance.emplace(args.zkey, std::move(witnesses), prepared->config.out);
+    provenance.emplace(args.zkey, std::string(prepared->key->curve_name()), std::move(witnesses),
+                       prepared->config.out);
   }
   if (prepared && args.resume) {
     const size_t all = prepared->partitions.size();
@@ -218,8 +219,9 @@ std::optional<std::filesystem::path> find_demo_dir(curves::CurveId curve, std::v
   if (ec) return std::nullopt;
   const bool bn = curve == curves::CurveId::kBn254;
   const std::filesystem::path share = bin / ".." / "share" / "proofpipe";
-  for (const std::filesystem::path& dir : {bn ? share / "bn128" : share,
-                                           bin / ".." / ".." / "tests" / "data" / (bn ? "multi_io_bn128" : "multi_io")}) {
+  const std::filesystem::path source = bin / ".." / ".." / "tests" / "data";
+  for (const std::filesystem::path& dir :
+       {bn ? share / "bn128" : share, source / (bn ? "multi_io_bn128" : "multi_io")}) {
     const std::filesystem::path d = dir.lexically_normal();
     tried->push_back(d);
     if (std::filesystem::is_regular_file(d / "circuit.zkey", ec)) return d;
@@ -251,8 +253,8 @@ int demo_curve(const DemoArgs& demo, curves::CurveId curve, const std::string& o
   args.synth_workers = demo.synth_workers;
   args.gpu_workers = demo.gpu_workers;
   args.overwrite = demo.overwrite;
-  std::fprintf(stderr, "proofpipe demo: proving the bundled %s circuit '%s' through the full pipeline\n",
-               std::string(curves::curve_name(curve)).c_str(), dir.c_str());
+  std::fprintf(stderr, "proofpipe demo: proving the bundled circuit '%s' (%s) through the full pipeline\n",
+               dir.c_str(), std::string(curves::curve_name(curve)).c_str());
   RunOutcome o = run_batch(args, /*table=*/false);
   if (o.partitions == 0) return o.exit_code;
 

@@ -18,7 +18,11 @@ using shm::SlotState;
 
 Scheduler::Scheduler(Ledger& ledger, shm::SlotRing& slots, uint32_t synth_seats, uint32_t gpu_seats,
                      std::vector<size_t> proof_bytes)
-    : ledger_(ledger), slots_(slots), proof_bytes_(std::move(proof_bytes)), seats_(synth_seats + gpu_seats), slot_part_(slots.slot_count()) {
+    : ledger_(ledger),
+      slots_(slots),
+      proof_bytes_(std::move(proof_bytes)),
+      seats_(synth_seats + gpu_seats),
+      slot_part_(slots.slot_count()) {
   for (uint32_t s = 0; s < seats_.size(); ++s) {
     seats_[s].role = s < synth_seats ? ipc::Role::kSynth : ipc::Role::kGpu;
     seats_[s].seat = uint8_t(s);

@@ -45,7 +45,8 @@ const char* kind_name(StepKind k) {
 // The real Scheduler over the state's Ledger and slot headers, for one step.
 class Coordinator {
  public:
-  explicit Coordinator(State& s) : s_(s), ring_(ring_over(s.flat)), sched_(s.ledger, ring_, kProducers, 1, {sizeof(groth16::Proof)}) {
+  explicit Coordinator(State& s)
+      : s_(s), ring_(ring_over(s.flat)), sched_(s.ledger, ring_, kProducers, 1, {sizeof(groth16::Proof)}) {
     sched_.restore(std::move(s.sched));
   }
   ~Coordinator() { s_.sched = sched_.snapshot(); }

@@ -408,7 +408,7 @@ TEST_F(SchedulerTest, AGeneratedWitnessIsGrantedWithItsCommandAndItsSignalsComeW
     p.wtns.clear();
     p.input = "/in/p" + std::to_string(i) + ".json";
     p.generator = {"/usr/bin/node", "/c_js/generate_witness.js", "/c_js/c.wasm"};
-    p.public_signals.assign(2, ff::Fr{});
+    p.public_signals.assign(2, FrWords{});
     p.signals_known = false;
   }
   send(0, MsgType::kWantSlot);
@@ -422,7 +422,7 @@ TEST_F(SchedulerTest, AGeneratedWitnessIsGrantedWithItsCommandAndItsSignalsComeW
   EXPECT_EQ(req->input, "/in/p0.json");
 
   const double secs = 0.25;
-  const ff::Fr signals[2] = {ff::Fr::from_u64(7), ff::Fr::from_u64(11)};
+  const FrWords signals[2] = {FrWords{7, 1, 2, 3}, FrWords{11, 4, 5, 6}};  // raw words: the Scheduler copies them
   std::string body(reinterpret_cast<const char*>(&secs), sizeof secs);
   body.append(reinterpret_cast<const char*>(signals), sizeof signals);
   seal(g[0], body);
