@@ -76,9 +76,9 @@ class PipelineKeyT final : public PipelineKey {
     const std::vector<Fr> values = typed<Fr>(pub);
     return formats::write_proof_and_public<C>(proof_file, p, public_file, std::span<const Fr>(values));
   }
-  std::string proof_json(std::string_view proof) const override {
-    auto p = decode(proof);
-    return p ? formats::proof_to_json<C>(*p) : std::string();
+  Result<std::string> proof_json(std::string_view proof) const override {
+    PP_ASSIGN_OR_RETURN(const Proof p, decode(proof));
+    return formats::proof_to_json<C>(p);
   }
   std::string public_json(std::span<const FrWords> pub) const override {
     const std::vector<Fr> values = typed<Fr>(pub);

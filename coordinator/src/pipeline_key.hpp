@@ -54,7 +54,7 @@ class PipelineKey {
   virtual Status write_outputs(const std::filesystem::path& proof_file, const std::filesystem::path& public_file,
                                std::string_view proof, std::span<const FrWords> pub) const = 0;
   // The same two files' text, for a queue that stores proofs itself (serve).
-  virtual std::string proof_json(std::string_view proof) const = 0;
+  virtual Result<std::string> proof_json(std::string_view proof) const = 0;
   virtual std::string public_json(std::span<const FrWords> pub) const = 0;
   // Files written earlier (`run --resume`, `demo`): the public signals, and
   // the proof checked against them and this key.

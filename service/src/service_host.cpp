@@ -337,7 +337,8 @@ void Service::on_turn(coord::Pipeline& pipeline) {
 Status Service::store_proof(const coord::Partition& p, std::string_view proof) {
   const coord::PipelineKey& key = *keys_[p.key].key;
   if (queue_.holds_proofs()) {  // stored with the partition's done mark, in one transaction (commit)
-    refs_[p.index].proof = ProofFiles{key.proof_json(proof), key.public_json(p.public_signals)};
+    PP_ASSIGN_OR_RETURN(std::string proof_json, key.proof_json(proof));
+    refs_[p.index].proof = ProofFiles{std::move(proof_json), key.public_json(p.public_signals)};
     return Status::ok();
   }
   const std::filesystem::path dir = proof_dir(refs_[p.index].job_id);
