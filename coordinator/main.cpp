@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
 
   ProveArgs prove;
   auto* p = app.add_subcommand("prove", "prove one witness: writes snarkjs proof.json and public.json");
-  p->add_option("zkey", prove.zkey, "circuit.zkey (Groth16, BLS12-381)")->required();
+  p->add_option("zkey", prove.zkey, "circuit.zkey (Groth16, BLS12-381 or BN254)")->required();
   p->add_option("wtns", prove.wtns, "witness.wtns")->required();
   p->add_option("proof", prove.proof, "output proof.json")->required();
   p->add_option("public", prove.public_json, "output public.json")->required();
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
       "Exit codes: 0 every partition proved; 2 bad input or a set-up error (one line naming it; nothing "
       "written); 3 some partitions failed (named on stderr and in summary.json; the others' proofs are "
       "written); 130 interrupted by SIGINT/SIGTERM (workers stopped, summary written).");
-  r->add_option("--zkey", run.zkey, "circuit.zkey (Groth16, BLS12-381)")->required();
+  r->add_option("--zkey", run.zkey, "circuit.zkey (Groth16, BLS12-381 or BN254)")->required();
   auto* witness = r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
   auto* witness_dir = r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
   auto* inputs = r->add_option("--inputs", run.inputs,
@@ -167,6 +167,8 @@ int main(int argc, char** argv) {
   d->add_flag("--overwrite", demo.overwrite, "replace the outputs of an earlier demo in --out");
   d->add_flag("--from-inputs", demo.from_inputs,
               "start from the circuit's input JSON files: witnesses generated in the synthesis workers");
+  d->add_option("--curve", demo.curve, "bls12381, bn128 (BN254), or both (into <out>/bls12381 and <out>/bn128)")
+      ->default_val("bls12381");
   d->add_option("--synth-workers", demo.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);
   d->add_option("--gpu-workers", demo.gpu_workers, "proving worker processes")->default_val(1)->check(kSeats);
 

@@ -18,15 +18,15 @@ int run_doctor(const DoctorArgs& args) {
   coord::DoctorRing ring;
   if (!args.zkey.empty()) {
     // The header and sections' sizes only: no point is read.
-    auto zkey = formats::load_zkey(args.zkey, {.points = false, .release_coefficients = true});
-    if (!zkey) return fail(zkey.status());
+    auto key = coord::load_pipeline_key(args.zkey);
+    if (!key) return fail(key.status());
     RunArgs defaults;  // `run` without --slots, --mem-budget, --gpus: K = synth + gpu workers
     defaults.gpu_workers = 1;
     std::string reason;
     auto slots = coord::choose_slot_count(defaults, 1, &reason);
     if (!slots) return fail(slots.status());
     ring.key = args.zkey;
-    ring.slot_bytes = coord::slot_size_for(coord::key_sizes_of(*zkey));
+    ring.slot_bytes = coord::slot_size_for((*key)->sizes());
     ring.slots = *slots;
   }
   const auto lines = coord::run_doctor_checks(coord::DoctorEnv::system(), ring);

@@ -19,6 +19,7 @@
 #include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/groth16/verifier.hpp"
+#include "run_setup.hpp"
 
 namespace proofpipe::cli {
 namespace {
@@ -54,25 +55,10 @@ Status why_invalid(const ProveArgs& args, const std::string& reason) {
                     args.wtns, reason);
 }
 
-// The backend for curve C: the factory's (CPU or CUDA) for BLS12-381; the
-// CPU backend for BN254, which has no device kernels yet.
-template <class C>
-Result<std::unique_ptr<groth16::ProverBackendT<C>>> backend_for(groth16::BackendKind kind, std::string* notice) {
-  if constexpr (std::is_same_v<C, curves::Bls12_381>) {
-    return backends::make_backend(kind, notice);
-  } else {
-    if (kind == groth16::BackendKind::kCuda) {
-      return make_error(ErrorCode::kInvalidArgument, "--backend cuda: the CUDA backend proves bls12381 keys only; "
-                                                     "bn128 keys are proved on the CPU (--backend cpu or auto)");
-    }
-    return groth16::make_cpu_backend<C>();
-  }
-}
-
 template <class C>
 int prove_as(const ProveArgs& args, groth16::BackendKind kind, std::chrono::steady_clock::time_point t0) {
   std::string notice;
-  auto backend = backend_for<C>(kind, &notice);
+  auto backend = backends::make_backend_for<C>(kind, &notice);
   if (!backend) return fail(backend.status());
   // prove is quiet on success: the fallback to the CPU is a debug line.
   if (!notice.empty()) spdlog::debug("{}", notice);
@@ -135,6 +121,7 @@ int run_prove(const ProveArgs& args) {
   if (!kind) return fail(kind.status());
   auto curve = formats::zkey_curve(args.zkey);
   if (!curve) return fail(curve.status());
+  if (Status st = coord::check_backend_curve(*kind, *curve, args.zkey); !st) return fail(st);
   return curves::with_curve(*curve, [&](auto c) { return prove_as<decltype(c)>(args, *kind, t0); });
 }
 

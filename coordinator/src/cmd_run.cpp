@@ -13,9 +13,9 @@
 #include "cli_error.hpp"
 #include "outputs.hpp"
 #include "pipeline.hpp"
+#include "pipeline_key.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/coordinator/commands.hpp"
-#include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/ipc/messages.hpp"
 #include "provenance.hpp"
 #include "resume.hpp"
@@ -107,7 +107,7 @@ struct RunOutcome {
   int exit_code = kExitError;
   coord::RunReport report;
   size_t partitions = 0, proved = 0;
-  groth16::VerificationKey vk;
+  std::shared_ptr<const coord::PipelineKey> key;
   std::vector<std::string> stems;  // of the proved partitions
 };
 
@@ -124,11 +124,12 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   if (prepared) {
     std::vector<std::filesystem::path> witnesses;
     for (const auto& p : prepared->partitions) witnesses.push_back(p.input.empty() ? p.wtns : p.input);
-    provenance.emplace(args.zkey, std::move(witnesses), prepared->config.out);
+    provenance.emplace(args.zkey, std::string(prepared->key->curve_name()), std::move(witnesses),
+                       prepared->config.out);
   }
   if (prepared && args.resume) {
     const size_t all = prepared->partitions.size();
-    auto resumed = coord::resume_partitions(prepared->config.out, prepared->partitions, prepared->vk);
+    auto resumed = coord::resume_partitions(prepared->config.out, prepared->partitions, *prepared->key);
     if (!resumed) {
       prepared = resumed.status();
     } else {
@@ -152,14 +153,14 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
     return o;
   }
   coord::Ledger ledger(std::move(prepared->partitions), args.max_attempts);
-  auto report = coord::run_pipeline(prepared->config, ledger, std::span(&prepared->vk, 1));
+  auto report = coord::run_pipeline(prepared->config, ledger, std::span(&prepared->key, 1));
   if (!report) {
     created.undo();
     o.exit_code = fail(report.status());
     return o;
   }
   o.report = *report;
-  o.vk = prepared->vk;
+  o.key = prepared->key;
   const std::filesystem::path summary = prepared->config.out / "summary.json";
   {
     std::vector<std::string> proved;
@@ -207,20 +208,20 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   return o;
 }
 
-}  // namespace
-
-int run_run(const RunArgs& args) { return run_batch(args, /*table=*/true).exit_code; }
-
-// Where the demo's circuit is, relative to this executable (never a path
-// built in, so an installed or moved tree works): <prefix>/share/proofpipe
+// Where the demo's circuit for `curve` is, relative to this executable
+// (never a path built in, so an installed or moved tree works):
+// <prefix>/share/proofpipe (bls12381) or <prefix>/share/proofpipe/bn128
 // beside <prefix>/bin, or the source tree above a build folder
-// (<source>/<build>/bin/proofpipe -> <source>/tests/data/multi_io).
-std::optional<std::filesystem::path> find_demo_dir(std::vector<std::filesystem::path>* tried) {
+// (<source>/<build>/bin/proofpipe -> <source>/tests/data/multi_io, multi_io_bn128).
+std::optional<std::filesystem::path> find_demo_dir(curves::CurveId curve, std::vector<std::filesystem::path>* tried) {
   std::error_code ec;
   const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
   if (ec) return std::nullopt;
+  const bool bn = curve == curves::CurveId::kBn254;
+  const std::filesystem::path share = bin / ".." / "share" / "proofpipe";
+  const std::filesystem::path source = bin / ".." / ".." / "tests" / "data";
   for (const std::filesystem::path& dir :
-       {bin / ".." / "share" / "proofpipe", bin / ".." / ".." / "tests" / "data" / "multi_io"}) {
+       {bn ? share / "bn128" : share, source / (bn ? "multi_io_bn128" : "multi_io")}) {
     const std::filesystem::path d = dir.lexically_normal();
     tried->push_back(d);
     if (std::filesystem::is_regular_file(d / "circuit.zkey", ec)) return d;
@@ -228,9 +229,10 @@ std::optional<std::filesystem::path> find_demo_dir(std::vector<std::filesystem::
   return std::nullopt;
 }
 
-int run_demo(const DemoArgs& demo) {
+// One curve's demo, into `out`.
+int demo_curve(const DemoArgs& demo, curves::CurveId curve, const std::string& out) {
   std::vector<std::filesystem::path> tried;
-  const auto found = find_demo_dir(&tried);
+  const auto found = find_demo_dir(curve, &tried);
   if (!found) {
     std::string where;
     for (const auto& t : tried) where += (where.empty() ? "'" : ", '") + t.string() + "'";
@@ -247,11 +249,12 @@ int run_demo(const DemoArgs& demo) {
   } else {
     args.witness_dir = dir.string();
   }
-  args.out = demo.out;
+  args.out = out;
   args.synth_workers = demo.synth_workers;
   args.gpu_workers = demo.gpu_workers;
   args.overwrite = demo.overwrite;
-  std::fprintf(stderr, "proofpipe demo: proving the bundled circuit '%s' through the full pipeline\n", dir.c_str());
+  std::fprintf(stderr, "proofpipe demo: proving the bundled circuit '%s' (%s) through the full pipeline\n",
+               dir.c_str(), std::string(curves::curve_name(curve)).c_str());
   RunOutcome o = run_batch(args, /*table=*/false);
   if (o.partitions == 0) return o.exit_code;
 
@@ -259,16 +262,15 @@ int run_demo(const DemoArgs& demo) {
   // built-in verifier, as a user of the files would.
   size_t ok = 0;
   for (const auto& stem : o.stems) {
-    const std::filesystem::path base = std::filesystem::path(demo.out) / stem;
-    auto proof = formats::read_proof_json(base.string() + ".proof.json");
-    auto pub = formats::read_public_json(base.string() + ".public.json");
-    if (!proof || !pub) continue;
-    auto verdict = groth16::verify(o.vk, *pub, *proof);
+    const std::filesystem::path base = std::filesystem::path(out) / stem;
+    auto pub = o.key->read_public_json(base.string() + ".public.json");
+    if (!pub) continue;
+    auto verdict = o.key->verify_proof_file(base.string() + ".proof.json", *pub);
     ok += verdict && verdict->valid;
   }
   uint64_t peak_sum = o.report.coordinator_peak_rss_bytes;
   for (const auto& s : o.report.seats) peak_sum += s.peak_rss_bytes;
-  std::printf("proofpipe demo\n");
+  std::printf("proofpipe demo (%s)\n", std::string(curves::curve_name(curve)).c_str());
   std::printf("  partitions      %zu proved of %zu, %zu verified from disk (built-in verifier)\n", o.proved,
               o.partitions, ok);
   std::printf("  time            %.2f s wall, %.3f s/proof\n", o.report.wall_s,
@@ -278,9 +280,29 @@ int run_demo(const DemoArgs& demo) {
   std::printf("  ring            %u slots x %s = %s\n", o.report.slots, format_size(o.report.slot_size).c_str(),
               format_size(o.report.ring_bytes).c_str());
   std::printf("  peak memory     %s (sum of per-process peak RSS)\n", format_size(peak_sum).c_str());
-  std::printf("  outputs         %s/\n", demo.out.c_str());
+  std::printf("  outputs         %s/\n", out.c_str());
   if (o.exit_code == kExitOk && ok != o.proved) return kExitPartial;
   return o.exit_code;
+}
+
+}  // namespace
+
+int run_run(const RunArgs& args) { return run_batch(args, /*table=*/true).exit_code; }
+
+int run_demo(const DemoArgs& demo) {
+  if (demo.curve == curves::Bls12_381::kName) return demo_curve(demo, curves::CurveId::kBls12_381, demo.out);
+  if (demo.curve == curves::Bn254::kName) return demo_curve(demo, curves::CurveId::kBn254, demo.out);
+  if (demo.curve != "both") {
+    return fail(make_error(ErrorCode::kInvalidArgument, "demo --curve '{}': expected bls12381, bn128 or both",
+                           demo.curve));
+  }
+  // Both: each curve into its own folder of --out; the worse exit code wins.
+  int worst = kExitOk;
+  for (const curves::CurveId c : {curves::CurveId::kBls12_381, curves::CurveId::kBn254}) {
+    const int rc = demo_curve(demo, c, (std::filesystem::path(demo.out) / curves::curve_name(c)).string());
+    if (rc != kExitOk && (worst == kExitOk || rc == kExitError)) worst = rc;
+  }
+  return worst;
 }
 
 }  // namespace proofpipe::cli

@@ -44,7 +44,7 @@ void Ledger::set_state(Partition& p, PartState s) {
 void Ledger::forget_payload(uint32_t i) {
   Partition& p = parts_[i];
   PP_ASSERT(p.state == PartState::kDone || p.state == PartState::kFailed, "forget_payload of an open partition");
-  std::vector<ff::Fr>().swap(p.public_signals);
+  std::vector<FrWords>().swap(p.public_signals);
   std::vector<std::string>().swap(p.causes);
 }
 

@@ -22,10 +22,14 @@
 #include <string_view>
 #include <vector>
 
-#include "proofpipe/ff/bls12_381.hpp"
 #include "proofpipe/ipc/messages.hpp"
 
 namespace proofpipe::coord {
+
+// One public signal: an Fr of the partition's key's curve, Montgomery form,
+// as a slot and a SEALED message carry it. Fr is 32 bytes on both curves;
+// the key (pipeline_key.hpp) gives the words their type.
+using FrWords = std::array<uint64_t, 4>;
 
 enum class PartState { kPending, kWriting, kReady, kProving, kDone, kFailed };
 const char* part_state_name(PartState s);
@@ -42,7 +46,7 @@ struct Partition {
   // `generator` on (wtns empty); the public signals then come with its SEALED.
   std::filesystem::path input;
   std::vector<std::string> generator;
-  std::vector<ff::Fr> public_signals;  // w[1..nPublic], read at start (or sent with SEALED)
+  std::vector<FrWords> public_signals;  // w[1..nPublic], read at start (or sent with SEALED)
   bool signals_known = true;           // false for a generated witness until its SEALED carried them
 
   PartState state = PartState::kPending;

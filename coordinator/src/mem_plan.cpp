@@ -87,18 +87,21 @@ std::string plural(uint64_t n, const char* word) { return fmt::format("{} {}{}",
 
 }  // namespace
 
-KeySizes key_sizes_of(const formats::Zkey& zkey) {
-  const formats::ZkeyHeader& h = zkey.header();
-  constexpr uint64_t g1 = 2 * formats::ZkeyHeader::kN8q, g2 = 4 * formats::ZkeyHeader::kN8q;
+template <class C>
+KeySizes key_sizes_of(const formats::ZkeyT<C>& zkey) {
+  const formats::ZkeyHeaderT<C>& h = zkey.header();
+  constexpr uint64_t g1 = 2 * formats::ZkeyHeaderT<C>::kN8q, g2 = 4 * formats::ZkeyHeaderT<C>::kN8q;
   KeySizes k;
   k.domain_size = h.domain_size;
   k.n_vars = h.n_vars;
-  k.coef_bytes = uint64_t(zkey.coefs().size()) * sizeof(formats::ZkeyCoef);
+  k.coef_bytes = uint64_t(zkey.coefs().size()) * sizeof(formats::ZkeyCoefT<C>);
   // A, B1: n_vars each; C: the private wires; H: domain_size (G1); B2: n_vars (G2).
   const uint64_t c_points = uint64_t(h.n_vars) - h.n_public - 1;
   k.point_bytes = g1 * (2 * uint64_t(h.n_vars) + c_points + h.domain_size) + g2 * uint64_t(h.n_vars);
   return k;
 }
+template KeySizes key_sizes_of(const formats::ZkeyT<curves::Bls12_381>& zkey);
+template KeySizes key_sizes_of(const formats::ZkeyT<curves::Bn254>& zkey);
 
 KeySizes merge_key_sizes(const KeySizes& a, const KeySizes& b) {
   return {std::max(a.domain_size, b.domain_size), std::max(a.n_vars, b.n_vars), a.coef_bytes + b.coef_bytes,

@@ -34,7 +34,9 @@ struct KeySizes {
   uint64_t coef_bytes = 0;   // section 4 (A and B coefficients): what a synthesis worker maps
   uint64_t point_bytes = 0;  // sections 5-9 (A, B1, B2, C, H points): what a proving worker maps
 };
-KeySizes key_sizes_of(const formats::Zkey& zkey);
+// For either curve (instantiated for both in mem_plan.cpp).
+template <class C>
+KeySizes key_sizes_of(const formats::ZkeyT<C>& zkey);
 // Several keys resident at once (serve): the largest domain and witness,
 // the pages of all of them.
 KeySizes merge_key_sizes(const KeySizes& a, const KeySizes& b);

@@ -13,7 +13,6 @@
 
 #include "procfs.hpp"
 #include "proofpipe/common/safe_file.hpp"
-#include "proofpipe/formats/proof_json.hpp"
 #include "timings.hpp"
 
 namespace proofpipe::coord {
@@ -89,10 +88,9 @@ void CreatedDirs::undo() const {
   }
 }
 
-Status write_partition_outputs(const fs::path& out, const std::string& stem, const groth16::Proof& proof,
-                               std::span<const ff::Fr> public_signals) {
-  return formats::write_proof_and_public(out / (stem + ".proof.json"), proof, out / (stem + ".public.json"),
-                                         public_signals);
+Status write_partition_outputs(const PipelineKey& key, const fs::path& out, const std::string& stem,
+                               std::string_view proof, std::span<const FrWords> public_signals) {
+  return key.write_outputs(out / (stem + ".proof.json"), out / (stem + ".public.json"), proof, public_signals);
 }
 
 Status write_run_info(const std::filesystem::path& file, pid_t pid, const std::string& ring_prefix,

@@ -17,8 +17,8 @@
 
 #include "ledger.hpp"
 #include "pipeline.hpp"
+#include "pipeline_key.hpp"
 #include "proofpipe/common/status.hpp"
-#include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/shm/ring.hpp"
 
 namespace proofpipe::coord {
@@ -45,8 +45,9 @@ class CreatedDirs {
   std::filesystem::path out_, first_new_;
 };
 
-Status write_partition_outputs(const std::filesystem::path& out, const std::string& stem, const groth16::Proof& proof,
-                               std::span<const ff::Fr> public_signals);
+// <out>/<stem>.proof.json and .public.json, in the key's curve.
+Status write_partition_outputs(const PipelineKey& key, const std::filesystem::path& out, const std::string& stem,
+                               std::string_view proof, std::span<const FrWords> public_signals);
 
 Status write_run_info(const std::filesystem::path& file, pid_t pid, const std::string& ring_prefix,
                       const std::string& endpoint, const shm::Ring& ring, const std::filesystem::path& out);

@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "outputs.hpp"
+#include "pipeline_key.hpp"
 #include "proofpipe/common/logging.hpp"
 #include "pipeline_impl.hpp"
 #include "proofpipe/common/sizes.hpp"
@@ -40,11 +41,10 @@ static uint32_t next_signal(int fd) {
   return ::read(fd, &info, sizeof info) == ssize_t(sizeof info) ? info.ssi_signo : 0;
 }
 
-Pipeline::Pipeline(const PipelineConfig& cfg, Ledger& ledger, std::span<const groth16::VerificationKey> vks,
-                   PipelineHost* host)
+Pipeline::Pipeline(const PipelineConfig& cfg, Ledger& ledger, PipelineKeys keys, PipelineHost* host)
     : cfg_(cfg),
       ledger_(ledger),
-      vks_(vks),
+      keys_(keys),
       host_(host),
       t0_(std::chrono::steady_clock::now()),
       reporter_(cfg, ledger, t0_) {}
@@ -116,7 +116,9 @@ Status Pipeline::setup() {
   PP_ASSIGN_OR_RETURN(ipc::Router router, ipc::Router::bind(endpoint));
   router_.emplace(std::move(router));
 
-  scheduler_.emplace(ledger_, ring_->slots(), cfg_.synth_workers, cfg_.gpu_workers);
+  std::vector<size_t> proof_bytes;
+  for (const auto& key : keys_) proof_bytes.push_back(key->proof_bytes());
+  scheduler_.emplace(ledger_, ring_->slots(), cfg_.synth_workers, cfg_.gpu_workers, std::move(proof_bytes));
   // --backend cuda (also implied by --gpus): a device that cannot be used is
   // a set-up error of the run, found before any partition starts. It costs
   // the synthesis of the first records during the proving workers' set-up.
@@ -268,9 +270,8 @@ void Pipeline::sample(const char* event, std::optional<uint32_t> partition) {
   reporter_.sample(seat_views(), event, partition);
 }
 
-Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, std::span<const groth16::VerificationKey> vks,
-                               PipelineHost* host) {
-  Pipeline pipeline(cfg, ledger, vks, host);
+Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, PipelineKeys keys, PipelineHost* host) {
+  Pipeline pipeline(cfg, ledger, keys, host);
   return pipeline.run();
 }
 

@@ -22,11 +22,15 @@
 #include "ledger.hpp"
 #include "process.hpp"
 #include "proofpipe/common/status.hpp"
-#include "proofpipe/groth16/verifier.hpp"
 #include "proofpipe/ipc/channel.hpp"
 #include "proofpipe/shm/ring.hpp"
 
 namespace proofpipe::coord {
+
+class PipelineKey;  // pipeline_key.hpp
+// The run's keys, in PipelineConfig::keys' order: each verifies and writes
+// the proofs of its partitions, in its own curve.
+using PipelineKeys = std::span<const std::shared_ptr<const PipelineKey>>;
 
 struct PipelineConfig {
   // The keys the workers map, in the order a partition's `key` indexes: one
@@ -113,17 +117,18 @@ class PipelineHost {
   virtual void on_turn(Pipeline& pipeline) = 0;
   // A verified proof of `p`: stored durably before it returns, or an error
   // (the partition then fails for good: its outputs cannot be written).
-  virtual Status store_proof(const Partition& p, const groth16::Proof& proof) = 0;
+  // `proof` is the raw proof of p's key's curve (PipelineKey::proof_json reads it).
+  virtual Status store_proof(const Partition& p, std::string_view proof) = 0;
   // SIGINT/SIGTERM arrived (each one: a second may mean "now").
   virtual void on_signal(Pipeline& pipeline) = 0;
   virtual bool should_stop(const Pipeline& pipeline) = 0;
 };
 
-// Runs the pipeline. vks[k] verifies the proofs of partitions with key k.
+// Runs the pipeline. keys[k] verifies the proofs of partitions with key k.
 // Without a host: the whole batch, and partitions end DONE or FAILED in
 // `ledger`. The Status is an error only for set-up failures (run dir, ring,
 // endpoint), in which case nothing was started and nothing is left behind.
-Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, std::span<const groth16::VerificationKey> vks,
+Result<RunReport> run_pipeline(const PipelineConfig& cfg, Ledger& ledger, PipelineKeys keys,
                                PipelineHost* host = nullptr);
 
 }  // namespace proofpipe::coord

@@ -32,8 +32,7 @@ struct WorkerSlot {
 
 class Pipeline {
  public:
-  Pipeline(const PipelineConfig& cfg, Ledger& ledger, std::span<const groth16::VerificationKey> vks,
-           PipelineHost* host);
+  Pipeline(const PipelineConfig& cfg, Ledger& ledger, PipelineKeys keys, PipelineHost* host);
   ~Pipeline();
   Result<RunReport> run();
 
@@ -81,8 +80,8 @@ class Pipeline {
 
   const PipelineConfig& cfg_;
   Ledger& ledger_;
-  std::span<const groth16::VerificationKey> vks_;  // by Partition::key
-  PipelineHost* host_;                             // null: a batch (`run`)
+  PipelineKeys keys_;    // by Partition::key
+  PipelineHost* host_;  // null: a batch (`run`)
   std::chrono::steady_clock::time_point t0_;
   std::filesystem::path run_dir_;
   bool run_dir_created_ = false;

@@ -9,6 +9,7 @@
 
 #include "outputs.hpp"
 #include "pipeline_impl.hpp"
+#include "pipeline_key.hpp"
 
 namespace proofpipe::coord {
 
@@ -88,7 +89,8 @@ void Pipeline::verify_and_commit(const Action& a) {
                                /*permanent=*/false);
     return;
   }
-  auto verdict = groth16::verify(vks_[p.key], p.public_signals, a.proof);
+  const PipelineKey& key = *keys_[p.key];
+  auto verdict = key.verify(p.public_signals, a.proof);
   if (!verdict || !verdict->valid) {
     const std::string why = verdict ? verdict->reason : verdict.status().message();
     spdlog::error("{}: invalid proof from gpu.{} ({}): retrying", p.stem, a.seat, why);
@@ -101,7 +103,8 @@ void Pipeline::verify_and_commit(const Action& a) {
     return;
   }
   const Status st =
-      host_ ? host_->store_proof(p, a.proof) : write_partition_outputs(cfg_.out, p.stem, a.proof, p.public_signals);
+      host_ ? host_->store_proof(p, a.proof)
+            : write_partition_outputs(key, cfg_.out, p.stem, a.proof, p.public_signals);
   if (!st) {
     scheduler_->proof_rejected(p.index, st.message(), /*permanent=*/true);
     spdlog::error("{}", st.message());

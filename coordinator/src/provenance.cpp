@@ -75,9 +75,10 @@ Result<std::string> blake2b_file(const fs::path& file) {
   return h.final_hex();
 }
 
-Provenance::Provenance(fs::path zkey, std::vector<fs::path> witnesses, fs::path out)
+Provenance::Provenance(fs::path zkey, std::string curve, std::vector<fs::path> witnesses, fs::path out)
     : zkey_(std::move(zkey)),
       out_(std::move(out)),
+      curve_(std::move(curve)),
       witnesses_(std::move(witnesses)),
       started_(std::chrono::system_clock::now()),
       hash_(std::async(std::launch::async, [file = zkey_] { return blake2b_file(file); })) {}
@@ -100,7 +101,7 @@ nlohmann::json Provenance::finish(const std::vector<std::string>& proved_stems) 
           {"started_at", iso8601(started_)},
           {"ended_at", iso8601(std::chrono::system_clock::now())},
           {"hostname", hostname()},
-          {"curve", "bls12381"},
+          {"curve", curve_},
           {"zkey",
            {{"path", absolute_path(zkey_)},
             {"size_bytes", ec ? 0 : uint64_t(size)},

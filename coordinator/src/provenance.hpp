@@ -29,13 +29,15 @@ Result<std::string> blake2b_file(const std::filesystem::path& file);
 
 class Provenance {
  public:
-  // Starts hashing the key at once.
-  Provenance(std::filesystem::path zkey, std::vector<std::filesystem::path> witnesses, std::filesystem::path out);
+  // Starts hashing the key at once. `curve`: the key's ("bls12381", "bn128").
+  Provenance(std::filesystem::path zkey, std::string curve, std::vector<std::filesystem::path> witnesses,
+             std::filesystem::path out);
   // The "provenance" object, with the end time now; `proofs` are the stems written.
   nlohmann::json finish(const std::vector<std::string>& proved_stems);
 
  private:
   std::filesystem::path zkey_, out_;
+  std::string curve_;
   std::vector<std::filesystem::path> witnesses_;
   std::chrono::system_clock::time_point started_;
   std::future<Result<std::string>> hash_;

@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "proofpipe/formats/proof_json.hpp"
 
 namespace proofpipe::coord {
 namespace fs = std::filesystem;
@@ -23,16 +22,14 @@ Kind kind_of(const fs::path& p) {
 
 // Why the pair cannot be kept; empty when it is right.
 std::string check_pair(const fs::path& proof_file, const fs::path& public_file, const Partition& p,
-                       const groth16::VerificationKey& vk) {
+                       const PipelineKey& key) {
   const Kind proof_kind = kind_of(proof_file), public_kind = kind_of(public_file);
   if (proof_kind == Kind::kMissing || public_kind == Kind::kMissing) return "missing";
   if (proof_kind != Kind::kRegular || public_kind != Kind::kRegular) return "not a regular file";
-  auto pub = formats::read_public_json(public_file);
+  auto pub = key.read_public_json(public_file);
   if (!pub) return pub.status().message();
   if (*pub != p.public_signals) return "its public signals are not this witness's";
-  auto proof = formats::read_proof_json(proof_file);
-  if (!proof) return proof.status().message();
-  auto verdict = groth16::verify(vk, p.public_signals, *proof);
+  auto verdict = key.verify_proof_file(proof_file, p.public_signals);
   if (!verdict) return verdict.status().message();
   if (!verdict->valid) return "the proof does not verify against this key (" + verdict->reason + ")";
   return {};
@@ -61,12 +58,12 @@ nlohmann::json ResumeOutcome::to_json() const {
 }
 
 Result<ResumeOutcome> resume_partitions(const fs::path& out, std::vector<Partition>& parts,
-                                        const groth16::VerificationKey& vk) {
+                                        const PipelineKey& key) {
   ResumeOutcome o;
   std::vector<Partition> left;
   for (Partition& p : parts) {
     const fs::path proof_file = out / (p.stem + ".proof.json"), public_file = out / (p.stem + ".public.json");
-    const std::string why = check_pair(proof_file, public_file, p, vk);
+    const std::string why = check_pair(proof_file, public_file, p, key);
     if (why.empty()) {
       o.skipped.push_back(p.stem);
       continue;

@@ -14,7 +14,7 @@
 
 #include "ledger.hpp"
 #include "proofpipe/common/status.hpp"
-#include "proofpipe/groth16/verifier.hpp"
+#include "pipeline_key.hpp"
 
 namespace proofpipe::coord {
 
@@ -28,6 +28,6 @@ struct ResumeOutcome {
 // and removes the files of those to redo. An error only when a file cannot
 // be removed or is not a regular file (a link is removed, never followed).
 Result<ResumeOutcome> resume_partitions(const std::filesystem::path& out, std::vector<Partition>& parts,
-                                        const groth16::VerificationKey& vk);
+                                        const PipelineKey& key);
 
 }  // namespace proofpipe::coord

@@ -264,15 +264,12 @@ Result<PipelineConfig> pipeline_config(const WorkerFlags& f, const KeySizes& key
   return cfg;
 }
 
-Result<formats::Zkey> load_pipeline_zkey(const std::filesystem::path& path) {
-  PP_ASSIGN_OR_RETURN(const curves::CurveId curve, formats::zkey_curve(path));
-  if (curve != curves::CurveId::kBls12_381) {
-    return make_error(ErrorCode::kInvalidArgument,
-                      "zkey '{}' is a {} key: the pipeline (run, serve, demo) proves bls12381 keys only for now; "
-                      "prove {} witnesses one at a time with `proofpipe prove`",
-                      path.string(), curves::curve_name(curve), curves::curve_name(curve));
-  }
-  return formats::load_zkey(path, {.points = false, .release_coefficients = true});
+Status check_backend_curve(groth16::BackendKind kind, curves::CurveId curve, const std::filesystem::path& zkey) {
+  if (kind != groth16::BackendKind::kCuda || curve == curves::CurveId::kBls12_381) return Status::ok();
+  return make_error(ErrorCode::kInvalidArgument,
+                    "--backend cuda: zkey '{}' is a {} key and the CUDA backend proves bls12381 keys only; "
+                    "{} keys are proved on the CPU (--backend cpu or auto)",
+                    zkey.string(), curves::curve_name(curve), curves::curve_name(curve));
 }
 
 Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
@@ -280,12 +277,14 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   const cli::RunArgs& args = flags.args;
   // Header, IC and a check of every coefficient, whose pages are released as
   // they are checked: the coordinator never reads them again.
-  PP_ASSIGN_OR_RETURN(formats::Zkey zkey, load_pipeline_zkey(args.zkey));
-  const auto& hdr = zkey.header();
   PreparedRun run;
+  PP_ASSIGN_OR_RETURN(run.key, load_pipeline_key(args.zkey));
+  const PipelineKey& key = *run.key;
+  PP_ASSIGN_OR_RETURN(const groth16::BackendKind kind, groth16::parse_backend_kind(args.backend));
+  PP_RETURN_IF_ERROR(check_backend_curve(kind, key.curve(), args.zkey));
   std::set<std::string> stems;
   if (!args.inputs.empty() || !args.witness_gen.empty()) {
-    PP_ASSIGN_OR_RETURN(run.partitions, input_partitions(args, hdr.n_public));
+    PP_ASSIGN_OR_RETURN(run.partitions, input_partitions(args, key.n_public()));
     for (const Partition& p : run.partitions) stems.insert(p.stem);
   }
   std::vector<std::filesystem::path> paths;
@@ -297,8 +296,8 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
     // output exists; workers read the file again straight into their slot.
     // Only the public signals are kept.
     Partition p;
-    p.public_signals.resize(hdr.n_public);
-    PP_RETURN_IF_ERROR(formats::check_wtns_for(zkey, path, p.public_signals));
+    p.public_signals.resize(key.n_public());
+    PP_RETURN_IF_ERROR(key.check_witness(path, p.public_signals));
     p.index = uint32_t(run.partitions.size());
     p.stem = path.stem().string();
     p.wtns = std::filesystem::absolute(path);
@@ -311,11 +310,10 @@ Result<PreparedRun> prepare_run(const cli::RunArgs& given) {
   PP_RETURN_IF_ERROR(check_out_dir(args.out, run.partitions, args.overwrite || args.resume));
   if (!args.metrics.empty()) PP_RETURN_IF_ERROR(check_output_target(args.metrics, "--metrics"));
 
-  PP_ASSIGN_OR_RETURN(run.config, pipeline_config(flags, key_sizes_of(zkey)));
+  PP_ASSIGN_OR_RETURN(run.config, pipeline_config(flags, key.sizes()));
   run.config.keys = {std::filesystem::absolute(args.zkey)};
   run.config.out = args.out;
   run.config.metrics = args.metrics;
-  run.vk = formats::verification_key_from_zkey(zkey, groth16::alphabeta_of(hdr.alpha1, hdr.beta2));
   return run;
 }
 

@@ -11,23 +11,21 @@
 #include "mem_plan.hpp"
 #include "pipeline.hpp"
 #include "proofpipe/coordinator/commands.hpp"
-#include "proofpipe/groth16/verifier.hpp"
+#include "pipeline_key.hpp"
 
 namespace proofpipe::coord {
 
 struct PreparedRun {
   PipelineConfig config;
   std::vector<Partition> partitions;
-  groth16::VerificationKey vk;
+  std::shared_ptr<const PipelineKey> key;  // the --zkey, of either curve
 };
 
 Result<PreparedRun> prepare_run(const cli::RunArgs& args);
 
-// The pipeline's key loader (run, serve, demo): a BLS12-381 key with its
-// header, IC and checked coefficients (points not mapped, coefficient pages
-// released). A BN254 key is one line saying what to use instead: the
-// pipeline's workers and the CUDA backend are BLS12-381's for now.
-Result<formats::Zkey> load_pipeline_zkey(const std::filesystem::path& path);
+// --backend cuda (or --gpus) with a key the CUDA kernels cannot prove: they
+// are BLS12-381's only (docs/curves.md); `zkey` names the file in the error.
+Status check_backend_curve(groth16::BackendKind kind, curves::CurveId curve, const std::filesystem::path& zkey);
 
 // The flags `run` and `serve` share: workers, devices, backend, caps and
 // slots. check_worker_flags checks them before any file is read (with

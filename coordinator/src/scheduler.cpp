@@ -16,8 +16,13 @@ using ipc::MsgHeader;
 using ipc::MsgType;
 using shm::SlotState;
 
-Scheduler::Scheduler(Ledger& ledger, shm::SlotRing& slots, uint32_t synth_seats, uint32_t gpu_seats)
-    : ledger_(ledger), slots_(slots), seats_(synth_seats + gpu_seats), slot_part_(slots.slot_count()) {
+Scheduler::Scheduler(Ledger& ledger, shm::SlotRing& slots, uint32_t synth_seats, uint32_t gpu_seats,
+                     std::vector<size_t> proof_bytes)
+    : ledger_(ledger),
+      slots_(slots),
+      proof_bytes_(std::move(proof_bytes)),
+      seats_(synth_seats + gpu_seats),
+      slot_part_(slots.slot_count()) {
   for (uint32_t s = 0; s < seats_.size(); ++s) {
     seats_[s].role = s < synth_seats ? ipc::Role::kSynth : ipc::Role::kGpu;
     seats_[s].seat = uint8_t(s);
@@ -197,7 +202,7 @@ Actions Scheduler::on_proof(SeatState& w, const ipc::Message& m) {
   verify.kind = Action::Kind::kVerify;
   verify.seat = w.seat;
   verify.partition = p.index;
-  if (!ipc::decode_proof(m.body, &verify.proof, &verify.stages)) {
+  if (p.key >= proof_bytes_.size() || !ipc::split_proof(m.body, proof_bytes_[p.key], &verify.proof, &verify.stages)) {
     ++counts_.malformed_messages;
     ledger_.requeue(p.index, fmt::format("malformed proof message ({} bytes)", m.body.size()));
     return {done};
@@ -344,7 +349,7 @@ void Scheduler::queue_ready(uint32_t part, bool front) {
 // is counted and the signals stay unknown: the proof is then not verified but
 // the partition generated again (Pipeline::verify_and_commit).
 void Scheduler::take_signals(Partition& p, const std::string& body) {
-  const size_t signals = p.public_signals.size() * sizeof(ff::Fr);
+  const size_t signals = p.public_signals.size() * sizeof(FrWords);
   if (body.size() != sizeof(double) + signals) {
     ++counts_.malformed_messages;
     spdlog::warn("{}: SEALED carries {} bytes, {} expected", p.stem, body.size(), sizeof(double) + signals);

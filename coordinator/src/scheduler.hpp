@@ -51,7 +51,7 @@ struct Action {
   ipc::Message message;               // kSend: header complete (role, seat, incarnation); kHello: the body
   const char* event = "";             // kSample
   std::optional<uint32_t> partition;  // kSample, kVerify
-  groth16::Proof proof{};             // kVerify
+  std::string proof;                  // kVerify: the proof's bytes (the key's PipelineKey::proof_bytes())
   ipc::ProveStages stages;            // kVerify
 };
 using Actions = std::vector<Action>;
@@ -65,7 +65,10 @@ struct SchedulerCounts {
 class Scheduler {
  public:
   // Seats 0..synth_seats-1 write, the next gpu_seats prove (the ring's seats).
-  Scheduler(Ledger& ledger, shm::SlotRing& slots, uint32_t synth_seats, uint32_t gpu_seats);
+  // proof_bytes[k]: the size of a proof for key k (its curve's), which a
+  // PROOF body must hold exactly, before its ProveStages.
+  Scheduler(Ledger& ledger, shm::SlotRing& slots, uint32_t synth_seats, uint32_t gpu_seats,
+            std::vector<size_t> proof_bytes);
 
   // --- inputs from the Supervisor --------------------------------------
   void seat_started(uint8_t seat, uint32_t incarnation);
@@ -142,6 +145,7 @@ class Scheduler {
 
   Ledger& ledger_;
   shm::SlotRing& slots_;
+  const std::vector<size_t> proof_bytes_;           // by key
   std::vector<SeatState> seats_;                    // index = seat
   std::vector<std::optional<uint32_t>> slot_part_;  // slot -> the partition it carries
   std::deque<uint8_t> grant_queue_;                 // synth seats waiting for a slot, FIFO

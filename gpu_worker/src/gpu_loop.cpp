@@ -17,6 +17,11 @@
 // The take intake keeps no record buffers in the worker (2 GiB of
 // page-locked memory at 2^24 in the copy intake) and writes nothing on the
 // host: the copy intake's 2 GiB write and the h download and upload go.
+//
+// The curve is the keys' (docs/curves.md): run() reads it from the zkeys
+// and calls run_as<C> once; everything below is one template over C. The
+// PROOF body is then sizeof(formats::ProofT<C>) bytes of proof, the
+// coordinator's key knows which (docs/pipeline.md).
 #include "gpu_loop.hpp"
 
 #include <spdlog/spdlog.h>
@@ -49,22 +54,26 @@ double seconds(Clock::time_point from, Clock::time_point to) {
 // The copy intake's record buffers, reused across partitions (one slot's
 // worth of memory, sized for the largest key). The backend page-locks them,
 // so they must outlive it (run() declares them before the backends).
+template <class C>
 struct RecordBuffers {
-  std::vector<ff::Fr> a, b, c, w;
+  std::vector<typename C::Fr> a, b, c, w;
 };
 
 // One of the run's keys, ready to prove: its view of the mapped zkey and a
 // backend prepared for it (device-resident points on a GPU), kept for the
 // life of the worker so no partition pays the key's upload.
+template <class C>
 struct KeyContext {
-  groth16::ProvingKey pk;
+  groth16::ProvingKeyT<C> pk;
   ipc::PartitionLayout layout;
-  std::unique_ptr<groth16::ProverBackend> backend;
+  std::unique_ptr<groth16::ProverBackendT<C>> backend;
 };
 
+template <class C>
 class GpuWorker {
  public:
-  GpuWorker(ipc::WorkerSession& session, std::vector<KeyContext>& keys, bool take, RecordBuffers& record)
+  using Fr = typename C::Fr;
+  GpuWorker(ipc::WorkerSession& session, std::vector<KeyContext<C>>& keys, bool take, RecordBuffers<C>& record)
       : s_(session), keys_(keys), take_(take), rec_(record) {}
 
   // Copy intake: sizes the record buffers once for the key and lets the
@@ -76,13 +85,13 @@ class GpuWorker {
   // pins the memory once (a second registration of the same pages would be
   // refused), and every key's backend uploads from it.
   Status prepare() {
-    groth16::ProverBackend& first = *keys_.front().backend;
+    groth16::ProverBackendT<C>& first = *keys_.front().backend;
     if (take_) {
       const std::span<std::byte> ring = s_.ring().slots().payload_segment();
       PP_RETURN_IF_ERROR(first.pin_host_memory(ring.data(), ring.size()));
     } else {
       uint64_t domain = 0, vars = 0;
-      for (const KeyContext& k : keys_) {
+      for (const KeyContext<C>& k : keys_) {
         domain = std::max<uint64_t>(domain, k.layout.domain_size);
         vars = std::max<uint64_t>(vars, k.layout.n_vars);
       }
@@ -90,11 +99,11 @@ class GpuWorker {
       rec_.b.resize(domain);
       rec_.c.resize(domain);
       rec_.w.resize(vars);
-      for (std::vector<ff::Fr>* v : {&rec_.a, &rec_.b, &rec_.c, &rec_.w}) {
-        PP_RETURN_IF_ERROR(first.pin_host_memory(v->data(), v->size() * sizeof(ff::Fr)));
+      for (std::vector<Fr>* v : {&rec_.a, &rec_.b, &rec_.c, &rec_.w}) {
+        PP_RETURN_IF_ERROR(first.pin_host_memory(v->data(), v->size() * sizeof(Fr)));
       }
     }
-    for (KeyContext& k : keys_) {
+    for (KeyContext<C>& k : keys_) {
       const auto t0 = Clock::now();
       note_progress("prepare backend");
       PP_RETURN_IF_ERROR(k.backend->prepare(k.pk));
@@ -160,7 +169,7 @@ class GpuWorker {
 
     note_progress("h step");
     const auto t_taken = Clock::now();
-    Result<groth16::PreparedProof> prepared = groth16::PreparedProof{};
+    Result<groth16::PreparedProofT<C>> prepared = groth16::PreparedProofT<C>{};
     if (take_) {
       if (Status st = cur_->backend->compute_h_taken(); !st) return prove_failed(h, st);
     } else {
@@ -222,7 +231,7 @@ class GpuWorker {
     PP_ASSIGN_OR_RETURN(const auto meta, check_record(d));
     const std::span<const std::byte> bytes = s_.ring().slots().payload(d.slot).first(meta.payload_len);
     const auto fr = [&](uint64_t offset, uint64_t count) {
-      return std::span(reinterpret_cast<const ff::Fr*>(bytes.data() + offset), count);
+      return std::span(reinterpret_cast<const Fr*>(bytes.data() + offset), count);
     };
     const uint64_t n = cur_->layout.domain_size;
     backend_st = fault_status("gpu.intake", int(d.partition));
@@ -259,14 +268,15 @@ class GpuWorker {
   }
 
   ipc::WorkerSession& s_;
-  std::vector<KeyContext>& keys_;
-  KeyContext* cur_ = nullptr;  // the key of the dispatch in hand
-  const bool take_;            // the intake: take (into the backend) or copy (into rec_)
-  RecordBuffers& rec_;         // the copied record
+  std::vector<KeyContext<C>>& keys_;
+  KeyContext<C>* cur_ = nullptr;  // the key of the dispatch in hand
+  const bool take_;               // the intake: take (into the backend) or copy (into rec_)
+  RecordBuffers<C>& rec_;         // the copied record
 };
 
 // The intake: PP_GPU_INTAKE=copy|take, else the backend's preference.
-Result<bool> take_intake(const groth16::ProverBackend& backend) {
+template <class C>
+Result<bool> take_intake(const groth16::ProverBackendT<C>& backend) {
   const char* env = std::getenv("PP_GPU_INTAKE");
   const std::string_view v = env != nullptr ? env : "";
   if (v.empty()) return backend.prefers_taking_inputs();
@@ -274,57 +284,70 @@ Result<bool> take_intake(const groth16::ProverBackend& backend) {
   return make_error(ErrorCode::kInvalidArgument, "PP_GPU_INTAKE={}: expected copy or take", v);
 }
 
-}  // namespace
-
-int run(const ipc::WorkerArgs& args) {
-  // The devices the coordinator gave this seat (--gpus); named in every
-  // set-up failure, so "no CUDA device" says which device was missing.
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  const std::string devices = visible != nullptr ? visible : "";
-  const std::string where = visible != nullptr ? fmt::format(" (CUDA_VISIBLE_DEVICES={})", devices) : "";
-  auto session = ipc::WorkerSession::start(ipc::Role::kGpu, args);
-  if (!session) {
-    spdlog::error("set-up failed{}: {}", where, session.status().message());
-    return ipc::kWorkerExitSetup;
+// The devices the coordinator gave this seat (--gpus), named in every
+// set-up failure, so "no CUDA device" says which device was missing.
+struct Devices {
+  std::string visible;  // CUDA_VISIBLE_DEVICES, "" if unset
+  std::string where;    // " (CUDA_VISIBLE_DEVICES=...)" or ""
+  int setup_failed(const Status& st) const {
+    spdlog::error("set-up failed{}: {}", where, st.message());
+    return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;
   }
+};
+
+// The worker for curve C, once its session is up.
+template <class C>
+int run_as(ipc::WorkerSession& s, const ipc::WorkerArgs& args, groth16::BackendKind kind, const Devices& dev) {
+  const std::string& devices = dev.visible;
+  const std::string& where = dev.where;
   // Declared before the backends, which must not outlive them: the keys
   // (their points are the backends' resident copies' source) and the
   // record buffers (which the first backend may page-lock).
-  note_progress("load keys");
-  std::vector<formats::Zkey> zkeys;
+  std::vector<formats::ZkeyT<C>> zkeys;
   zkeys.reserve(args.zkeys.size());
-  RecordBuffers record;
-  std::vector<KeyContext> keys;
-  auto kind = groth16::parse_backend_kind(args.backend);
-  auto setup_failed = [&](const Status& st) {
-    spdlog::error("set-up failed{}: {}", where, st.message());
-    return st.code() == ErrorCode::kDeviceLost ? ipc::kWorkerExitDevice : ipc::kWorkerExitSetup;
-  };
-  if (!kind) return setup_failed(kind.status());
+  RecordBuffers<C> record;
+  std::vector<KeyContext<C>> keys;
+  auto setup_failed = [&](const Status& st) { return dev.setup_failed(st); };
   for (const std::string& path : args.zkeys) {
-    auto zkey = formats::load_zkey(path);
+    auto zkey = formats::load_zkey_as<C>(path);
     if (!zkey) return setup_failed(zkey.status());
     zkeys.push_back(std::move(*zkey));
     std::string notice;
-    auto backend = backends::make_backend(*kind, &notice);
+    auto backend = backends::make_backend_for<C>(kind, &notice);
     if (!notice.empty() && keys.empty()) spdlog::info("{}", notice);
     if (!backend) return setup_failed(backend.status());
-    groth16::ProvingKey pk = groth16::proving_key_of(zkeys.back());
+    groth16::ProvingKeyT<C> pk = groth16::proving_key_of(zkeys.back());
     const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
     keys.push_back({pk, layout, std::move(*backend)});
   }
-  groth16::ProverBackend& first = *keys.front().backend;
+  groth16::ProverBackendT<C>& first = *keys.front().backend;
   const auto take = take_intake(first);
   if (!take) return setup_failed(take.status());
-  ipc::WorkerSession& s = **session;
-  spdlog::info("backend {}{}, {} intake, {} key{}", first.name(), where, *take ? "take" : "copy", keys.size(),
-               keys.size() == 1 ? "" : "s");
-  GpuWorker worker(s, keys, *take, record);
+  spdlog::info("backend {}{}, {} intake, {} {} key{}", first.name(), where, *take ? "take" : "copy", keys.size(),
+               C::kName, keys.size() == 1 ? "" : "s");
+  GpuWorker<C> worker(s, keys, *take, record);
   if (Status st = worker.prepare(); !st) return setup_failed(st);
   const std::string name(first.name());
   if (!s.ready(ipc::encode_gpu_hello({name, name == "cuda" ? devices : "", *take ? "take" : "copy"})))
     return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });
+}
+
+}  // namespace
+
+int run(const ipc::WorkerArgs& args) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  Devices dev;
+  dev.visible = visible != nullptr ? visible : "";
+  dev.where = visible != nullptr ? fmt::format(" (CUDA_VISIBLE_DEVICES={})", dev.visible) : "";
+  auto session = ipc::WorkerSession::start(ipc::Role::kGpu, args);
+  if (!session) return dev.setup_failed(session.status());
+  note_progress("load keys");
+  auto kind = groth16::parse_backend_kind(args.backend);
+  if (!kind) return dev.setup_failed(kind.status());
+  auto curve = formats::zkeys_curve(args.zkeys);
+  if (!curve) return dev.setup_failed(curve.status());
+  return curves::with_curve(*curve, [&](auto c) { return run_as<decltype(c)>(**session, args, *kind, dev); });
 }
 
 }  // namespace proofpipe::gpu

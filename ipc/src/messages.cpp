@@ -58,6 +58,13 @@ std::string describe(const GpuHello& hello) {
   return hello.devices.empty() ? hello.backend : hello.backend + " " + hello.devices;
 }
 
+bool split_proof(std::string_view body, size_t proof_bytes, std::string* proof, ProveStages* stages) {
+  if (body.size() != proof_bytes + sizeof *stages) return false;
+  proof->assign(body.substr(0, proof_bytes));
+  std::memcpy(stages, body.data() + proof_bytes, sizeof *stages);
+  return true;
+}
+
 std::string encode_generate(const GenerateRequest& request) {
   std::string body;
   for (const std::string& arg : request.command) body += arg + '\0';

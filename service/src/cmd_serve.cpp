@@ -88,6 +88,10 @@ int serve(const ServeArgs& args) {
   if (!flags) return fail(flags.status());
   auto keys = service::load_keys(args.keys);
   if (!keys) return fail(keys.status());
+  auto backend = groth16::parse_backend_kind(flags->args.backend);
+  if (!backend) return fail(backend.status());
+  if (Status st = coord::check_backend_curve(*backend, keys->front().key->curve(), keys->front().info.path); !st)
+    return fail(st);
   // The ring's slots hold the largest key's record; --mem-max plans for all
   // of them resident at once.
   coord::KeySizes sizes = keys->front().sizes;
@@ -139,7 +143,7 @@ int serve(const ServeArgs& args) {
                token.empty() ? "" : " (bearer token required)", fmt::format("{}", fmt::join(names, ", ")).c_str(),
                state->path().c_str(), *queued, *queued == 1 ? "" : "s");
 
-  auto report = coord::run_pipeline(*cfg, ledger, svc.verification_keys(), &svc);
+  auto report = coord::run_pipeline(*cfg, ledger, svc.pipeline_keys(), &svc);
   (*api)->stop();
   svc.release_claims();
   if (!report) return fail(report.status());

@@ -235,7 +235,7 @@ bool valid_name(std::string_view name) {
   });
 }
 
-Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, const formats::Zkey& key,
+Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, const coord::PipelineKey& key,
                           const IntakePolicy& policy) {
   JobSpec spec;
   if (req.id) {
@@ -275,7 +275,8 @@ Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, c
     }
     PP_RETURN_IF_ERROR(out.commit());
     // The check reads the copy; its errors name the client's file instead.
-    Status st = formats::check_wtns_for(key, copy, {});
+    // In the key's curve: a witness for the other is "curve mismatch".
+    Status st = key.check_witness(copy, {});
     if (!st.is_ok()) {
       std::string msg = st.message();
       replace_all(msg, copy.string(), src.display);

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "job_queue.hpp"
-#include "proofpipe/formats/fwd.hpp"
+#include "pipeline_key.hpp"
 #include "service_core.hpp"
 
 namespace proofpipe::service {
@@ -42,7 +42,7 @@ struct IntakePolicy {
 //     does not fit the key (header, curve, length, a value >= r, w[0] != 1).
 // The JobSpec's witness paths point at the copies; its digest is BLAKE2b
 // over the key name, the priority and every (name, length, bytes) in order.
-Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, const formats::Zkey& key,
+Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, const coord::PipelineKey& key,
                           const IntakePolicy& policy);
 
 // Removes a spec's copies and their staging directory (only the files named in

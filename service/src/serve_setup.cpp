@@ -15,7 +15,6 @@
 #include <fmt/format.h>
 
 #include "proofpipe/common/safe_file.hpp"
-#include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
 #include "run_setup.hpp"
 
@@ -32,16 +31,6 @@ bool good_name(std::string_view s, size_t max) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
   }
   return true;
-}
-
-// The r1cs constraints of a snarkjs key: its rows are the constraints, then
-// one row per public signal and the constant (A[nConstraints + i][i] = 1),
-// so the highest row with a coefficient, less nPublic + 1, is nConstraints.
-uint64_t constraints_of(const formats::Zkey& zkey) {
-  uint32_t top = 0;
-  for (const formats::ZkeyCoef& c : zkey.coefs()) top = std::max(top, c.constraint + 1);
-  const uint64_t extra = uint64_t(zkey.n_public()) + 1;
-  return top > extra ? top - extra : 0;
 }
 
 // A directory we made or own, not a link, that no one else can read.
@@ -86,22 +75,28 @@ Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs)
       return make_error(ErrorCode::kInvalidArgument, "--key '{}': a name is 1-64 of A-Z a-z 0-9 . _ -", spec);
     if (!names.insert(name).second)
       return make_error(ErrorCode::kInvalidArgument, "--key '{}': the name '{}' is given twice", spec, name);
-    PP_ASSIGN_OR_RETURN(formats::Zkey zkey, coord::load_pipeline_zkey(path));
-    const auto& hdr = zkey.header();
     ServiceKey k;
+    PP_ASSIGN_OR_RETURN(k.key, coord::load_pipeline_key(path));
+    // Each worker proves one curve, the one of the keys it maps
+    // (docs/curves.md): keys of both curves need two services.
+    if (!keys.empty() && k.key->curve() != keys.front().key->curve()) {
+      return make_error(ErrorCode::kInvalidArgument,
+                        "--key '{}' is a {} key and --key '{}' a {} key: one serve proves keys of one curve; run "
+                        "one serve per curve",
+                        spec, k.key->curve_name(), keys.front().info.name, keys.front().key->curve_name());
+    }
+    const coord::PipelineKey& key = *k.key;
     k.info.name = name;
     k.info.path = std::filesystem::absolute(path).string();
-    k.info.curve = "bls12381";
-    k.info.constraints = constraints_of(zkey);
-    k.info.n_vars = hdr.n_vars;
-    k.info.n_public = hdr.n_public;
-    k.info.domain_size = hdr.domain_size;
+    k.info.curve = std::string(key.curve_name());
+    k.info.constraints = key.constraints();
+    k.info.n_vars = key.n_vars();
+    k.info.n_public = key.n_public();
+    k.info.domain_size = key.domain_size();
     std::error_code ec;
     k.info.file_bytes = std::filesystem::file_size(path, ec);
-    k.info.slot_bytes = ipc::PartitionLayout{hdr.domain_size, hdr.n_vars}.payload_len();
-    k.sizes = coord::key_sizes_of(zkey);
-    k.vk = formats::verification_key_from_zkey(zkey, groth16::alphabeta_of(hdr.alpha1, hdr.beta2));
-    k.zkey = std::make_shared<const formats::Zkey>(std::move(zkey));
+    k.info.slot_bytes = ipc::PartitionLayout{key.domain_size(), key.n_vars()}.payload_len();
+    k.sizes = key.sizes();
     keys.push_back(std::move(k));
   }
   return keys;

@@ -33,7 +33,7 @@ double unix_now() { return std::chrono::duration<double>(std::chrono::system_clo
 
 Service::Service(ServiceConfig cfg, JobQueue& queue, std::vector<ServiceKey> keys)
     : cfg_(std::move(cfg)), queue_(queue), keys_(std::move(keys)), started_unix_(unix_now()) {
-  for (const ServiceKey& k : keys_) vks_.push_back(k.vk);
+  for (const ServiceKey& k : keys_) pipeline_keys_.push_back(k.key);
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   PP_ASSERT(wake_fd_ >= 0, "eventfd failed");
 }
@@ -74,7 +74,7 @@ Result<SubmitResult> Service::submit(const SubmitRequest& request) {
     return make_error(ErrorCode::kNotFound, "unknown key '{}' (loaded: {})", request.key, names);
   }
   const IntakePolicy policy{cfg_.state_dir / "witnesses", cfg_.allow_dirs, cfg_.max_witness_bytes, cfg_.max_witnesses};
-  PP_ASSIGN_OR_RETURN(JobSpec spec, stage_job(request, request.key, *keys_[size_t(k)].zkey, policy));
+  PP_ASSIGN_OR_RETURN(JobSpec spec, stage_job(request, request.key, *keys_[size_t(k)].key, policy));
   auto result = queue_.submit(spec, unix_now());
   if (!result || result->outcome != SubmitOutcome::kCreated || queue_.holds_proofs()) {
     // The journal has the job already (or none), or the shared queue took

@@ -42,8 +42,7 @@
 #include "job_queue.hpp"
 #include "mem_plan.hpp"
 #include "pipeline.hpp"
-#include "proofpipe/formats/zkey.hpp"
-#include "proofpipe/groth16/verifier.hpp"
+#include "pipeline_key.hpp"
 #include "service_core.hpp"
 
 namespace proofpipe::service {
@@ -51,8 +50,9 @@ namespace proofpipe::service {
 // One --key: loaded once at start, mapped for the life of the service.
 struct ServiceKey {
   KeyInfo info;
-  std::shared_ptr<const formats::Zkey> zkey;  // header and coefficients (checked), for intake
-  groth16::VerificationKey vk;
+  // Header, coefficients (checked) and verification key, in the key's
+  // curve: intake checks witnesses with it, the pipeline verifies proofs.
+  std::shared_ptr<const coord::PipelineKey> key;
   coord::KeySizes sizes;  // for the ring's slot size and --mem-max's plan
 };
 
@@ -85,7 +85,7 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   // After the engine stopped: every claim not ended goes back to the queue,
   // and the writes the queue refused while unreachable are tried once more.
   void release_claims();
-  std::span<const groth16::VerificationKey> verification_keys() const { return vks_; }
+  coord::PipelineKeys pipeline_keys() const { return pipeline_keys_; }
 
   // --- ServiceCore (any thread) ---
   Result<SubmitResult> submit(const SubmitRequest& request) override;
@@ -100,7 +100,7 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   // --- PipelineHost (the engine's thread) ---
   int wake_fd() const override { return wake_fd_; }
   void on_turn(coord::Pipeline& pipeline) override;
-  Status store_proof(const coord::Partition& p, const groth16::Proof& proof) override;
+  Status store_proof(const coord::Partition& p, std::string_view proof) override;
   void on_signal(coord::Pipeline& pipeline) override;
   bool should_stop(const coord::Pipeline& pipeline) override;
 
@@ -159,7 +159,7 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   ServiceConfig cfg_;
   JobQueue& queue_;
   std::vector<ServiceKey> keys_;
-  std::vector<groth16::VerificationKey> vks_;  // by key index
+  std::vector<std::shared_ptr<const coord::PipelineKey>> pipeline_keys_;  // by key index
   int wake_fd_ = -1;
   double started_unix_ = 0;
 

@@ -42,7 +42,7 @@ struct SubmitRequest {
 struct KeyInfo {
   std::string name;
   std::string path;
-  std::string curve;  // "bls12381" ("bn128" once BN254 lands)
+  std::string curve;  // "bls12381" or "bn128": the zkey's
   uint64_t constraints = 0, n_vars = 0, n_public = 0, domain_size = 0;
   uint64_t file_bytes = 0;  // the .zkey
   uint64_t slot_bytes = 0;  // one partition's record in the ring

@@ -15,8 +15,6 @@
 #include "intake.hpp"
 #include "outputs.hpp"
 #include "pipeline_impl.hpp"
-#include "proofpipe/formats/proof_json.hpp"
-#include "proofpipe/formats/wtns.hpp"
 #include "service.hpp"
 
 namespace proofpipe::service {
@@ -202,16 +200,15 @@ void Service::add_work(const WorkItem& item, double now) {
   p.stem = item.name;
   p.wtns = item.witness;
   p.queued_s = now;
-  std::vector<ff::Fr> prefix(keys_[size_t(k)].zkey->header().n_public + 1);
-  if (auto n = formats::read_wtns_prefix(item.witness, prefix); !n) {
-    const std::string why = fmt::format("the stored witness cannot be read: {}", n.status().message());
+  p.public_signals.resize(keys_[size_t(k)].key->n_public());
+  if (Status st = keys_[size_t(k)].key->read_public(item.witness, p.public_signals); !st) {
+    const std::string why = fmt::format("the stored witness cannot be read: {}", st.message());
     spdlog::error("job {}: {}: {}", item.job_id, item.name, why);
     Unsent w = ending(Unsent::Kind::kFail, {item.job_seq, item.index, item.fence}, item.job_id, item.name, unix_now());
     w.cause = why;
     if (!send(w)) unsent_.push_back(std::move(w));
     return;
   }
-  p.public_signals.assign(prefix.begin() + 1, prefix.end());
   const uint32_t index = ledger_->append(std::move(p));
   refs_.resize(index + 1);
   refs_[index] = {item.job_seq, item.index, item.fence, item.job_id, unix_now(), 0, std::nullopt};
@@ -337,9 +334,11 @@ void Service::on_turn(coord::Pipeline& pipeline) {
   }
 }
 
-Status Service::store_proof(const coord::Partition& p, const groth16::Proof& proof) {
+Status Service::store_proof(const coord::Partition& p, std::string_view proof) {
+  const coord::PipelineKey& key = *keys_[p.key].key;
   if (queue_.holds_proofs()) {  // stored with the partition's done mark, in one transaction (commit)
-    refs_[p.index].proof = ProofFiles{formats::proof_to_json(proof), formats::public_to_json(p.public_signals)};
+    PP_ASSIGN_OR_RETURN(std::string proof_json, key.proof_json(proof));
+    refs_[p.index].proof = ProofFiles{std::move(proof_json), key.public_json(p.public_signals)};
     return Status::ok();
   }
   const std::filesystem::path dir = proof_dir(refs_[p.index].job_id);
@@ -348,7 +347,7 @@ Status Service::store_proof(const coord::Partition& p, const groth16::Proof& pro
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return make_error(ErrorCode::kIo, "'{}' is not a directory", dir.string());
-  return coord::write_partition_outputs(dir, p.stem, proof, p.public_signals);
+  return coord::write_partition_outputs(key, dir, p.stem, proof, p.public_signals);
 }
 
 void Service::on_signal(coord::Pipeline& pipeline) {

@@ -2,6 +2,8 @@
 // partition reaches them (docs/design/recovery.md §6): synth.after_grant,
 // synth.mid_write, synth.before_seal, synth.after_seal. A GRANT may ask for
 // the witness to be generated from circuit inputs first (witness_gen.hpp).
+// The curve is the keys' (docs/curves.md): run() reads it from the zkeys
+// and calls run_as<C> once; everything below is one template over C.
 #include "synth_loop.hpp"
 
 #include <signal.h>
@@ -27,14 +29,17 @@ using ipc::MsgHeader;
 using ipc::MsgType;
 
 // One of the run's keys, as synthesis needs it (coefficients only).
+template <class C>
 struct KeyView {
-  groth16::ProvingKey pk;
+  groth16::ProvingKeyT<C> pk;
   ipc::PartitionLayout layout;
 };
 
+template <class C>
 class SynthWorker {
  public:
-  SynthWorker(ipc::WorkerSession& session, const std::vector<KeyView>& keys) : s_(session), keys_(keys) {}
+  using Fr = typename C::Fr;
+  SynthWorker(ipc::WorkerSession& session, const std::vector<KeyView<C>>& keys) : s_(session), keys_(keys) {}
 
   // One GRANT: fills the slot and seals it, or aborts the write and says why.
   Status handle_grant(const ipc::Message& m) {
@@ -51,12 +56,12 @@ class SynthWorker {
       return fail(g, make_error(ErrorCode::kInternal, "grant names key {}, this worker has {}", g.key, keys_.size()),
                   /*permanent=*/true);
     }
-    const groth16::ProvingKey& pk = keys_[g.key].pk;
+    const groth16::ProvingKeyT<C>& pk = keys_[g.key].pk;
     const ipc::PartitionLayout& layout = keys_[g.key].layout;
     const auto t0 = std::chrono::steady_clock::now();
     std::byte* base = slots.payload(g.slot).data();
     auto fr_span = [&](uint64_t offset, uint64_t count) {
-      return std::span<ff::Fr>(reinterpret_cast<ff::Fr*>(base + offset), count);
+      return std::span<Fr>(reinterpret_cast<Fr*>(base + offset), count);
     };
     auto a = fr_span(layout.a_offset(), layout.domain_size);
     auto b = fr_span(layout.b_offset(), layout.domain_size);
@@ -115,8 +120,8 @@ class SynthWorker {
   // docs/witness-gen.md): SIGKILL by SIGKILL, as cgroup v2's memory.oom.group
   // would have, so the coordinator's death classification reads the leaf's
   // OOM counter as for any worker; another signal by kWorkerExitGenerator.
-  Result<bool> generate_witness(const MsgHeader& g, const std::string& body, const groth16::ProvingKey& pk,
-                                std::span<ff::Fr> w) {
+  Result<bool> generate_witness(const MsgHeader& g, const std::string& body, const groth16::ProvingKeyT<C>& pk,
+                                std::span<Fr> w) {
     const auto failed = [&](const Status& why, bool permanent) -> Result<bool> {
       PP_RETURN_IF_ERROR(fail(g, why, permanent));
       return false;
@@ -152,8 +157,10 @@ class SynthWorker {
     return true;
   }
 
-  static Status read_witness(const std::string& path, const groth16::ProvingKey& pk, std::span<ff::Fr> w) {
-    PP_ASSIGN_OR_RETURN(uint32_t n, formats::read_wtns_prefix(path, w));
+  // A witness for the other curve is "curve mismatch" (the coordinator
+  // checked the files; a generator could still write the wrong field).
+  static Status read_witness(const std::string& path, const groth16::ProvingKeyT<C>& pk, std::span<Fr> w) {
+    PP_ASSIGN_OR_RETURN(uint32_t n, formats::read_wtns_prefix<C>(path, w));
     if (n != pk.n_vars) {
       return make_error(ErrorCode::kInvalidArgument, "witness '{}' has {} values, the key expects nVars = {}", path, n,
                         pk.n_vars);
@@ -173,8 +180,40 @@ class SynthWorker {
   }
 
   ipc::WorkerSession& s_;
-  const std::vector<KeyView>& keys_;
+  const std::vector<KeyView<C>>& keys_;
 };
+
+// The worker for curve C, once its session is up.
+template <class C>
+int run_as(ipc::WorkerSession& s, const ipc::WorkerArgs& args) {
+  // Synthesis needs the coefficients only; the point sections stay unmapped.
+  // Every key the run serves is mapped once, for the life of the worker.
+  std::vector<formats::ZkeyT<C>> zkeys;
+  std::vector<KeyView<C>> keys;
+  zkeys.reserve(args.zkeys.size());
+  for (const std::string& path : args.zkeys) {
+    auto zkey = formats::load_zkey_as<C>(path, {.points = false});
+    if (!zkey) {
+      spdlog::error("set-up failed: {}", zkey.status().message());
+      return ipc::kWorkerExitSetup;
+    }
+    zkeys.push_back(std::move(*zkey));
+    const groth16::ProvingKeyT<C> pk = groth16::proving_key_of(zkeys.back());
+    const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
+    if (layout.payload_len() > s.ring().slot_size()) {
+      spdlog::error("set-up failed: a partition of '{}' needs {} bytes, slots hold {}", path, layout.payload_len(),
+                    s.ring().slot_size());
+      return ipc::kWorkerExitSetup;
+    }
+    keys.push_back({pk, layout});
+  }
+  SynthWorker<C> worker(s, keys);
+  if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
+  return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
+    PP_RETURN_IF_ERROR(worker.handle_grant(m));
+    return s.send(MsgType::kWantSlot);
+  });
+}
 
 }  // namespace
 
@@ -184,35 +223,13 @@ int run(const ipc::WorkerArgs& args) {
     spdlog::error("set-up failed: {}", session.status().message());
     return ipc::kWorkerExitSetup;
   }
-  // Synthesis needs the coefficients only; the point sections stay unmapped.
-  // Every key the run serves is mapped once, for the life of the worker.
   note_progress("load keys");
-  ipc::WorkerSession& s = **session;
-  std::vector<formats::Zkey> zkeys;
-  std::vector<KeyView> keys;
-  zkeys.reserve(args.zkeys.size());
-  for (const std::string& path : args.zkeys) {
-    auto zkey = formats::load_zkey(path, {.points = false});
-    if (!zkey) {
-      spdlog::error("set-up failed: {}", zkey.status().message());
-      return ipc::kWorkerExitSetup;
-    }
-    zkeys.push_back(std::move(*zkey));
-    const groth16::ProvingKey pk = groth16::proving_key_of(zkeys.back());
-    const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
-    if (layout.payload_len() > s.ring().slot_size()) {
-      spdlog::error("set-up failed: a partition of '{}' needs {} bytes, slots hold {}", path, layout.payload_len(),
-                    s.ring().slot_size());
-      return ipc::kWorkerExitSetup;
-    }
-    keys.push_back({pk, layout});
+  auto curve = formats::zkeys_curve(args.zkeys);
+  if (!curve) {
+    spdlog::error("set-up failed: {}", curve.status().message());
+    return ipc::kWorkerExitSetup;
   }
-  SynthWorker worker(s, keys);
-  if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
-  return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
-    PP_RETURN_IF_ERROR(worker.handle_grant(m));
-    return s.send(MsgType::kWantSlot);
-  });
+  return curves::with_curve(*curve, [&](auto c) { return run_as<decltype(c)>(**session, args); });
 }
 
 }  // namespace proofpipe::synth

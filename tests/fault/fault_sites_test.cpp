@@ -3,7 +3,8 @@
 // second partition; the run must still prove every partition, each
 // verified, none written twice, and the log must show the recovery the
 // design prescribes for that moment. Also: the take intake at the sites it
-// changes, and a record damaged after its checksum.
+// changes, a record damaged after its checksum, and a synthesis worker
+// killed mid-write on a bn128 (BN254) key.
 #include "fault_support.hpp"
 
 namespace proofpipe::test {
@@ -14,8 +15,9 @@ struct Site {
   const char* expect;      // a line the coordinator logs for the recovery
   const char* extra = "";  // extra run flags
   const char* env = "";    // extra environment (PP_GPU_INTAKE=take: the CUDA backend's intake)
+  const char* fixture = "multi_io";  // the key and witnesses (multi_io_bn128: BN254)
 };
-void PrintTo(const Site& s, std::ostream* os) { *os << s.fault; }
+void PrintTo(const Site& s, std::ostream* os) { *os << s.fault << " " << s.fixture; }
 
 class FaultSites : public ::testing::TestWithParam<Site> {};
 constexpr const char* kTake = "PP_GPU_INTAKE=take";
@@ -24,16 +26,18 @@ TEST_P(FaultSites, RunRecoversEveryProof) {
   const Site& site = GetParam();
   TempDir tmp;
   const int count = 6;
-  const auto wdir = make_witness_dir(tmp.path(), count);
+  const auto from = data_dir() / site.fixture;
+  const auto wdir = make_witness_dir(tmp.path(), count, from);
   const auto out = tmp / "out";
   const auto rings_before = shm_rings();
-  auto r = pp_run(run_flags(wdir, out, tmp / "run") + " --synth-workers 2 --gpu-workers 1 --slots 2 " + site.extra,
+  auto r = pp_run(run_flags(wdir, out, tmp / "run", from) + " --synth-workers 2 --gpu-workers 1 --slots 2 " +
+                      site.extra,
                   std::string(site.env) + " PROOFPIPE_FAULTS=" + site.fault);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("firing"), std::string::npos) << "the fault never fired:\n" << r.output;
   EXPECT_NE(r.output.find("died"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(site.expect), std::string::npos) << "expected '" << site.expect << "' in:\n" << r.output;
-  expect_all_proved(out, count);
+  expect_all_proved(out, count, from);
   const auto summary = read_json(out / "summary.json");
   EXPECT_GE(summary["workers"]["restarts"].get<int>(), 1);
   EXPECT_EQ(summary["duplicate_proofs_dropped"], 0);
@@ -114,9 +118,13 @@ INSTANTIATE_TEST_SUITE_P(Sites, FaultSites,
                                            Site{"gpu.after_claim:kill@2", "reclaimed CONSUMING -> READY", "", kTake},
                                            Site{"gpu.mid_compute:kill@2", "after releasing its slot", "", kTake},
                                            // The upload fails for good with the slot held: no re-synthesis.
-                                           Site{"gpu.intake:device_lost@2", "reclaimed CONSUMING -> READY", "", kTake}),
+                                           Site{"gpu.intake:device_lost@2", "reclaimed CONSUMING -> READY", "", kTake},
+                                           // BN254: the same recovery on a bn128 key's slots.
+                                           Site{"synth.mid_write:kill@2", "reclaimed WRITING -> FREE", "", "",
+                                                "multi_io_bn128"}),
                          [](const ::testing::TestParamInfo<Site>& p) {
-                           std::string name = std::string(p.param.fault) + (*p.param.env != '\0' ? "_take" : "");
+                           std::string name = std::string(p.param.fault) + (*p.param.env != '\0' ? "_take" : "") +
+                                              (std::string_view(p.param.fixture) != "multi_io" ? "_bn128" : "");
                            for (char& c : name) {
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }

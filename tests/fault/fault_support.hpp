@@ -1,4 +1,5 @@
 // Shared by the fault suites: a run over copies of the multi_io witnesses
+// (or another fixture's, e.g. multi_io_bn128: `from`)
 // (any number of partitions, named p00, p01, ...), its summary, and the
 // checks every fault test ends with: each proof verifies, each is written
 // exactly once, nothing is left in /dev/shm or the cgroup tree.
@@ -22,24 +23,26 @@ namespace proofpipe::test {
 inline std::filesystem::path multi_io() { return data_dir() / "multi_io"; }
 
 // `count` witnesses in dir/witnesses: copies of w00..w11, cycling.
-inline std::filesystem::path make_witness_dir(const std::filesystem::path& dir, int count) {
+inline std::filesystem::path make_witness_dir(const std::filesystem::path& dir, int count,
+                                              const std::filesystem::path& from = multi_io()) {
   const auto wdir = dir / "witnesses";
   std::filesystem::create_directories(wdir);
   for (int i = 0; i < count; ++i) {
-    std::filesystem::copy_file(multi_io() / fmt::format("w{:02}.wtns", i % 12), wdir / fmt::format("p{:02}.wtns", i));
+    std::filesystem::copy_file(from / fmt::format("w{:02}.wtns", i % 12), wdir / fmt::format("p{:02}.wtns", i));
   }
   return wdir;
 }
 
 inline std::string run_flags(const std::filesystem::path& wdir, const std::filesystem::path& out,
-                             const std::filesystem::path& run_dir) {
-  return "--zkey " + quote(multi_io() / "circuit.zkey") + " --witness-dir " + quote(wdir) + " --out " + quote(out) +
+                             const std::filesystem::path& run_dir, const std::filesystem::path& from = multi_io()) {
+  return "--zkey " + quote(from / "circuit.zkey") + " --witness-dir " + quote(wdir) + " --out " + quote(out) +
          " --run-dir " + quote(run_dir);
 }
 
 // Every partition proved and verified by `proofpipe verify`, written once
 // (two files each plus summary.json, no temporaries).
-inline void expect_all_proved(const std::filesystem::path& out, int count) {
+inline void expect_all_proved(const std::filesystem::path& out, int count,
+                              const std::filesystem::path& from = multi_io()) {
   const auto summary = read_json(out / "summary.json");
   EXPECT_EQ(summary["proved"], count);
   EXPECT_TRUE(summary["failed"].empty()) << summary["failed"].dump();
@@ -49,7 +52,7 @@ inline void expect_all_proved(const std::filesystem::path& out, int count) {
   for (int i = 0; i < count; ++i) {
     const std::string stem = fmt::format("p{:02}", i);
     auto r =
-        pp_verify(multi_io() / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"));
+        pp_verify(from / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"));
     EXPECT_EQ(r.exit_code, 0) << stem << ": " << r.output;
   }
 }

@@ -37,6 +37,14 @@ TEST(Install, DemoRunsFromAMovedPrefix) {
             std::string::npos)
       << demo.output;
   EXPECT_NE(demo.output.find("12 proved of 12, 12 verified from disk"), std::string::npos) << demo.output;
+  // The bn128 build of the same circuit, installed beside it (demo --curve bn128).
+  demo = run_command("cd " + quote(tmp / "") + " && " + quote(exe) + " demo --curve bn128 --out " +
+                     quote(tmp / "demo-bn128"));
+  ASSERT_EQ(demo.exit_code, 0) << demo.output;
+  const fs::path bn128 = tmp / "moved" / "share" / "proofpipe" / "bn128";
+  EXPECT_NE(demo.output.find("proving the bundled circuit '" + bn128.string() + "' (bn128)"), std::string::npos)
+      << demo.output;
+  EXPECT_NE(demo.output.find("12 proved of 12, 12 verified from disk"), std::string::npos) << demo.output;
   // The source tree's demo folder is not in the binary (it was, as PP_DEMO_DIR).
   std::ifstream in(exe, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -117,11 +117,12 @@ TEST(CrossCurve, MismatchedFilesAreOneLineExit2) {
                   quote(proof) + " " + quote(pub) + " --backend cuda");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("bls12381 keys only"), std::string::npos) << r.output;
-  // The pipeline takes bls12381 keys only for now: one line naming the key.
+  // The pipeline's --backend cuda the same, naming the key.
   r = pp_run("--zkey " + quote(bn / "circuit.zkey") + " --witness " + quote(bn / "w01.wtns") + " --out " +
-             quote(tmp / "out"));
+             quote(tmp / "out") + " --backend cuda");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("is a bn128 key: the pipeline"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("is a bn128 key and the CUDA backend proves bls12381 keys only"), std::string::npos)
+      << r.output;
   EXPECT_FALSE(fs::exists(tmp / "out" / "w01.proof.json"));
 }
 

@@ -1,6 +1,7 @@
 // `proofpipe serve` end to end (issue 25): a real service with real workers,
 // driven over HTTP as a client would: submit, poll, fetch proofs (checked
-// with snarkjs), idempotent resubmission and conflict, cancel, priority
+// with snarkjs; for a bls12381 and a bn128 key, a witness of the other curve
+// refused at intake), idempotent resubmission and conflict, cancel, priority
 // order, a bad witness, a path outside --allow-dir, the token off loopback,
 // /metrics through Prometheus's own parser, and the drain on SIGTERM.
 #include <gtest/gtest.h>
@@ -42,12 +43,12 @@ class ServeTest : public ::testing::Test {
     }
     EXPECT_TRUE(new_rings(rings_before_).empty());
   }
-  // A service of the multi_io key as "m", allowed to read the test data.
+  // A service of the multi_io key (or dir_'s) as "m", allowed to read the test data.
   void start(std::vector<std::string> extra = {}, std::vector<std::string> env = {}) {
-    std::vector<std::string> args = {"--key",           "m=" + (multi_io() / "circuit.zkey").string(),
+    std::vector<std::string> args = {"--key",           "m=" + (dir_ / "circuit.zkey").string(),
                                      "--listen",        "127.0.0.1:0",
                                      "--state-dir",     (tmp_ / "state").string(),
-                                     "--allow-dir",     multi_io().string(),
+                                     "--allow-dir",     dir_.string(),
                                      "--synth-workers", "1",
                                      "--gpu-workers",   "1",
                                      "--backend",       "cpu"};
@@ -61,19 +62,36 @@ class ServeTest : public ::testing::Test {
   }
   json job_body(const std::string& id, std::vector<int> witnesses, int priority = 0) {
     json w = json::array();
-    for (int i : witnesses) w.push_back(wtns(i));
+    for (int i : witnesses) w.push_back((dir_ / fmt::format("w{:02}.wtns", i)).string());
     json j = {{"key", "m"}, {"witnesses", w}, {"priority", priority}};
     if (!id.empty()) j["id"] = id;
     return j;
   }
 
+  fs::path dir_ = multi_io();  // the key and witnesses
   TempDir tmp_;
   std::set<std::string> rings_before_;
   std::unique_ptr<ServeProcess> serve_;
 };
 
-TEST_F(ServeTest, SubmitPollAndFetchProofsThatSnarkjsVerifies) {
-  start();
+// The same service for a key of either curve (tests/data/multi_io: bls12381,
+// multi_io_bn128: bn128).
+class ServeCurve : public ServeTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override {
+    ServeTest::SetUp();
+    dir_ = data_dir() / GetParam();
+  }
+};
+
+TEST_P(ServeCurve, SubmitPollAndFetchProofsThatSnarkjsVerifies) {
+  const fs::path other = data_dir() / (GetParam() == "multi_io" ? "multi_io_bn128" : "multi_io");
+  start({"--allow-dir", other.string()});
+  // A witness for the other curve is refused at intake: 400, one line, no job.
+  auto wrong = post_job({{"key", "m"}, {"witnesses", {(other / "w00.wtns").string()}}, {"id", "wrong"}});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 400) << wrong->body;
+  EXPECT_NE(json_of(wrong).value("error", "").find("curve mismatch"), std::string::npos) << wrong->body;
   auto r = post_job(job_body("first", {0, 1, 2}));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 201) << r->body;
@@ -89,10 +107,15 @@ TEST_F(ServeTest, SubmitPollAndFetchProofsThatSnarkjsVerifies) {
     const json pair = json::parse(got->body);
     std::ofstream(tmp_ / (name + ".proof.json")) << pair["proof"].dump();
     std::ofstream(tmp_ / (name + ".public.json")) << pair["public"].dump();
-    const auto v = snarkjs_verify(multi_io() / "verification_key.json", tmp_ / (name + ".public.json"),
+    const auto v = snarkjs_verify(dir_ / "verification_key.json", tmp_ / (name + ".public.json"),
                                   tmp_ / (name + ".proof.json"));
     EXPECT_EQ(v.exit_code, 0) << name << ": " << v.output;
+    EXPECT_EQ(pair["proof"]["curve"], GetParam() == "multi_io" ? "bls12381" : "bn128");
   }
+  EXPECT_EQ(c.Get("/v1/jobs/wrong")->status, 404);
+  const json keys = json_of(c.Get("/v1/keys"));
+  ASSERT_TRUE(keys.contains("keys")) << keys.dump();
+  EXPECT_EQ(keys["keys"][0]["curve"], GetParam() == "multi_io" ? "bls12381" : "bn128") << keys.dump();
   EXPECT_EQ(c.Get("/v1/jobs/first/proofs/nosuch")->status, 404);
   // Ended, its witness copies are released (its proofs stay).
   auto copies = [&] {
@@ -109,6 +132,26 @@ TEST_F(ServeTest, SubmitPollAndFetchProofsThatSnarkjsVerifies) {
   EXPECT_EQ(st.st_mode & 077, 0u);
   ASSERT_EQ(::stat((tmp_ / "state" / "journal.db").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 077, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Curves, ServeCurve, ::testing::Values("multi_io", "multi_io_bn128"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           return p.param == "multi_io" ? std::string("bls12381") : std::string("bn128");
+                         });
+
+// Each worker proves the one curve of its keys: keys of both curves in one
+// serve, or a bn128 key on the CUDA backend, are one line and exit 2.
+TEST_F(ServeTest, KeysOfTwoCurvesOrABn128KeyOnCudaAreOneLineExit2) {
+  const std::string bls = "m=" + (multi_io() / "circuit.zkey").string(),
+                    bn = "b=" + (data_dir() / "multi_io_bn128" / "circuit.zkey").string();
+  const std::string state = " --listen 127.0.0.1:0 --state-dir " + quote(tmp_ / "state");
+  auto r = run_command(proofpipe() + " serve --key " + quote(bls) + " --key " + quote(bn) + state);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("one serve proves keys of one curve"), std::string::npos) << r.output;
+  r = run_command(proofpipe() + " serve --key " + quote(bn) + " --backend cuda" + state);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("the CUDA backend proves bls12381 keys only"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp_ / "state"));
 }
 
 TEST_F(ServeTest, TheSameIdAndContentIs200AnotherContentIs409AndNoSecondJob) {

@@ -23,9 +23,9 @@ class Intake : public ::testing::Test {
  protected:
   void SetUp() override {
     REQUIRE_FIXTURE(fixture("multi_io", "circuit.zkey"));
-    auto z = formats::load_zkey(fixture("multi_io", "circuit.zkey"));
+    auto z = coord::load_pipeline_key(fixture("multi_io", "circuit.zkey"));
     ASSERT_TRUE(z.is_ok()) << z.status().to_string();
-    key = std::make_unique<formats::Zkey>(std::move(z).value());
+    key = std::move(z).value();
     fs::create_directories(allow);
     fs::create_directories(outside);
     for (const char* w : {"w00", "w01", "w02"})
@@ -76,7 +76,7 @@ class Intake : public ::testing::Test {
   fs::path allow = dir / "allow";
   fs::path outside = dir / "outside";
   IntakePolicy policy;
-  std::unique_ptr<formats::Zkey> key;
+  std::shared_ptr<const coord::PipelineKey> key;
 };
 
 TEST_F(Intake, StagesCopiesOfPathsAndUploads) {

@@ -45,7 +45,8 @@ const char* kind_name(StepKind k) {
 // The real Scheduler over the state's Ledger and slot headers, for one step.
 class Coordinator {
  public:
-  explicit Coordinator(State& s) : s_(s), ring_(ring_over(s.flat)), sched_(s.ledger, ring_, kProducers, 1) {
+  explicit Coordinator(State& s)
+      : s_(s), ring_(ring_over(s.flat)), sched_(s.ledger, ring_, kProducers, 1, {sizeof(groth16::Proof)}) {
     sched_.restore(std::move(s.sched));
   }
   ~Coordinator() { s_.sched = sched_.snapshot(); }
@@ -143,7 +144,7 @@ State initial_state(const Budget& budget) {
   s.flat.budget = budget;
   {
     SlotRing ring = ring_over(s.flat);
-    coord::Scheduler sched(s.ledger, ring, kProducers, 1);
+    coord::Scheduler sched(s.ledger, ring, kProducers, 1, {sizeof(groth16::Proof)});
     s.sched = sched.snapshot();
   }
   for (uint8_t seat = 0; seat < kSeats; ++seat) {

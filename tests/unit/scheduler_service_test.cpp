@@ -33,7 +33,7 @@ class ServiceSchedulerTest : public ::testing::Test {
     ledger_->set_observer([this](const Partition& p, LedgerEvent e, std::string_view cause) {
       events_.emplace_back(p.index, e, std::string(cause));
     });
-    sched_.emplace(*ledger_, ring_, 2, 1);
+    sched_.emplace(*ledger_, ring_, 2, 1, std::vector<size_t>{sizeof(groth16::Proof)});
     for (uint8_t s = 0; s < 3; ++s) {
       sched_->seat_started(s, s + 1u);
       send(s, MsgType::kHello);

@@ -35,7 +35,7 @@ class SchedulerTest : public ::testing::Test {
       ps[i].wtns = "w" + std::to_string(i) + ".wtns";
     }
     ledger_.emplace(std::move(ps), max_attempts);
-    sched_.emplace(*ledger_, ring_, synth, gpu);
+    sched_.emplace(*ledger_, ring_, synth, gpu, proof_bytes_);
     for (uint32_t s = 0; s < synth + gpu; ++s) start(uint8_t(s));
   }
   void start(uint8_t seat) {
@@ -120,6 +120,7 @@ class SchedulerTest : public ::testing::Test {
     return prove(d.at(0));
   }
 
+  std::vector<size_t> proof_bytes_ = {sizeof(groth16::Proof)};  // by key: BLS12-381's unless a test says
   std::vector<shm::SlotHeader> headers_;
   std::vector<std::byte> payload_;
   shm::SlotRing ring_;
@@ -233,6 +234,37 @@ TEST_F(SchedulerTest, AProofIsCommittedExactlyOnce) {
   again.message = msg(2, MsgType::kDispatch, 0, 0, 0, 1);
   const Actions dup = prove(again);
   EXPECT_TRUE(std::none_of(dup.begin(), dup.end(), [](const Action& x) { return x.kind == Action::Kind::kVerify; }));
+}
+
+// A PROOF body holds exactly a proof of the partition's key's curve: on a
+// bn128 key (256-byte proofs) a BLS12-381-sized body is malformed, and the
+// right size goes to verification as raw bytes, the stages after them.
+TEST_F(SchedulerTest, AProofBodyMustBeTheSizeOfItsKeysCurvesProof) {
+  constexpr size_t kBn = sizeof(formats::ProofT<curves::Bn254>);
+  static_assert(kBn == 256 && sizeof(groth16::Proof) == 384);
+  proof_bytes_ = {kBn};
+  make(/*slots=*/1, /*parts=*/1);
+  Actions a = through(0, 2);  // a body for BLS12-381: 384 + 24 bytes
+  EXPECT_TRUE(std::none_of(a.begin(), a.end(), [](const Action& x) { return x.kind == Action::Kind::kVerify; }));
+  EXPECT_EQ(sched_->counts().malformed_messages, 1u);
+  EXPECT_EQ(ledger_->at(0).causes.back(), "malformed proof message (408 bytes)");
+
+  send(0, MsgType::kWantSlot);
+  const auto g = sends(sched_->schedule(now_));
+  ASSERT_EQ(g.size(), 1u);
+  seal(g[0]);
+  const auto d = sends(sched_->schedule(now_));
+  ASSERT_EQ(d.size(), 1u);
+  release(d[0], claim(d[0]));
+  const ipc::ProveStages stages{0.5, 0.25, 0.125};
+  std::string body(kBn, '\x5a');
+  body.append(reinterpret_cast<const char*>(&stages), sizeof stages);
+  a = prove(d[0], body);
+  const auto verify = std::find_if(a.begin(), a.end(), [](const Action& x) { return x.kind == Action::Kind::kVerify; });
+  ASSERT_NE(verify, a.end());
+  EXPECT_EQ(verify->proof, std::string(kBn, '\x5a'));
+  EXPECT_EQ(verify->stages.msms_s, 0.125);
+  EXPECT_EQ(sched_->counts().malformed_messages, 1u);
 }
 
 // Messages are never trusted: fields out of range, a forged or stale sender,
@@ -367,7 +399,7 @@ TEST_F(SchedulerTest, ARestoredSnapshotOverCopiedLedgerAndRingDecidesAsTheOrigin
   std::vector<shm::SlotHeader> headers2 = headers_;
   std::vector<std::byte> payload2 = payload_;
   shm::SlotRing ring2(headers2.data(), 2, 3, payload2.data(), kSlotBytes);
-  Scheduler copy(ledger2, ring2, 2, 1);
+  Scheduler copy(ledger2, ring2, 2, 1, {sizeof(groth16::Proof)});
   copy.restore(sched_->snapshot());
 
   // The same events to both: a seal, then a schedule, then a death.
@@ -408,7 +440,7 @@ TEST_F(SchedulerTest, AGeneratedWitnessIsGrantedWithItsCommandAndItsSignalsComeW
     p.wtns.clear();
     p.input = "/in/p" + std::to_string(i) + ".json";
     p.generator = {"/usr/bin/node", "/c_js/generate_witness.js", "/c_js/c.wasm"};
-    p.public_signals.assign(2, ff::Fr{});
+    p.public_signals.assign(2, FrWords{});
     p.signals_known = false;
   }
   send(0, MsgType::kWantSlot);
@@ -422,7 +454,7 @@ TEST_F(SchedulerTest, AGeneratedWitnessIsGrantedWithItsCommandAndItsSignalsComeW
   EXPECT_EQ(req->input, "/in/p0.json");
 
   const double secs = 0.25;
-  const ff::Fr signals[2] = {ff::Fr::from_u64(7), ff::Fr::from_u64(11)};
+  const FrWords signals[2] = {FrWords{7, 1, 2, 3}, FrWords{11, 4, 5, 6}};  // raw words: the Scheduler copies them
   std::string body(reinterpret_cast<const char*>(&secs), sizeof secs);
   body.append(reinterpret_cast<const char*>(signals), sizeof signals);
   seal(g[0], body);

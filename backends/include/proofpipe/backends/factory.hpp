@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "proofpipe/common/status.hpp"
 #include "proofpipe/groth16/backend.hpp"
@@ -21,5 +22,24 @@ bool built_with_cuda();
 //   with *notice (when given) set to one line saying why, for the caller to
 //   log once.
 Result<std::unique_ptr<groth16::ProverBackend>> make_backend(groth16::BackendKind kind, std::string* notice = nullptr);
+
+// The backend for curve C, for every program that proves either curve
+// (`prove`, the proving worker): make_backend's for BLS12-381; the CPU
+// backend for BN254, which has no device kernels yet (kCuda is refused,
+// kInvalidArgument; the callers refuse it earlier with the key's name).
+template <class C>
+Result<std::unique_ptr<groth16::ProverBackendT<C>>> make_backend_for(groth16::BackendKind kind,
+                                                                     std::string* notice = nullptr) {
+  if constexpr (std::is_same_v<C, curves::Bls12_381>) {
+    return make_backend(kind, notice);
+  } else {
+    if (kind == groth16::BackendKind::kCuda) {
+      return make_error(ErrorCode::kInvalidArgument, "--backend cuda: the CUDA backend proves bls12381 keys only; "
+                                                     "{} keys are proved on the CPU (--backend cpu or auto)",
+                        C::kName);
+    }
+    return std::unique_ptr<groth16::ProverBackendT<C>>(groth16::make_cpu_backend<C>());
+  }
+}
 
 }  // namespace proofpipe::backends

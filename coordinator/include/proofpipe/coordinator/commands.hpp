@@ -101,6 +101,7 @@ struct DemoArgs {
   unsigned gpu_workers = 1;
   bool overwrite = false;  // as run's --overwrite
   bool from_inputs = false;  // --from-inputs: start from the input JSON files (wasm generator)
+  std::string curve = "bls12381";  // bls12381, bn128, or both (each into <out>/<curve>)
 };
 int run_demo(const DemoArgs& args);
 

@@ -55,7 +55,7 @@ enum class MsgType : uint8_t {
   kClaimLost,      // gpu: the claim CAS lost (stale dispatch)
   kQuarantined,    // gpu: the record failed its check; slot QUARANTINED at `epoch`
   kReleased,       // gpu: slot FREE at `epoch`
-  kProof,          // gpu: body = formats::Proof bytes, then ProveStages
+  kProof,          // gpu: body = formats::ProofT<C> bytes (the key's curve), then ProveStages
   kProveFailed,    // gpu: the prover returned an error; body = reason
   kStatusRequest,  // client (`proofpipe status`): answered with kStatusReply
   // coordinator -> worker
@@ -128,13 +128,18 @@ std::string encode_proof(const ProofT& proof, const ProveStages& stages) {
   std::memcpy(body.data() + sizeof proof, &stages, sizeof stages);
   return body;
 }
-// False (outputs untouched) unless the body is exactly one proof and its stages.
+// The coordinator's side, which does not know the curve: false (outputs
+// untouched) unless the body is exactly proof_bytes (the size of a proof on
+// the partition's key's curve: 384 bytes on BLS12-381, 256 on BN254) and
+// the stages; the proof's bytes go to `proof` as they came.
+bool split_proof(std::string_view body, size_t proof_bytes, std::string* proof, ProveStages* stages);
+// The same for a known proof type.
 template <class ProofT>
 bool decode_proof(std::string_view body, ProofT* proof, ProveStages* stages) {
   static_assert(std::is_trivially_copyable_v<ProofT>, "proofs travel as raw bytes");
-  if (body.size() != sizeof *proof + sizeof *stages) return false;
-  std::memcpy(proof, body.data(), sizeof *proof);
-  std::memcpy(stages, body.data() + sizeof *proof, sizeof *stages);
+  std::string bytes;
+  if (!split_proof(body, sizeof *proof, &bytes, stages)) return false;
+  std::memcpy(static_cast<void*>(proof), bytes.data(), sizeof *proof);
   return true;
 }
 
