@@ -54,6 +54,10 @@ struct ServiceKey {
   std::shared_ptr<const formats::Zkey> zkey;  // header and coefficients (checked), for intake
   groth16::VerificationKey vk;
   coord::KeySizes sizes;  // for the ring's slot size and --mem-max's plan
+  // --witness-gen NAME=KIND:PATH, resolved (coord::resolve_generator): the
+  // command a synthesis worker runs on an input of this key. Empty: the key
+  // takes witnesses only (an input is refused at intake, and not claimed).
+  std::vector<std::string> generator;
 };
 
 struct ServiceConfig {

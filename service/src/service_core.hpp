@@ -37,6 +37,10 @@ struct SubmitRequest {
   int64_t priority = 0;
   std::vector<std::string> paths;        // JSON form: witness files on the server (under --allow-dir)
   std::vector<UploadedWitness> uploads;  // multipart form: the files themselves
+  // Or circom input JSON instead of witnesses (docs/witness-gen.md): inline
+  // objects of the JSON form ("<name>.json", the object as JSON text) or
+  // uploaded files; the key's --witness-gen makes each partition's witness.
+  std::vector<UploadedWitness> inputs;
 };
 
 struct KeyInfo {
