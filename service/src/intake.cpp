@@ -247,13 +247,13 @@ Result<fs::path> make_stage_dir(const fs::path& root) {
   }
 }
 
+}  // namespace
+
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); !from.empty() && at != std::string::npos; at = s.find(from, at + to.size())) {
     s.replace(at, from.size(), to);
   }
 }
-
-}  // namespace
 
 bool valid_name(std::string_view name) {
   if (name.empty() || name.size() > 128 || name == "." || name == "..") return false;

@@ -68,6 +68,10 @@ void discard_staged(const JobSpec& spec);
 // else is left. `referenced_dirs`: SqliteJournal::witness_dirs().
 Status sweep_staging(const std::filesystem::path& witness_root, const std::set<std::filesystem::path>& referenced_dirs);
 
+// Every `from` in `s` becomes `to`: an error about a staged copy names the
+// client's file instead (the service's own paths are not the client's business).
+void replace_all(std::string& s, const std::string& from, const std::string& to);
+
 // [A-Za-z0-9._-]{1,128}, not "." or "..": job ids and partition names.
 bool valid_name(std::string_view name);
 

@@ -133,10 +133,10 @@ struct Claim {
 
 struct ClaimRequest {
   std::vector<std::string> keys;  // only partitions of these keys (the node's --key names)
+  size_t max_n = 0;               // the node's free capacity
   // Partitions given as input JSON only of these keys (those this node has a
   // --witness-gen for): the others wait for a node that can generate them.
-  std::vector<std::string> input_keys;
-  size_t max_n = 0;  // the node's free capacity
+  std::vector<std::string> input_keys = {};  // "= {}": older {keys, max_n} initializers stay complete
 
   // Whether this node may take a partition of `key` given as a witness or input.
   bool takes(std::string_view key, bool input) const;

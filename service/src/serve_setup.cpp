@@ -125,6 +125,7 @@ Status attach_generators(std::vector<ServiceKey>& keys, const std::vector<std::s
     auto command = coord::resolve_generator(spec.substr(eq + 1));
     if (!command) return Status(command.status().code(), fmt::format("key '{}': {}", name, command.status().message()));
     key->generator = std::move(*command);
+    key->info.inputs = true;
   }
   return Status::ok();
 }

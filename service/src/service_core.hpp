@@ -50,6 +50,7 @@ struct KeyInfo {
   uint64_t constraints = 0, n_vars = 0, n_public = 0, domain_size = 0;
   uint64_t file_bytes = 0;  // the .zkey
   uint64_t slot_bytes = 0;  // one partition's record in the ring
+  bool inputs = false;      // takes circom inputs: the service has a --witness-gen for it
 };
 
 struct Health {

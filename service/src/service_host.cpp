@@ -237,7 +237,12 @@ void Service::add_work(const WorkItem& item, double now) {
   job.open += 1;
 }
 
-void Service::on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, std::string_view cause) {
+void Service::on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, std::string_view given_cause) {
+  // A generator's failure names the input it read: the client's name for
+  // it (<name>.json), not the copy under --state-dir.
+  std::string shown(given_cause);
+  if (!p.input.empty()) replace_all(shown, p.input.string(), p.stem + std::string(kInputSuffix));
+  const std::string_view cause = shown;
   PartRef& r = refs_[p.index];
   const double now = unix_now();
   const std::string& key = keys_[p.key].info.name;

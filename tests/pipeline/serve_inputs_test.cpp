@@ -4,7 +4,8 @@
 // --inputs` uploads are proved end to end, every proof checked by snarkjs; a
 // missing signal and a circuit assertion fail their partition at once with
 // the generator's message while the job's others are proved; the 400s
-// (witnesses with inputs, a non-object, a key without a generator); and
+// (witnesses with inputs, a non-object, a key without a generator) and the
+// keys' "inputs" flag; and
 // input partitions left queued by a drained service are proved after it
 // starts again.
 #include <gtest/gtest.h>
@@ -66,7 +67,8 @@ TEST_F(ServeInputs, InlineAndUploadedInputsAreProvedAndSnarkjsVerifiesThem) {
   // The real client: a folder of input files, uploaded, waited for, written.
   const fs::path in = tmp_ / "in";
   fs::create_directories(in);
-  for (int i : {5, 7}) fs::copy_file(multi_io() / fmt::format("inputs/w{:02}.json", i), in / fmt::format("u{}.json", i));
+  for (int i : {5, 7})
+    fs::copy_file(multi_io() / fmt::format("inputs/w{:02}.json", i), in / fmt::format("u{}.json", i));
   const auto sub = run_command(proofpipe() + fmt::format(" submit --server http://127.0.0.1:{}", serve_->port()) +
                                " --key m --id uploaded --wait --out " + quote(tmp_ / "out") + " --inputs " + quote(in));
   ASSERT_EQ(sub.exit_code, 0) << sub.output << serve_->log_text();
@@ -96,9 +98,8 @@ TEST_F(ServeInputs, ABadInputFailsItsPartitionOnceWithTheGeneratorsMessage) {
   missing.erase("small");
   json assertion = input(2);
   assertion["small"] = "1099511627776";  // 2^40 breaks LessThan(32)'s range check (an assert in Num2Bits)
-  auto r = post_job({{"key", "m"},
-                     {"id", "bad"},
-                     {"inputs", {{"good", input(0)}, {"missing", missing}, {"assertion", assertion}}}});
+  auto r = post_job(
+      {{"key", "m"}, {"id", "bad"}, {"inputs", {{"good", input(0)}, {"missing", missing}, {"assertion", assertion}}}});
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 201) << r->body;
   auto c = serve_->client();
@@ -115,7 +116,9 @@ TEST_F(ServeInputs, ABadInputFailsItsPartitionOnceWithTheGeneratorsMessage) {
     EXPECT_EQ(p["state"], "failed") << p.dump();
     EXPECT_EQ(p["attempts"], 1) << "a deterministic failure is not retried: " << p.dump();
     const std::string error = p["last_error"];
-    EXPECT_NE(error.find("witness generator exited with code 1"), std::string::npos) << error;
+    EXPECT_NE(error.find("input '" + name + ".json': witness generator exited with code 1"), std::string::npos)
+        << error;
+    EXPECT_EQ(error.find((tmp_ / "state").string()), std::string::npos) << "the service's own path: " << error;
     EXPECT_NE(error.find(name == "missing" ? "Not all inputs have been set" : "Assert Failed"), std::string::npos)
         << error;
   }
@@ -131,6 +134,10 @@ TEST_F(ServeInputs, ABadInputFailsItsPartitionOnceWithTheGeneratorsMessage) {
   EXPECT_EQ(form->status, 400) << form->body;
   EXPECT_NE(form->body.find("input 'list.json' is not a JSON object"), std::string::npos) << form->body;
   EXPECT_EQ(json_of(c.Get("/v1/jobs"))["jobs"].size(), 1u);
+  // GET /v1/keys says which keys take inputs.
+  const json keys = json_of(c.Get("/v1/keys"));
+  ASSERT_EQ(keys["keys"].size(), 2u) << keys.dump();
+  for (const auto& k : keys["keys"]) EXPECT_EQ(k["inputs"], k["name"] == "m") << k.dump();
 }
 
 TEST_F(ServeInputs, InputPartitionsQueuedAtADrainAreProvedAfterTheRestart) {

@@ -92,12 +92,12 @@ TEST_F(JournalInputs, KindIsStoredAndOnlyKeysWithAGeneratorClaimInputs) {
   EXPECT_TRUE(job.partitions[0].input);
   EXPECT_FALSE(j->get("wit").value()->partitions[0].input);
 
-  ClaimRequest no_gen{{"k"}, {}, 10};
+  ClaimRequest no_gen{{"k"}, 10, {}};
   auto items = j->claim(no_gen, 102).value();
   ASSERT_EQ(items.size(), 1u) << "the inputs wait for a key with a generator";
   EXPECT_EQ(items[0].job_id, "wit");
   EXPECT_FALSE(items[0].input);
-  ClaimRequest with_gen{{"k"}, {"k"}, 10};
+  ClaimRequest with_gen{{"k"}, 10, {"k"}};
   items = j->claim(with_gen, 103).value();
   ASSERT_EQ(items.size(), 2u);
   EXPECT_TRUE(items[0].input && items[1].input);
