@@ -5,7 +5,7 @@
 // missing signal and a circuit assertion fail their partition at once with
 // the generator's message while the job's others are proved; the 400s
 // (witnesses with inputs, a non-object, a key without a generator) and the
-// keys' "inputs" flag; and
+// keys' "inputs" flag; flag misuse of serve and submit; and
 // input partitions left queued by a drained service are proved after it
 // starts again.
 #include <gtest/gtest.h>
@@ -162,6 +162,34 @@ TEST_F(ServeInputs, InputPartitionsQueuedAtADrainAreProvedAfterTheRestart) {
   ASSERT_EQ(job.value("state", ""), "done") << job.dump() << serve_->log_text();
   for (const auto& p : job["partitions"]) EXPECT_EQ(p["attempts"], 1) << "drained, not retried: " << p.dump();
   expect_snarkjs_verifies("later", "w05");
+}
+
+TEST_F(ServeInputs, GeneratorAndClientFlagMisuseIsOneLineAndExit2) {
+  const std::string key = " --state-dir " + quote(tmp_ / "s") + " --key m=" + quote(multi_io() / "circuit.zkey");
+  const std::string wasm = "wasm:" + (multi_io() / "circuit_js").string();
+  struct Case {
+    std::string command;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{"serve" + key + " --witness-gen " + quote("x=" + wasm), "no --key is named 'x'"},
+           Case{"serve" + key + " --witness-gen " + quote(wasm), "expected NAME=wasm:"},
+           Case{"serve" + key + " --witness-gen " + quote("m=wasm:" + tmp_.path().string()), "holds 0 .wasm files"},
+           Case{"serve" + key + " --witness-gen " + quote("m=" + wasm) + " --witness-gen " + quote("m=" + wasm),
+                "has a generator already"},
+           Case{"submit --server http://127.0.0.1:9 --key m " + quote(wtns(0)) + " --inputs " +
+                    quote(multi_io() / "inputs"),
+                "not both"},
+           Case{"submit --server http://127.0.0.1:9 --key m --paths --inputs " + quote(multi_io() / "inputs"),
+                "always uploaded"},
+           Case{"submit --server http://127.0.0.1:9 --key m", "give witness files"},
+       }) {
+    const auto r = run_command(proofpipe() + " " + c.command);
+    EXPECT_EQ(r.exit_code, 2) << c.command << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.command << "\n" << r.output;
+    EXPECT_NE(r.output.find("proofpipe: error:"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(tmp_ / "s")) << "a refused serve made its state dir";
 }
 
 }  // namespace
