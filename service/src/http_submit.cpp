@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "intake.hpp"  // valid_name
 #include "job_json.hpp"
 
 namespace proofpipe::service {
@@ -47,6 +48,11 @@ Status parse_inputs(const json& v, std::vector<UploadedWitness>& out) {
   for (const auto& [name, input] : v.items()) {
     const std::string label = v.is_object() ? name : fmt::format("{:0{}}", place, width);
     ++place;
+    // The name is the partition's, as is: checked here, not cut to a stem later.
+    if (!valid_name(label)) {
+      return invalid(
+          fmt::format("input name {} must be 1 to 128 of A-Z a-z 0-9 . _ - (not . or ..)", dump_json(json(label))));
+    }
     if (!input.is_object()) {
       return invalid(fmt::format("input {} is {}, not a JSON object (circom's input.json)", dump_json(json(label)),
                                  input.type_name()));

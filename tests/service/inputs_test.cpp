@@ -57,6 +57,10 @@ TEST(SubmitInputs, WitnessesAndInputsTogetherOrNonObjectsAre400) {
     expect_invalid(submit_from_json(json{{"key", "m"}, {"inputs", bad}}.dump()), "not a JSON object");
   }
   expect_invalid(submit_from_json(json{{"key", "m"}, {"inputs", json::object()}}.dump()), "'inputs' is empty");
+  for (const char* name : {"", "../x", "a/b", "..", "a b"}) {
+    SCOPED_TRACE(name);
+    expect_invalid(submit_from_json(json{{"key", "m"}, {"inputs", {{name, a}}}}.dump()), "input name");
+  }
   expect_invalid(submit_from_json(json{{"key", "m"}, {"inputs", "a.json"}}.dump()), "'inputs' must be");
 
   httplib::MultipartFormDataMap parts;
