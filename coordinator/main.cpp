@@ -191,11 +191,13 @@ int main(int argc, char** argv) {
       ->default_val("sqlite");
   sv->add_option("--node-id", serve.node_id, "this node's id in a shared queue (default: HOSTNAME-PID)");
   sv->add_option("--lease", serve.lease, "how long a claim lasts unrenewed, e.g. 30s")->default_val("30s");
+  sv->add_option("--witness-gen", serve.witness_gens,
+                 "NAME=wasm:<circuit_js>|native:<exe>: key NAME's jobs may give circom inputs (repeatable)");
   add_worker_flags(sv, serve);
 
   SubmitArgs submit;
   bool submit_paths = false;
-  auto* sb = app.add_subcommand("submit", "submit witnesses to `proofpipe serve` as one job (docs/api.md)");
+  auto* sb = app.add_subcommand("submit", "submit witnesses (or inputs) to `proofpipe serve` as one job (docs/api.md)");
   add_client_flags(sb, submit);
   sb->add_option("--key", submit.key, "NAME of a key the service loaded")->required();
   sb->add_option("--id", submit.id, "job id: the same id and content again is the same job");
@@ -204,7 +206,8 @@ int main(int argc, char** argv) {
       ->default_val(".");
   sb->add_flag("--wait", submit.wait, "wait for the job to end and write its proofs into --out");
   sb->add_flag("--paths", submit_paths, "send the witnesses' paths (on the server, under --allow-dir), not the files");
-  sb->add_option("wtns", submit.witnesses, "witness files (.wtns), one partition each")->required();
+  sb->add_option("--inputs", submit.inputs, "circom input JSON files or folders (their *.json) instead of witnesses");
+  sb->add_option("wtns", submit.witnesses, "witness files (.wtns), one partition each");
 
   JobsArgs jobs;
   auto* jb = app.add_subcommand("jobs", "list the service's jobs, or one job's partitions");

@@ -3,7 +3,8 @@
 // (submit_from_json over the rest) or multipart (the rest cut into parts,
 // name/filename/content, handed to submit_from_form as cpp-httplib would).
 // Property: an error Status (kInvalidArgument, the API's 400), or a request
-// that meets what the service relies on: a key, witnesses, a valid id.
+// that meets what the service relies on: a key, witnesses or inputs (never
+// both), a valid id.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include "fuzz_input.hpp"
@@ -19,10 +20,12 @@ void check(const Result<service::SubmitRequest>& r) {
     return;
   }
   PP_FUZZ_CHECK(!r->key.empty());
-  PP_FUZZ_CHECK(!r->paths.empty() || !r->uploads.empty());
+  const bool witnesses = !r->paths.empty() || !r->uploads.empty();
+  PP_FUZZ_CHECK(witnesses != !r->inputs.empty());  // one kind, never both, never neither
   if (r->id) PP_FUZZ_CHECK(service::job_id_problem(*r->id).empty());
   for (const auto& p : r->paths) PP_FUZZ_CHECK(!p.empty());
   for (const auto& u : r->uploads) PP_FUZZ_CHECK(!u.filename.empty());
+  for (const auto& in : r->inputs) PP_FUZZ_CHECK(!in.filename.empty());
 }
 
 }  // namespace

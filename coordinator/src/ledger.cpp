@@ -46,6 +46,7 @@ void Ledger::forget_payload(uint32_t i) {
   PP_ASSERT(p.state == PartState::kDone || p.state == PartState::kFailed, "forget_payload of an open partition");
   std::vector<FrWords>().swap(p.public_signals);
   std::vector<std::string>().swap(p.causes);
+  std::vector<std::string>().swap(p.generator);
 }
 
 std::optional<uint32_t> Ledger::next_pending() const {

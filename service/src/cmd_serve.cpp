@@ -92,6 +92,7 @@ int serve(const ServeArgs& args) {
   if (!backend) return fail(backend.status());
   if (Status st = coord::check_backend_curve(*backend, keys->front().key->curve(), keys->front().info.path); !st)
     return fail(st);
+  if (Status st = service::attach_generators(*keys, args.witness_gens); !st) return fail(st);
   // The ring's slots hold the largest key's record; --mem-max plans for all
   // of them resident at once.
   coord::KeySizes sizes = keys->front().sizes;
@@ -123,8 +124,8 @@ int serve(const ServeArgs& args) {
   scfg.renew_every_s = *lease / 3;
   std::vector<std::string> names;
   for (const ServiceKey& k : *keys) {
-    names.push_back(
-        fmt::format("{} (2^{}, {} constraints)", k.info.name, __builtin_ctzll(k.info.domain_size), k.info.constraints));
+    names.push_back(fmt::format("{} (2^{}, {} constraints{})", k.info.name, __builtin_ctzll(k.info.domain_size),
+                                k.info.constraints, k.generator.empty() ? "" : ", takes inputs"));
   }
   service::Service svc(std::move(scfg), **queue, std::move(*keys));
   coord::Ledger ledger({}, flags->args.max_attempts);

@@ -1,6 +1,8 @@
 // `proofpipe submit` (docs/api.md): sends witnesses to a running
 // `proofpipe serve` — the .wtns files themselves (multipart), or with
-// --paths their paths on the server — and prints the job. With --wait it
+// --paths their paths on the server; or with --inputs circom input JSON
+// files (multipart), whose witnesses the service generates — and prints
+// the job. With --wait it
 // polls the job until it ends (a progress bar on a terminal, a plain line
 // every 30 s and on every change otherwise), then writes every proved
 // partition into --out as <name>.proof.json and <name>.public.json.
@@ -26,6 +28,7 @@
 #include "client.hpp"
 #include "job_json.hpp"
 #include "proofpipe/common/safe_file.hpp"
+#include "witness_gen_setup.hpp"
 
 namespace proofpipe::cli {
 namespace {
@@ -48,8 +51,26 @@ std::string stem_of(const std::string& path) { return fs::path(path).stem().stri
 
 // The client names the file itself, so a link is followed; a FIFO is
 // refused by the open, not waited on (read_regular_file).
-Result<std::string> read_witness(const std::string& path) {
-  return read_regular_file(path, std::numeric_limits<uint64_t>::max(), "witness");
+Result<std::string> read_upload(const std::string& path, const char* what) {
+  return read_regular_file(path, std::numeric_limits<uint64_t>::max(), what);
+}
+
+// What the job sends: the witness files, or the input files of --inputs
+// (a folder gives its *.json files, sorted by name, as `run --inputs`).
+Result<std::vector<std::string>> files_to_send(const SubmitArgs& args) {
+  if (args.inputs.empty()) {
+    if (args.witnesses.empty())
+      return make_error(ErrorCode::kInvalidArgument, "give witness files (.wtns), or --inputs with input JSON files");
+    return args.witnesses;
+  }
+  if (!args.witnesses.empty())
+    return make_error(ErrorCode::kInvalidArgument, "give witness files or --inputs, not both (a job takes one kind)");
+  if (!args.upload)
+    return make_error(ErrorCode::kInvalidArgument, "--paths sends witness paths; --inputs are always uploaded");
+  PP_ASSIGN_OR_RETURN(const auto paths, coord::list_inputs(args.inputs));
+  std::vector<std::string> out;
+  for (const auto& p : paths) out.push_back(p.string());
+  return out;
 }
 
 fs::path proof_path(const fs::path& out, const std::string& name) { return out / (name + ".proof.json"); }
@@ -136,13 +157,16 @@ Result<Job> wait_for(ApiClient& c, Job job) {
 }  // namespace
 
 int run_submit(const SubmitArgs& args) {
-  // Names first: two witnesses with one stem would be one partition name twice.
+  const auto files = files_to_send(args);
+  if (!files) return fail(files.status());
+  const bool inputs = !args.inputs.empty();
+  // Names first: two files with one stem would be one partition name twice.
   std::map<std::string, std::string> by_name;
-  for (const auto& w : args.witnesses) {
+  for (const auto& w : *files) {
     const auto [it, fresh] = by_name.emplace(stem_of(w), w);
     if (!fresh)
-      return fail(fmt::format("witnesses '{}' and '{}' have the same name '{}' (a job's partition names differ)",
-                              it->second, w, it->first));
+      return fail(fmt::format("{} '{}' and '{}' have the same name '{}' (a job's partition names differ)",
+                              inputs ? "inputs" : "witnesses", it->second, w, it->first));
   }
   const fs::path out = args.out.empty() ? fs::path(".") : fs::path(args.out);
   if (args.wait) {
@@ -162,10 +186,11 @@ int run_submit(const SubmitArgs& args) {
     httplib::MultipartFormDataItems items = {{"key", args.key, "", ""},
                                              {"priority", std::to_string(args.priority), "", ""}};
     if (!args.id.empty()) items.push_back({"id", args.id, "", ""});
-    for (const auto& w : args.witnesses) {
-      auto bytes = read_witness(w);
+    for (const auto& w : *files) {
+      auto bytes = read_upload(w, inputs ? "input" : "witness");
       if (!bytes) return fail(bytes.status());
-      items.push_back({"witness", std::move(*bytes), fs::path(w).filename().string(), "application/octet-stream"});
+      items.push_back({inputs ? "input" : "witness", std::move(*bytes), fs::path(w).filename().string(),
+                       inputs ? "application/json" : "application/octet-stream"});
     }
     answer = c.post_form("/v1/jobs", items);
   } else {

@@ -1,14 +1,16 @@
 // Parses and checks the two forms of POST /v1/jobs (http_submit.hpp). Both
 // end in the same checks (finish()), so the forms cannot accept different
-// things.
+// things: witnesses (paths or files) or circom inputs (inline or files).
 #include "http_submit.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "intake.hpp"  // valid_name
 #include "job_json.hpp"
 
 namespace proofpipe::service {
@@ -20,15 +22,44 @@ constexpr size_t kMaxIdLength = 128;
 
 Status invalid(std::string message) { return Status(ErrorCode::kInvalidArgument, std::move(message)); }
 
-// The checks both forms share: a key, at least one witness of one kind, a valid id.
+// The checks both forms share: a key, witnesses of one kind or inputs, a valid id.
 Result<SubmitRequest> finish(SubmitRequest r) {
   if (r.key.empty()) return invalid("'key' is missing: the NAME of a key the service loaded (GET /v1/keys)");
-  if (r.paths.empty() && r.uploads.empty()) return invalid("no witnesses: give 'witnesses' or attach 'witness' files");
+  const bool witnesses = !r.paths.empty() || !r.uploads.empty();
+  if (witnesses && !r.inputs.empty()) return invalid("a job takes witnesses or inputs, not both");
+  if (!witnesses && r.inputs.empty())
+    return invalid("no witnesses or inputs: give 'witnesses' or 'inputs', or attach 'witness' or 'input' files");
   if (r.id) {
     const std::string problem = job_id_problem(*r.id);
     if (!problem.empty()) return invalid(problem);
   }
   return r;
+}
+
+// "inputs": {"NAME": {...}, ...} (partitions in name order), or [{...}, ...]
+// named by their place, zero-padded to one width ("00" .. "11"), so the
+// names sort as the list does. Each is kept as JSON text "<name>.json".
+Status parse_inputs(const json& v, std::vector<UploadedWitness>& out) {
+  constexpr std::string_view kShape = "'inputs' must be an object of NAME: {circom input}, or a list of input objects";
+  if (!v.is_object() && !v.is_array()) return invalid(std::string(kShape));
+  if (v.empty()) return invalid("'inputs' is empty");
+  const size_t width = std::max<size_t>(2, std::to_string(v.size() - 1).size());
+  size_t place = 0;
+  for (const auto& [name, input] : v.items()) {
+    const std::string label = v.is_object() ? name : fmt::format("{:0{}}", place, width);
+    ++place;
+    // The name is the partition's, as is: checked here, not cut to a stem later.
+    if (!valid_name(label)) {
+      return invalid(
+          fmt::format("input name {} must be 1 to 128 of A-Z a-z 0-9 . _ - (not . or ..)", dump_json(json(label))));
+    }
+    if (!input.is_object()) {
+      return invalid(fmt::format("input {} is {}, not a JSON object (circom's input.json)", dump_json(json(label)),
+                                 input.type_name()));
+    }
+    out.push_back(UploadedWitness{label + ".json", input.dump()});
+  }
+  return Status::ok();
 }
 
 // A whole decimal int64, optionally signed, nothing else around it.
@@ -76,8 +107,11 @@ Result<SubmitRequest> submit_from_json(std::string_view body) {
         r.paths.push_back(w.get<std::string>());
       }
       if (r.paths.empty()) return invalid("'witnesses' is an empty list");
+    } else if (name == "inputs") {
+      if (Status st = parse_inputs(v, r.inputs); !st) return st;
     } else {
-      return invalid(fmt::format("unknown field {} (expected id, key, witnesses, priority)", dump_json(json(name))));
+      return invalid(
+          fmt::format("unknown field {} (expected id, key, witnesses, inputs, priority)", dump_json(json(name))));
     }
   }
   return finish(std::move(r));
@@ -92,8 +126,14 @@ Result<SubmitRequest> submit_from_form(httplib::MultipartFormDataMap& parts) {
       r.uploads.push_back(UploadedWitness{part.filename, std::move(part.content)});
       continue;
     }
+    if (name == "input") {  // circom input JSON; intake checks it is one object
+      if (part.filename.empty()) return invalid("an 'input' part has no file name (attach it as a file)");
+      r.inputs.push_back(UploadedWitness{part.filename, std::move(part.content)});
+      continue;
+    }
     if (name != "id" && name != "key" && name != "priority")
-      return invalid(fmt::format("unknown form field {} (expected id, key, priority, witness)", dump_json(json(name))));
+      return invalid(
+          fmt::format("unknown form field {} (expected id, key, priority, witness, input)", dump_json(json(name))));
     if (!seen.insert(name).second) return invalid(fmt::format("form field '{}' is given twice", name));
     if (!part.filename.empty()) return invalid(fmt::format("form field '{}' must be a value, not a file", name));
     if (name == "id") {

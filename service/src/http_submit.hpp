@@ -1,9 +1,11 @@
 // The body of POST /v1/jobs (docs/api.md) into a SubmitRequest, strictly:
-// the JSON form {"id","key","witnesses","priority"} and the multipart form
-// (fields id, key, priority; files named "witness"). An unknown field, a
-// field of the wrong type (a priority that is not an integer, witnesses
-// that are not a list of strings), malformed JSON or a missing key is
-// kInvalidArgument with one line naming the field: the API answers 400.
+// the JSON form {"id","key","witnesses"|"inputs","priority"} and the
+// multipart form (fields id, key, priority; files named "witness" or
+// "input"). An unknown field, a field of the wrong type (a priority that is
+// not an integer, witnesses that are not a list of strings, an inline input
+// that is not a JSON object), malformed JSON, a missing key, or witnesses
+// and inputs in one job is kInvalidArgument with one line naming the field:
+// the API answers 400.
 #pragma once
 
 #include <string_view>

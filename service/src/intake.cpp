@@ -15,11 +15,13 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "proofpipe/common/blake2b.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/wtns.hpp"
 #include "proofpipe/formats/zkey.hpp"
+#include "witness_gen.hpp"  // synth::kMaxInputBytes: the largest input a synthesis worker reads
 
 namespace proofpipe::service {
 namespace fs = std::filesystem;
@@ -72,8 +74,22 @@ struct Source {
   std::string display;  // the client's path or upload filename, for errors
   std::string name;     // the partition name: the stem
   const std::string* upload = nullptr;
-  std::string path;  // a server path, as the client gave it
+  std::string path;    // a server path, as the client gave it
+  bool input = false;  // circom input JSON (upload only), not a .wtns
 };
+
+// An input is what circom's generators read: one JSON object. Checked
+// without building it (json::accept), so a 256 MiB input costs no tree; a
+// valid JSON text that starts with '{' is an object.
+Status check_input_json(const Source& src) {
+  const std::string& text = *src.upload;
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] != '{' || !nlohmann::json::accept(text)) {
+    return make_error(ErrorCode::kInvalidArgument, "input '{}' is not a JSON object (circom's input.json)",
+                      src.display);
+  }
+  return Status::ok();
+}
 
 // The server file a path names, opened without following a final link, once
 // it is known to lie under an --allow-dir (checked again on what was opened:
@@ -165,34 +181,46 @@ Result<std::vector<Source>> check_request(const SubmitRequest& req, const Intake
   if (!req.paths.empty() && !req.uploads.empty()) {
     return make_error(ErrorCode::kInvalidArgument, "a job takes witness paths or uploaded files, not both");
   }
-  const size_t n = req.paths.size() + req.uploads.size();
-  if (n == 0) return make_error(ErrorCode::kInvalidArgument, "a job needs at least one witness");
-  if (n > policy.max_witnesses) {
-    return make_error(ErrorCode::kResourceExhausted, "a job takes at most {} witnesses, this one has {}",
-                      policy.max_witnesses, n);
+  if (!req.inputs.empty() && (!req.paths.empty() || !req.uploads.empty())) {
+    return make_error(ErrorCode::kInvalidArgument, "a job takes witnesses or inputs, not both");
   }
+  const bool inputs = !req.inputs.empty();
+  const char* what = inputs ? "input" : "witness";
+  const char* whats = inputs ? "inputs" : "witnesses";
+  const size_t n = req.paths.size() + req.uploads.size() + req.inputs.size();
+  if (n == 0) return make_error(ErrorCode::kInvalidArgument, "a job needs at least one witness or input");
+  if (n > policy.max_witnesses) {
+    return make_error(ErrorCode::kResourceExhausted, "a job takes at most {} {}, this one has {}", policy.max_witnesses,
+                      whats, n);
+  }
+  // An input is read whole by a synthesis worker: run --inputs' limit too.
+  const uint64_t max_bytes =
+      inputs ? std::min(policy.max_witness_bytes, synth::kMaxInputBytes) : policy.max_witness_bytes;
   std::vector<Source> out;
   for (const std::string& p : req.paths) out.push_back({p, fs::path(p).stem().string(), nullptr, p});
-  for (const UploadedWitness& u : req.uploads) {
-    // Only the last component names it: a client's "../x.wtns" is "x".
-    out.push_back({u.filename, fs::path(u.filename).stem().string(), &u.bytes, {}});
+  for (const auto* list : {&req.uploads, &req.inputs}) {
+    for (const UploadedWitness& u : *list) {
+      // Only the last component names it: a client's "../x.wtns" is "x".
+      out.push_back({u.filename, fs::path(u.filename).stem().string(), &u.bytes, {}, list == &req.inputs});
+    }
   }
   for (size_t i = 0; i < out.size(); ++i) {
     if (!valid_name(out[i].name)) {
       return make_error(ErrorCode::kInvalidArgument,
-                        "witness '{}': its name '{}' must be 1 to 128 of A-Z a-z 0-9 . _ - (not . or ..)",
+                        "{} '{}': its name '{}' must be 1 to 128 of A-Z a-z 0-9 . _ - (not . or ..)", what,
                         out[i].display, out[i].name);
     }
     for (size_t j = 0; j < i; ++j) {
       if (out[j].name == out[i].name) {
-        return make_error(ErrorCode::kInvalidArgument, "witnesses '{}' and '{}' are both named '{}'", out[j].display,
+        return make_error(ErrorCode::kInvalidArgument, "{} '{}' and '{}' are both named '{}'", whats, out[j].display,
                           out[i].display, out[i].name);
       }
     }
-    if (out[i].upload && out[i].upload->size() > policy.max_witness_bytes) {
-      return make_error(ErrorCode::kResourceExhausted, "witness '{}' is {} bytes, over the limit of {}", out[i].display,
-                        out[i].upload->size(), policy.max_witness_bytes);
+    if (out[i].upload && out[i].upload->size() > max_bytes) {
+      return make_error(ErrorCode::kResourceExhausted, "{} '{}' is {} bytes, over the limit of {}", what,
+                        out[i].display, out[i].upload->size(), max_bytes);
     }
+    if (out[i].input) PP_RETURN_IF_ERROR(check_input_json(out[i]));
   }
   return out;
 }
@@ -219,13 +247,13 @@ Result<fs::path> make_stage_dir(const fs::path& root) {
   }
 }
 
+}  // namespace
+
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); !from.empty() && at != std::string::npos; at = s.find(from, at + to.size())) {
     s.replace(at, from.size(), to);
   }
 }
-
-}  // namespace
 
 bool valid_name(std::string_view name) {
   if (name.empty() || name.size() > 128 || name == "." || name == "..") return false;
@@ -256,12 +284,13 @@ Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, c
   if (ec) return make_error(ErrorCode::kIo, "witness store '{}': {}", policy.witness_root.string(), ec.message());
   PP_ASSIGN_OR_RETURN(const fs::path dir, make_stage_dir(root));
   Blake2b digest;
-  digest.update("proofpipe-job-v1");
+  // Inputs hash under their own label: never the digest of a witness job.
+  digest.update(req.inputs.empty() ? "proofpipe-job-v1" : "proofpipe-job-v1/inputs");
   hash_field(digest, key_name);
   hash_u64(digest, uint64_t(req.priority));
   hash_u64(digest, sources.size());
   auto stage_one = [&](const Source& src) -> Status {
-    const fs::path copy = dir / (src.name + ".wtns");
+    const fs::path copy = dir / (src.name + std::string(src.input ? kInputSuffix : kWitnessSuffix));
     PP_ASSIGN_OR_RETURN(PendingFile out, PendingFile::create(copy, "witness copy"));
     hash_field(digest, src.name);
     if (src.upload) {
@@ -274,6 +303,10 @@ Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, c
       PP_RETURN_IF_ERROR(copy_fd(opened.first->fd, opened.second, src.display, out, digest));
     }
     PP_RETURN_IF_ERROR(out.commit());
+    if (src.input) {  // checked above; the generator reports what the circuit makes of it
+      spec.witnesses.push_back({src.name, copy, /*input=*/true});
+      return Status::ok();
+    }
     // The check reads the copy; its errors name the client's file instead.
     // In the key's curve: a witness for the other is "curve mismatch".
     Status st = key.check_witness(copy, {});
@@ -324,7 +357,8 @@ Status sweep_staging(const fs::path& witness_root, const std::set<fs::path>& ref
     std::error_code ec2;
     for (fs::directory_iterator f(dir, ec2); !ec2 && f != fs::directory_iterator(); f.increment(ec2)) {
       const std::string fname = f->path().filename().string();
-      const bool ours = fname.ends_with(".wtns") || fname.find(".wtns.tmp-") != std::string::npos;
+      const bool ours = fname.ends_with(kWitnessSuffix) || fname.find(".wtns.tmp-") != std::string::npos ||
+                        fname.ends_with(kInputSuffix) || fname.find(".json.tmp-") != std::string::npos;
       struct stat fst {};
       if (ours && ::lstat(f->path().c_str(), &fst) == 0 && S_ISREG(fst.st_mode)) ::unlink(f->path().c_str());
     }

@@ -192,7 +192,8 @@ json key_to_json(const KeyInfo& key) {
           {"n_public", key.n_public},
           {"domain_size", key.domain_size},
           {"file_bytes", key.file_bytes},
-          {"slot_bytes", key.slot_bytes}};
+          {"slot_bytes", key.slot_bytes},
+          {"inputs", key.inputs}};
 }
 
 Result<KeyInfo> key_from_json(const json& j) {
@@ -207,6 +208,10 @@ Result<KeyInfo> key_from_json(const json& j) {
   PP_ASSIGN_OR_RETURN(k.domain_size, get_uint<uint64_t>(j, "domain_size"));
   PP_ASSIGN_OR_RETURN(k.file_bytes, get_uint<uint64_t>(j, "file_bytes"));
   PP_ASSIGN_OR_RETURN(k.slot_bytes, get_uint<uint64_t>(j, "slot_bytes"));
+  // Absent from a server older than inputs: false.
+  const auto inputs = j.find("inputs");
+  if (inputs != j.end() && !inputs->is_boolean()) return bad("key", "'inputs' is not true or false");
+  k.inputs = inputs != j.end() && inputs->get<bool>();
   return k;
 }
 

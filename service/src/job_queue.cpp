@@ -1,7 +1,8 @@
 // Names of job and partition states (job_queue.hpp): one spelling for the
-// journal, the API's JSON and the clients.
+// journal, the API's JSON and the clients; and which partitions a claim takes.
 #include "job_queue.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace proofpipe::service {
@@ -17,6 +18,11 @@ std::optional<JobState> parse_job_state(std::string_view name) {
     if (name == kNames[i]) return JobState(i);
   }
   return std::nullopt;
+}
+
+bool ClaimRequest::takes(std::string_view key, bool input) const {
+  const auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), key) != v.end(); };
+  return has(keys) && (!input || has(input_keys));
 }
 
 }  // namespace proofpipe::service

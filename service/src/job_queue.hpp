@@ -49,6 +49,10 @@ const char* part_status_name(PartStatus s);  // the same five words
 struct WitnessEntry {
   std::string name;
   std::filesystem::path path;
+  // true: `path` is circom input JSON, and the key's witness generator
+  // (serve --witness-gen) makes the witness in a synthesis worker
+  // (docs/witness-gen.md); false: a .wtns.
+  bool input = false;
 };
 
 struct JobSpec {
@@ -75,6 +79,7 @@ struct PartitionInfo {
   uint32_t index = 0;
   std::string name;
   std::filesystem::path witness;
+  bool input = false;  // `witness` is input JSON (WitnessEntry::input)
   PartStatus status = PartStatus::kQueued;
   uint32_t attempts = 0;                   // attempts started, over every life of the service
   std::string last_error;                  // of the last failed attempt; empty if none
@@ -114,6 +119,7 @@ struct WorkItem {
   uint32_t index = 0;
   std::string name;
   std::filesystem::path witness;  // a file on this node (PostgreSQL: written there at the claim)
+  bool input = false;             // `witness` is input JSON: the key's generator makes the witness
   uint64_t fence = 0;             // the claim's fencing token
 };
 
@@ -128,6 +134,12 @@ struct Claim {
 struct ClaimRequest {
   std::vector<std::string> keys;  // only partitions of these keys (the node's --key names)
   size_t max_n = 0;               // the node's free capacity
+  // Partitions given as input JSON only of these keys (those this node has a
+  // --witness-gen for): the others wait for a node that can generate them.
+  std::vector<std::string> input_keys = {};  // "= {}": older {keys, max_n} initializers stay complete
+
+  // Whether this node may take a partition of `key` given as a witness or input.
+  bool takes(std::string_view key, bool input) const;
 };
 
 // What renew() learned of a node's claims.

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 
 #include "proofpipe/common/safe_file.hpp"
 #include "sqlite_db.hpp"
@@ -18,8 +19,9 @@ namespace proofpipe::service {
 namespace fs = std::filesystem;
 namespace {
 
-// Version 1. A later version adds a migration from the one before it in
-// init(); a build never opens a journal newer than it knows.
+// Version 1; kMigrations take it to kSchemaVersion, a new journal too (so
+// every journal runs the same statements). A build never opens a journal
+// newer than it knows.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 CREATE TABLE lives (life INTEGER PRIMARY KEY AUTOINCREMENT, opened_at REAL NOT NULL);
@@ -65,6 +67,14 @@ CREATE TABLE attempts (
 ) WITHOUT ROWID;
 CREATE INDEX attempts_open ON attempts (life) WHERE result = 'running';
 )sql";
+
+// kMigrations[v - 2] takes version v - 1 to v.
+constexpr const char* kMigrations[] = {
+    // 2: a partition given as circom input JSON (`witness` names the input's
+    // copy; the key's --witness-gen makes the witness, docs/witness-gen.md).
+    "ALTER TABLE partitions ADD COLUMN kind TEXT NOT NULL DEFAULT 'witness' CHECK (kind IN ('witness', 'input'))",
+};
+static_assert(std::size(kMigrations) + 1 == SqliteJournal::kSchemaVersion);
 
 // A job with its partition counts; the caller appends WHERE/GROUP BY.
 constexpr const char* kJobSelect =
@@ -170,6 +180,7 @@ Status SqliteJournal::init() {
     return has_version.status();
   }
   const bool fresh = *has_version == 0;
+  int64_t version = 0;
   if (fresh) {
     PP_ASSIGN_OR_RETURN(int64_t tables, db_->scalar("SELECT count(*) FROM sqlite_master"));
     if (tables != 0) {
@@ -178,7 +189,7 @@ Status SqliteJournal::init() {
                         file);
     }
   } else {
-    PP_ASSIGN_OR_RETURN(int64_t version, db_->scalar("SELECT coalesce(max(version), 0) FROM schema_version"));
+    PP_ASSIGN_OR_RETURN(version, db_->scalar("SELECT coalesce(max(version), 0) FROM schema_version"));
     if (version > kSchemaVersion) {
       return make_error(ErrorCode::kBadFormat,
                         "journal '{}' has schema version {}, newer than the version {} this proofpipe reads "
@@ -201,7 +212,12 @@ Status SqliteJournal::init() {
   return db_->transaction([&]() -> Status {
     if (fresh) {
       PP_RETURN_IF_ERROR(db_->exec_script(kSchema));
-      PP_RETURN_IF_ERROR(db_->exec("INSERT INTO schema_version (version) VALUES (?)", kSchemaVersion));
+      PP_RETURN_IF_ERROR(db_->exec("INSERT INTO schema_version (version) VALUES (1)"));
+      version = 1;
+    }
+    for (int64_t v = version + 1; v <= kSchemaVersion; ++v) {
+      PP_RETURN_IF_ERROR(db_->exec_script(kMigrations[v - 2]));
+      PP_RETURN_IF_ERROR(db_->exec("UPDATE schema_version SET version = ?", v));
     }
     PP_RETURN_IF_ERROR(db_->exec("INSERT INTO lives (opened_at) VALUES (?)", wall_clock_now()));
     life_ = uint64_t(db_->last_insert_rowid());
@@ -226,7 +242,7 @@ Result<Job> SqliteJournal::load_job(uint64_t seq, bool with_partitions) {
   }
   if (!with_partitions) return job;
   PP_ASSIGN_OR_RETURN(sql::Stmt s, db_->query("SELECT idx, name, witness, status, attempts, last_error, started_at, "
-                                              "finished_at, wait_s, synth_s, prove_s, intake_s, h_s, msms_s "
+                                              "finished_at, wait_s, synth_s, prove_s, intake_s, h_s, msms_s, kind "
                                               "FROM partitions WHERE job_seq = ? ORDER BY idx",
                                               seq));
   for (;;) {
@@ -243,6 +259,7 @@ Result<Job> SqliteJournal::load_job(uint64_t seq, bool with_partitions) {
     p.started_at = s.f64(6);
     p.finished_at = s.f64(7);
     p.times = {s.f64(8), s.f64(9), s.f64(10), s.f64(11), s.f64(12), s.f64(13)};
+    p.input = s.text(14) == "input";
     job.partitions.push_back(std::move(p));
   }
   return job;
@@ -266,9 +283,10 @@ Result<SubmitResult> SqliteJournal::submit(const JobSpec& spec, double now) {
                   spec.id, spec.key, spec.priority, spec.digest, now));
     const auto seq = uint64_t(db_->last_insert_rowid());
     for (size_t i = 0; i < spec.witnesses.size(); ++i) {
-      PP_RETURN_IF_ERROR(
-          db_->exec("INSERT INTO partitions (job_seq, idx, name, witness, status) VALUES (?, ?, ?, ?, 'queued')", seq,
-                    uint64_t(i), spec.witnesses[i].name, spec.witnesses[i].path.string()));
+      PP_RETURN_IF_ERROR(db_->exec(
+          "INSERT INTO partitions (job_seq, idx, name, witness, kind, status) VALUES (?, ?, ?, ?, ?, 'queued')", seq,
+          uint64_t(i), spec.witnesses[i].name, spec.witnesses[i].path.string(),
+          spec.witnesses[i].input ? "input" : "witness"));
     }
     out.outcome = SubmitOutcome::kCreated;
     PP_ASSIGN_OR_RETURN(out.job, load_job(seq, true));

@@ -4,10 +4,11 @@
 // `kill -9` at any moment leaves the journal as it was after the last call
 // that returned (tests/service/journal_crash_test.cpp).
 //
-// Tables (schema version 1; the text of kSchema in journal_sqlite.cpp):
+// Tables (schema version 2: kSchema in journal_sqlite.cpp and its migrations):
 //   jobs(seq, id, key, priority, digest, state, submitted_at, started_at, finished_at)
 //   partitions(job_seq, idx, name, witness, status, attempts, last_error,
-//              started_at, finished_at, wait_s .. msms_s)
+//              started_at, finished_at, wait_s .. msms_s,
+//              kind: 'witness', or 'input' when `witness` is circom input JSON (v2))
 //   attempts(job_seq, idx, attempt, life, started_at, ended_at, result, error)
 //   lives(life, opened_at): one row per open(); an attempt left `running` by
 //              an earlier life was cut short by a crash (unfinished() marks it lost)
@@ -45,7 +46,7 @@ struct AttemptRecord {
 
 class SqliteJournal final : public JobQueue {
  public:
-  static constexpr int64_t kSchemaVersion = 1;
+  static constexpr int64_t kSchemaVersion = 2;
 
   // Opens `db_file`, creating it (0600) if absent. The caller made its
   // directory (owner-only). Refused with one line naming the file: a symbolic

@@ -13,7 +13,7 @@ namespace proofpipe::service {
 Result<std::vector<WorkItem>> SqliteJournal::work_items(std::optional<uint64_t> job_seq, size_t limit) {
   // Priority first (high first), then the job's age, then the partition.
   static constexpr const char* kSelect =
-      "SELECT j.seq, j.id, j.key, j.priority, j.submitted_at, p.idx, p.name, p.witness "
+      "SELECT j.seq, j.id, j.key, j.priority, j.submitted_at, p.idx, p.name, p.witness, p.kind "
       "FROM partitions p JOIN jobs j ON j.seq = p.job_seq "
       "WHERE p.status IN ('queued', 'running') AND j.state IN ('queued', 'running') ";
   const auto n = limit == 0 ? int64_t(-1) : int64_t(std::min<size_t>(limit, INT64_MAX));  // -1: no limit
@@ -33,6 +33,7 @@ Result<std::vector<WorkItem>> SqliteJournal::work_items(std::optional<uint64_t> 
     w.index = uint32_t(s.i64(5));
     w.name = s.text(6);
     w.witness = s.text(7);
+    w.input = s.text(8) == "input";
     items.push_back(std::move(w));
   }
 }
@@ -81,12 +82,12 @@ Result<std::vector<WorkItem>> SqliteJournal::claim(const ClaimRequest& request, 
     // Held partitions come first in the same order only if nothing above
     // them arrived; asking for max_n past all of them is always enough.
     PP_ASSIGN_OR_RETURN(items, work_items(std::nullopt, request.max_n + held_.size()));
-    // Partitions of a key this service lacks wait there; past them, read all.
+    // Partitions of a key this service lacks (or inputs of a key it has no
+    // --witness-gen for) wait there; past them, read all.
     if (items.size() == request.max_n + held_.size()) {
       size_t usable = 0;
       for (const WorkItem& w : items) {
-        usable += !held_.contains({w.job_seq, w.index}) &&
-                  std::find(request.keys.begin(), request.keys.end(), w.key) != request.keys.end();
+        usable += !held_.contains({w.job_seq, w.index}) && request.takes(w.key, w.input);
       }
       if (usable < request.max_n) {
         PP_ASSIGN_OR_RETURN(items, work_items(std::nullopt, 0));
@@ -95,7 +96,7 @@ Result<std::vector<WorkItem>> SqliteJournal::claim(const ClaimRequest& request, 
   }
   for (WorkItem& w : items) {
     if (out.size() == request.max_n) break;
-    if (std::find(request.keys.begin(), request.keys.end(), w.key) == request.keys.end()) continue;
+    if (!request.takes(w.key, w.input)) continue;
     if (!held_.insert({w.job_seq, w.index}).second) continue;
     out.push_back(std::move(w));
   }

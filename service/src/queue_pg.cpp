@@ -14,8 +14,8 @@
 namespace proofpipe::service {
 namespace {
 
-// Version 1. A later version appends its statements as kMigrations[1]; a
-// node never opens a database newer than it knows.
+// kMigrations[v - 1] takes the schema from version v - 1 to v; a node never
+// opens a database newer than it knows.
 constexpr const char* kMigrations[] = {R"sql(
 CREATE SEQUENCE fence_seq;
 CREATE TABLE nodes (
@@ -81,6 +81,11 @@ CREATE TABLE proofs (
   PRIMARY KEY (job_seq, idx),
   FOREIGN KEY (job_seq, idx) REFERENCES partitions (job_seq, idx)
 );
+)sql",
+                                       // 2: a partition given as circom input JSON (witness_bytes hold the
+                                       // input; the key's --witness-gen makes the witness, docs/witness-gen.md).
+                                       R"sql(
+ALTER TABLE partitions ADD COLUMN kind TEXT NOT NULL DEFAULT 'witness' CHECK (kind IN ('witness', 'input'));
 )sql"};
 static_assert(std::size(kMigrations) == PgQueue::kSchemaVersion);
 
@@ -116,13 +121,14 @@ Result<Job> load_job(pqxx::transaction_base& tx, uint64_t seq) {
   Job job = job_from_row(jr[0]);
   const pqxx::result pr = tx.exec_params(
       "SELECT idx, name, status, attempts, last_error, started_at, finished_at, wait_s, synth_s, prove_s, "
-      "intake_s, h_s, msms_s FROM partitions WHERE job_seq = $1 ORDER BY idx",
+      "intake_s, h_s, msms_s, kind FROM partitions WHERE job_seq = $1 ORDER BY idx",
       seq);
   for (const pqxx::row& r : pr) {
     PartitionInfo p;
     p.index = r[0].as<uint32_t>();
     p.name = r[1].as<std::string>();
-    p.witness = p.name + ".wtns";  // the bytes live in the queue; each claim writes its own copy
+    p.input = r[13].as<std::string>() == "input";
+    p.witness = p.name + (p.input ? ".json" : ".wtns");  // the bytes live in the queue; each claim writes its own copy
     p.status = PartStatus(parse_job_state(r[2].as<std::string>()).value_or(JobState::kFailed));
     p.attempts = r[3].as<uint32_t>();
     p.last_error = r[4].as<std::string>();
@@ -236,10 +242,11 @@ Result<SubmitResult> PgQueue::submit(const JobSpec& spec, double now) {
                              .as<uint64_t>();
         for (size_t i = 0; i < spec.witnesses.size(); ++i) {
           tx.exec_params(
-              "INSERT INTO partitions (job_seq, idx, name, key, priority, witness_bytes, status) "
-              "VALUES ($1, $2, $3, $4, $5, $6, 'queued')",
+              "INSERT INTO partitions (job_seq, idx, name, key, priority, witness_bytes, kind, status) "
+              "VALUES ($1, $2, $3, $4, $5, $6, $7, 'queued')",
               seq, uint32_t(i), spec.witnesses[i].name, spec.key, spec.priority,
-              pqxx::binarystring(bytes[i].data(), bytes[i].size()));
+              pqxx::binarystring(bytes[i].data(), bytes[i].size()),
+              std::string(spec.witnesses[i].input ? "input" : "witness"));
         }
         PP_ASSIGN_OR_RETURN(out.job, load_job(tx, seq));
         tx.commit();

@@ -4,7 +4,8 @@
 //   nodes(id, heartbeat_at, lease_s, started_at)     one row per node, renewed
 //   jobs(seq, id, key, priority, digest, state, ...)  as the SQLite journal's
 //   partitions(job_seq, idx, name, key, priority, witness_bytes, status,
-//              attempts, last_error, claimed_by, lease_until, fence, times...)
+//              attempts, last_error, claimed_by, lease_until, fence, times...,
+//              kind: 'witness', or 'input' when witness_bytes are circom input JSON)
 //   attempts(job_seq, idx, fence, node, claimed_at, ended_at, result, error)
 //   proofs(job_seq, idx, fence, node, proof, public)  written with the done mark
 //   schema_migrations(version, applied_at, node)      under an advisory lock
@@ -51,7 +52,7 @@ struct PgQueueConfig {
 
 class PgQueue final : public JobQueue {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Connects (one line naming the URL's host and database when it cannot),
   // then creates or migrates the schema under pg_advisory_xact_lock: of

@@ -90,14 +90,16 @@ Result<std::vector<WorkItem>> PgQueue::claim(const ClaimRequest& request, double
             "FROM partitions p JOIN jobs j ON j.seq = p.job_seq "
             "WHERE (p.status = 'queued' OR (p.status = 'running' AND p.lease_until < now())) "
             "AND j.state IN ('queued', 'running') AND p.key = ANY($1::text[]) "
+            "AND (p.kind = 'witness' OR p.key = ANY($6::text[])) "
             "ORDER BY p.priority DESC, p.job_seq, p.idx LIMIT $2 FOR UPDATE OF p SKIP LOCKED) "
             "UPDATE partitions p SET status = 'running', claimed_by = $3, "
             "lease_until = now() + $4 * interval '1 second', fence = nextval('fence_seq'), attempts = p.attempts + 1, "
             "started_at = CASE WHEN p.started_at = 0 THEN $5 ELSE p.started_at END "
             "FROM c WHERE p.job_seq = c.job_seq AND p.idx = c.idx "
             "RETURNING p.job_seq, p.idx, p.fence, c.old_fence, c.job_id, c.submitted_at, p.key, p.priority, p.name, "
-            "p.witness_bytes",
-            text_array(request.keys), int64_t(request.max_n), cfg_.node_id, cfg_.lease_s, now);
+            "p.witness_bytes, p.kind",
+            text_array(request.keys), int64_t(request.max_n), cfg_.node_id, cfg_.lease_s, now,
+            text_array(request.input_keys));
         std::vector<Row> out;
         std::vector<uint64_t> seqs;
         for (const pqxx::row& row : r) {
@@ -112,6 +114,7 @@ Result<std::vector<WorkItem>> PgQueue::claim(const ClaimRequest& request, double
           x.item.priority = row[7].as<int64_t>();
           x.item.name = row[8].as<std::string>();
           x.bytes = pqxx::binarystring(row[9]).str();
+          x.item.input = row[10].as<std::string>() == "input";
           if (old_fence != 0) {  // taken over from a node whose lease ran out
             tx.exec_params(
                 "UPDATE attempts SET result = 'lost', ended_at = now() WHERE job_seq = $1 AND idx = $2 "
@@ -136,7 +139,7 @@ Result<std::vector<WorkItem>> PgQueue::claim(const ClaimRequest& request, double
   std::vector<WorkItem> items;
   for (Row& x : rows) {
     const std::filesystem::path dir = cfg_.witness_dir / fmt::format("stage-{:024x}", x.item.job_seq);
-    x.item.witness = dir / (x.item.name + ".wtns");
+    x.item.witness = dir / (x.item.name + (x.item.input ? ".json" : ".wtns"));
     Status st = Status::ok();
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
       st = make_error(ErrorCode::kIo, "cannot create '{}': {}", dir.string(), std::strerror(errno));

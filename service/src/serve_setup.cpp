@@ -17,6 +17,7 @@
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
 #include "run_setup.hpp"
+#include "witness_gen_setup.hpp"
 
 namespace proofpipe::service {
 namespace {
@@ -100,6 +101,28 @@ Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs)
     keys.push_back(std::move(k));
   }
   return keys;
+}
+
+Status attach_generators(std::vector<ServiceKey>& keys, const std::vector<std::string>& specs) {
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return make_error(
+          ErrorCode::kInvalidArgument,
+          "--witness-gen '{}': expected NAME=wasm:<circuit_js folder or .wasm> or NAME=native:<executable>", spec);
+    const std::string name = spec.substr(0, eq);
+    auto key = std::find_if(keys.begin(), keys.end(), [&](const ServiceKey& k) { return k.info.name == name; });
+    if (key == keys.end())
+      return make_error(ErrorCode::kInvalidArgument, "--witness-gen '{}': no --key is named '{}'", spec, name);
+    if (!key->generator.empty())
+      return make_error(ErrorCode::kInvalidArgument, "--witness-gen '{}': key '{}' has a generator already", spec,
+                        name);
+    auto command = coord::resolve_generator(spec.substr(eq + 1));
+    if (!command) return Status(command.status().code(), fmt::format("key '{}': {}", name, command.status().message()));
+    key->generator = std::move(*command);
+    key->info.inputs = true;
+  }
+  return Status::ok();
 }
 
 Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<std::string>& dirs) {

@@ -17,6 +17,14 @@ namespace proofpipe::service {
 // header and coefficient checked, mapped for the service's life.
 Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs);
 
+// Every --witness-gen NAME=KIND:PATH (KIND:PATH as `run --witness-gen`,
+// docs/witness-gen.md) resolved and checked now, onto the key NAME: that
+// key's jobs may then give circom inputs instead of witnesses. The operator
+// names the generator; a request never does (the workers run it as the
+// service's user). An unknown NAME, a key given two, or a generator that
+// fails its checks is one line naming the flag.
+Status attach_generators(std::vector<ServiceKey>& keys, const std::vector<std::string>& specs);
+
 // Each --allow-dir, canonical (links resolved), and a directory.
 Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<std::string>& dirs);
 

@@ -73,6 +73,12 @@ Result<SubmitResult> Service::submit(const SubmitRequest& request) {
     for (const ServiceKey& key : keys_) names += (names.empty() ? "" : ", ") + key.info.name;
     return make_error(ErrorCode::kNotFound, "unknown key '{}' (loaded: {})", request.key, names);
   }
+  if (!request.inputs.empty() && keys_[size_t(k)].generator.empty()) {
+    return make_error(ErrorCode::kInvalidArgument,
+                      "key '{}' takes no inputs: this service has no --witness-gen {}=KIND:PATH for it; "
+                      "send witnesses, or ask the operator to configure a generator",
+                      request.key, request.key);
+  }
   const IntakePolicy policy{cfg_.state_dir / "witnesses", cfg_.allow_dirs, cfg_.max_witness_bytes, cfg_.max_witnesses};
   PP_ASSIGN_OR_RETURN(JobSpec spec, stage_job(request, request.key, *keys_[size_t(k)].key, policy));
   auto result = queue_.submit(spec, unix_now());
@@ -82,8 +88,9 @@ Result<SubmitResult> Service::submit(const SubmitRequest& request) {
     discard_staged(spec);
     if (!result || result->outcome != SubmitOutcome::kCreated) return result;
   }
-  spdlog::info("job {}: {} partition{} of key {}, priority {}", spec.id, spec.witnesses.size(),
-               spec.witnesses.size() == 1 ? "" : "s", spec.key, spec.priority);
+  spdlog::info("job {}: {} partition{} of key {}{}, priority {}", spec.id, spec.witnesses.size(),
+               spec.witnesses.size() == 1 ? "" : "s", spec.key, request.inputs.empty() ? "" : " from inputs",
+               spec.priority);
   post({Command::Kind::kNewJob, spec.id, nullptr});
   return result;
 }

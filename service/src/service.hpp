@@ -54,6 +54,10 @@ struct ServiceKey {
   // curve: intake checks witnesses with it, the pipeline verifies proofs.
   std::shared_ptr<const coord::PipelineKey> key;
   coord::KeySizes sizes;  // for the ring's slot size and --mem-max's plan
+  // --witness-gen NAME=KIND:PATH, resolved (coord::resolve_generator): the
+  // command a synthesis worker runs on an input of this key. Empty: the key
+  // takes witnesses only (an input is refused at intake, and not claimed).
+  std::vector<std::string> generator;
 };
 
 struct ServiceConfig {

@@ -37,6 +37,10 @@ struct SubmitRequest {
   int64_t priority = 0;
   std::vector<std::string> paths;        // JSON form: witness files on the server (under --allow-dir)
   std::vector<UploadedWitness> uploads;  // multipart form: the files themselves
+  // Or circom input JSON instead of witnesses (docs/witness-gen.md): inline
+  // objects of the JSON form ("<name>.json", the object as JSON text) or
+  // uploaded files; the key's --witness-gen makes each partition's witness.
+  std::vector<UploadedWitness> inputs;
 };
 
 struct KeyInfo {
@@ -46,6 +50,7 @@ struct KeyInfo {
   uint64_t constraints = 0, n_vars = 0, n_public = 0, domain_size = 0;
   uint64_t file_bytes = 0;  // the .zkey
   uint64_t slot_bytes = 0;  // one partition's record in the ring
+  bool inputs = false;      // takes circom inputs: the service has a --witness-gen for it
 };
 
 struct Health {

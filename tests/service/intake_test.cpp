@@ -2,12 +2,15 @@
 // from paths and uploads, the id and name rules, --allow-dir (links and ".."
 // that lead out), non-regular files (a FIFO must not hang), sizes, witnesses
 // that do not fit the key, the digest, and that a refused submit leaves
-// nothing behind; then discard_staged and sweep_staging.
+// nothing behind; then discard_staged and sweep_staging; and jobs of circom
+// inputs (one JSON object each, copied as <name>.json).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cstring>
 #include <fstream>
+
+#include <fmt/format.h>
 
 #include "intake.hpp"
 #include "proofpipe/formats/zkey.hpp"
@@ -49,6 +52,12 @@ class Intake : public ::testing::Test {
     SubmitRequest r;
     r.key = "multi";
     r.uploads = std::move(u);
+    return r;
+  }
+  static SubmitRequest inputs(std::vector<UploadedWitness> in) {
+    SubmitRequest r;
+    r.key = "multi";
+    r.inputs = std::move(in);
     return r;
   }
   static std::string bytes_of(const fs::path& p) { return read_text(p); }
@@ -270,6 +279,54 @@ TEST_F(Intake, DiscardAndSweepRemoveOnlyTheirOwnFiles) {
   ASSERT_TRUE(sweep_staging(policy.witness_root, {da}).is_ok());
   EXPECT_FALSE(fs::exists(dc));
   EXPECT_TRUE(sweep_staging(dir / "never-made", {}).is_ok());
+}
+
+std::string input_text(int i) { return read_text(fixture("multi_io", fmt::format("inputs/w{:02}.json", i).c_str())); }
+
+TEST_F(Intake, InputsAreStagedAsJsonCopiesEachOneObject) {
+  auto r = stage(inputs({{"w00.json", input_text(0)}, {"dir/w01.json", input_text(1)}}));
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  ASSERT_EQ(r->witnesses.size(), 2u);
+  EXPECT_EQ(r->witnesses[1].name, "w01");
+  EXPECT_TRUE(r->witnesses[0].input);
+  EXPECT_EQ(r->witnesses[0].path.filename(), "w00.json");
+  EXPECT_EQ(read_text(r->witnesses[1].path), input_text(1)) << "the bytes as uploaded";
+
+  // The same bytes given as a witness are refused: not a .wtns.
+  SubmitRequest as_witness;
+  as_witness.key = "multi";
+  as_witness.uploads = {{"w00.wtns", input_text(0)}};
+  EXPECT_FALSE(stage_job(as_witness, "multi", *key, policy).is_ok());
+
+  const size_t staged = std::distance(fs::directory_iterator(policy.witness_root), fs::directory_iterator());
+  for (const std::string& bad : {std::string("[1, 2]"), std::string("{\"a\": }"), std::string("  "),
+                                 std::string("\"text\""), std::string("{\"a\": 1} trailing")}) {
+    auto b = stage(inputs({{"bad.json", bad}}));
+    ASSERT_FALSE(b.is_ok()) << bad;
+    EXPECT_EQ(b.status().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(b.status().message().find("input 'bad.json' is not a JSON object"), std::string::npos)
+        << b.status().message();
+  }
+  policy.max_witness_bytes = 64;
+  auto big = stage(inputs({{"big.json", input_text(0)}}));
+  EXPECT_EQ(big.status().code(), ErrorCode::kResourceExhausted) << big.status().to_string();
+  EXPECT_NE(big.status().message().find("input 'big.json'"), std::string::npos) << big.status().message();
+  EXPECT_EQ(std::distance(fs::directory_iterator(policy.witness_root), fs::directory_iterator()), long(staged))
+      << "a refused job leaves no folder";
+
+  // A crash between staging and the journal: the sweep takes input copies too.
+  ASSERT_TRUE(sweep_staging(policy.witness_root, {}).is_ok());
+  EXPECT_FALSE(fs::exists(r->witnesses[0].path));
+  EXPECT_FALSE(fs::exists(r->witnesses[0].path.parent_path()));
+}
+
+TEST_F(Intake, InputsDigestTheirBytes) {
+  auto a = stage(inputs({{"w00.json", input_text(0)}}));
+  auto b = stage(inputs({{"w00.json", input_text(0)}}));
+  auto c = stage(inputs({{"w00.json", input_text(1)}}));
+  ASSERT_TRUE(a.is_ok() && b.is_ok() && c.is_ok());
+  EXPECT_EQ(a->digest, b->digest);
+  EXPECT_NE(a->digest, c->digest);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "journal_support.hpp"
 
 namespace proofpipe::test {
@@ -97,9 +99,11 @@ TEST_F(Journal, RefusesForeignAndNewerFiles) {
   auto r = SqliteJournal::open(file);
   expect_one_line(r.status(), ErrorCode::kBadFormat, file.string());
   EXPECT_NE(r.status().message().find("schema version 7"), std::string::npos) << r.status().message();
-  EXPECT_NE(r.status().message().find("version 1 this proofpipe reads"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find(fmt::format("version {} this proofpipe reads", SqliteJournal::kSchemaVersion)),
+            std::string::npos)
+      << r.status().message();
   // ... and left as it was: a newer proofpipe can still read it.
-  ASSERT_EQ(raw_sql(file, "UPDATE schema_version SET version = 1"), "");
+  ASSERT_EQ(raw_sql(file, fmt::format("UPDATE schema_version SET version = {}", SqliteJournal::kSchemaVersion)), "");
   EXPECT_TRUE(SqliteJournal::open(file).is_ok());
 
   const fs::path garbage = dir / "garbage.db";

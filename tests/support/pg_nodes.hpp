@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -74,11 +75,17 @@ class PgNodes : public ::testing::Test {
             "--node-id",       fmt::format("n{}", i),
             "--lease",         lease};
   }
+  std::vector<std::string> all_args(size_t i, const std::string& lease) const {
+    std::vector<std::string> args = node_args(i, lease);
+    if (auto it = extra_args_.find(i); it != extra_args_.end())
+      args.insert(args.end(), it->second.begin(), it->second.end());
+    return args;
+  }
   // Nodes 0..n-1 started at the same moment (each waits for its own start line).
   void start_nodes(size_t n, const std::vector<std::string>& env = {}, const std::string& lease = "2s") {
     const size_t first = nodes_.size();
     for (size_t i = first; i < first + n; ++i) {
-      nodes_.push_back(ServeProcess::launch(node_args(i, lease), tmp_ / fmt::format("node{}.log", i), env));
+      nodes_.push_back(ServeProcess::launch(all_args(i, lease), tmp_ / fmt::format("node{}.log", i), env));
       ASSERT_NE(nodes_.back(), nullptr) << "spawn failed";
     }
     for (size_t i = first; i < first + n; ++i) ASSERT_TRUE(nodes_[i]->await_port()) << nodes_[i]->log_text();
@@ -156,6 +163,7 @@ class PgNodes : public ::testing::Test {
   }
 
   TempDir tmp_;
+  std::map<size_t, std::vector<std::string>> extra_args_;  // node i's flags beyond node_args (set before start_nodes)
   std::unique_ptr<PgCluster> cluster_;
   std::vector<std::unique_ptr<ServeProcess>> nodes_;
   std::set<std::string> rings_before_;

@@ -24,6 +24,9 @@ struct ServeArgs {
   std::string queue = "sqlite";
   std::string node_id;        // empty: <hostname>-<pid>
   std::string lease = "30s";  // a claim's lease on the shared queue
+  // --witness-gen NAME=KIND:PATH: the key NAME's jobs may give circom inputs
+  // (docs/witness-gen.md); the operator's choice, never the client's.
+  std::vector<std::string> witness_gens;
   // The worker, slot, cap and attempt flags of `run` (same meaning).
   unsigned synth_workers = 2;
   unsigned gpu_workers = kGpuWorkersAuto;
@@ -54,6 +57,7 @@ struct SubmitArgs : ClientArgs {
   bool wait = false;
   bool upload = true;  // false (--paths): send server paths (the server's --allow-dir) instead of the files
   std::vector<std::string> witnesses;
+  std::vector<std::string> inputs;  // --inputs FILE|DIR...: circom input JSON instead of witnesses
 };
 int run_submit(const SubmitArgs& args);
 
