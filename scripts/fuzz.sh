@@ -38,7 +38,7 @@ dict_of() {
 }
 
 if [[ ! -f $build/CMakeCache.txt ]]; then
-  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPP_FUZZ=ON -DPP_CUDA=OFF \
+  CC=${CC:-clang-14} CXX=${CXX:-clang++-14} cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPP_FUZZ=ON -DPP_CUDA=OFF \
     -DPP_BUILD_BENCH=OFF -DPP_BUILD_TESTS=OFF
 fi
 ninja -C "$build" -j "${PP_FUZZ_JOBS:-2}" "${targets[@]/%/_fuzz}"

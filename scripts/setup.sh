@@ -10,9 +10,8 @@ debs=(build-essential cmake ninja-build pkg-config git
       libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
       libgmp-dev libsqlite3-dev libcpp-httplib-dev libpqxx-dev postgresql
       nasm  # circom --c witness generators (tests build the fixture's; docs/witness-gen.md)
+      clang-14 libfuzzer-14-dev  # the sanitizer and fuzz build (scripts/sanitize.sh, scripts/fuzz.sh)
       nodejs npm python3 python3-matplotlib python3-prometheus-client)
-# Optional, not installed here: the fuzz build (-DPP_FUZZ=ON, scripts/fuzz.sh)
-# needs clang-14 and libFuzzer: apt-get install clang-14 libfuzzer-14-dev
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,17 +12,20 @@
 namespace proofpipe::coord {
 namespace {
 
-// FrWords <-> C::Fr: the same 32 bytes (memcpy, no aliasing).
+// FrWords <-> C::Fr: the same 32 bytes (memcpy, no aliasing). An empty span
+// may hold a null pointer, and memcpy from or to null is undefined even for
+// 0 bytes (UBSan's finding: intake checks a witness with no prefix wanted).
 template <class Fr>
 std::vector<Fr> typed(std::span<const FrWords> words) {
   static_assert(sizeof(Fr) == sizeof(FrWords) && std::is_trivially_copyable_v<Fr>);
   std::vector<Fr> out(words.size());
-  std::memcpy(static_cast<void*>(out.data()), words.data(), words.size_bytes());
+  if (!words.empty()) std::memcpy(static_cast<void*>(out.data()), words.data(), words.size_bytes());
   return out;
 }
 template <class Fr>
 void untyped(std::span<const Fr> values, std::span<FrWords> out) {
-  std::memcpy(out.data(), values.data(), std::min(values.size(), out.size()) * sizeof(FrWords));
+  const size_t n = std::min(values.size(), out.size());
+  if (n != 0) std::memcpy(out.data(), values.data(), n * sizeof(FrWords));
 }
 
 template <class C>

@@ -22,6 +22,7 @@
 
 #include "support/cli.hpp"
 #include "support/json_file.hpp"
+#include "support/sanitizer.hpp"
 
 namespace proofpipe::test {
 namespace {
@@ -102,6 +103,7 @@ TEST(MemMax, TooSmallIsOneLineAndMakesNothing) {
 // Under load at the plan's own minimum: K = 1, every cap at its modelled
 // need, a 2^14-constraint key (3.4 MiB slots), 8 partitions.
 TEST(MemMax, RunAtItsMinimumFitsUnderTotal) {
+  PP_SKIP_UNDER_MEMORY_SANITIZER();
   TempDir tmp;
   auto gen = run_command(proofpipe() + " gen --constraints 16384 --partitions 8 --seed 7 --out " + quote(tmp / "w"));
   ASSERT_EQ(gen.exit_code, 0) << gen.output;
@@ -170,6 +172,7 @@ TEST(MemMax, RunAtItsMinimumFitsUnderTotal) {
 // parent held the whole cap at its peak and never more than TOTAL), and the
 // restarted workers prove every partition.
 TEST(MemMax, RunawayWorkersAreStoppedInsideTotal) {
+  PP_SKIP_UNDER_MEMORY_SANITIZER();
   TempDir tmp;
   auto r = pp_run("--zkey " + quote(multi_io() / "circuit.zkey") + " --witness-dir " + quote(multi_io()) +
                       " --backend cpu --mem-max 256M --sample-ms 20 --out " + quote(tmp / "out"),
@@ -217,6 +220,7 @@ TEST(MemMax, RefusedWithoutAWritableCgroup) {
 // A SIGKILLed coordinator cannot move out or remove its capped parent; once
 // its workers are gone the parent is empty, and the next run removes it.
 TEST(MemMax, KilledCoordinatorsParentIsRemovedByTheNextRun) {
+  PP_SKIP_UNDER_MEMORY_SANITIZER();
   TempDir tmp;
   const std::string flags = "--zkey " + quote(multi_io() / "circuit.zkey") + " --witness-dir " + quote(multi_io()) +
                             " --mem-max 1G --backend cpu";

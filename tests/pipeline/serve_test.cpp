@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "support/cli.hpp"
+#include "support/sanitizer.hpp"
 #include "support/serve_fixture.hpp"
 
 namespace proofpipe::test {
@@ -343,6 +344,7 @@ TEST_F(ServeTest, TwoKeysShareTheRingAndWorkersAndTheClientWritesTheProofs) {
 }
 
 TEST_F(ServeTest, UnderMemMaxTheWholeServiceStaysInsideItAndTooLittleIsRefused) {
+  PP_SKIP_UNDER_MEMORY_SANITIZER();
   // Far too little for one slot and one worker of each role: one line, exit 2, nothing made.
   const auto refused = run_command(proofpipe() + " serve --key m=" + quote(multi_io() / "circuit.zkey") +
                                    " --listen 127.0.0.1:0 --state-dir " + quote(tmp_ / "s0") + " --mem-max 4MiB");
