@@ -50,11 +50,12 @@ int stages(const char* zkey_path, const char* wtns_path, int runs) {
   const size_t n = pk.domain_size;
   std::vector<Fr> a(n), b(n), c(n);
   const std::span<const Fr> wit = w->values;
-  const char* names[] = {"synthesize", "H step (6 NTTs)", "MSM A (G1)", "MSM B1 (G1)", "MSM B2 (G2)", "MSM C (G1)",
-                         "MSM H (G1)"};
+  const char* names[] = {"synthesize",  "H step (6 NTTs)", "MSM A (G1)", "MSM B1 (G1)",
+                         "MSM B2 (G2)", "MSM C (G1)",      "MSM H (G1)"};
   std::vector<std::vector<double>> t(7);
   for (int r = 0; r < runs; ++r) {
-    t[0].push_back(seconds([&] { (void)groth16::synthesize(pk, wit, std::span<Fr>(a), std::span<Fr>(b), std::span<Fr>(c)); }));
+    t[0].push_back(
+        seconds([&] { (void)groth16::synthesize(pk, wit, std::span<Fr>(a), std::span<Fr>(b), std::span<Fr>(c)); }));
     t[1].push_back(seconds([&] { (void)backend->compute_h(a, b, c); }));
     t[2].push_back(seconds([&] { (void)msm::msm_g1(pk.a, wit); }));
     t[3].push_back(seconds([&] { (void)msm::msm_g1(pk.b1, wit); }));

@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
       "written); 130 interrupted by SIGINT/SIGTERM (workers stopped, summary written).");
   r->add_option("--zkey", run.zkey, "circuit.zkey (Groth16, BLS12-381 or BN254)")->required();
   auto* witness = r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
-  auto* witness_dir = r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
+  auto* witness_dir =
+      r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
   auto* inputs = r->add_option("--inputs", run.inputs,
                                "circuit input JSON files or folders (their *.json): generate each witness in a "
                                "synthesis worker (docs/witness-gen.md)")
@@ -155,8 +156,9 @@ int main(int argc, char** argv) {
   st->add_flag("--json", status.json, "print the raw status JSON");
 
   DoctorArgs doctor;
-  auto* dr = app.add_subcommand("doctor", "check this host before production: cgroups, /dev/shm, limits, CUDA, CPU "
-                                          "(exit 1 when something would stop a run)");
+  auto* dr = app.add_subcommand("doctor",
+                                "check this host before production: cgroups, /dev/shm, limits, CUDA, CPU "
+                                "(exit 1 when something would stop a run)");
   dr->add_option("--zkey", doctor.zkey, "compare /dev/shm and the locked-memory limit with this key's ring");
   dr->add_flag("--json", doctor.json, "print the checks as JSON");
 

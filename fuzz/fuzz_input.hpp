@@ -43,12 +43,12 @@ inline const std::filesystem::path& scratch_dir() {
 
 // A property that must hold: print what broke and abort (libFuzzer then
 // writes the reproducer).
-#define PP_FUZZ_CHECK(cond)                                                           \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
+#define PP_FUZZ_CHECK(cond)                                                            \
+  do {                                                                                 \
+    if (!(cond)) {                                                                     \
       std::fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                   \
-    }                                                                                 \
+      std::abort();                                                                    \
+    }                                                                                  \
   } while (0)
 
 }  // namespace proofpipe::fuzz

@@ -27,7 +27,8 @@ Status write_seed(const formats::ZkeyT<C>& src, uint32_t n_vars, uint32_t n_publ
   p.header.domain_size = domain_size;
   std::vector<formats::ZkeyCoefT<C>> coefs;
   for (uint32_t m = 0; m < 2; ++m)
-    for (uint32_t w = 0; w < n_vars; ++w) coefs.push_back(formats::make_zkey_coef<C>(m, w % domain_size, w, C::Fr::one()));
+    for (uint32_t w = 0; w < n_vars; ++w)
+      coefs.push_back(formats::make_zkey_coef<C>(m, w % domain_size, w, C::Fr::one()));
   p.ic = src.ic().first(n_public + 1);
   p.coefs = coefs;
   p.a = src.a().first(n_vars);

@@ -34,8 +34,8 @@ void check(const formats::ZkeyT<C>& z, bool points) {
   } else {
     PP_FUZZ_CHECK(z.a().empty() && z.b1().empty() && z.b2().empty() && z.c().empty() && z.h().empty());
   }
-  volatile uint8_t sink = touch(z.ic()) ^ touch(z.coefs()) ^ touch(z.a()) ^ touch(z.b1()) ^ touch(z.b2()) ^
-                          touch(z.c()) ^ touch(z.h());
+  volatile uint8_t sink =
+      touch(z.ic()) ^ touch(z.coefs()) ^ touch(z.a()) ^ touch(z.b1()) ^ touch(z.b2()) ^ touch(z.c()) ^ touch(z.h());
   (void)sink;
 }
 

@@ -39,7 +39,6 @@ std::shared_ptr<spdlog::logger> init_logging(const std::string& role) {
   return logger;
 }
 
-
 void clear_line_before_logs() {
   ::setenv(kClearLineEnv, "1", 1);
   if (auto logger = spdlog::default_logger()) {

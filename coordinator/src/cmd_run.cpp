@@ -2,8 +2,8 @@
 // the pipeline, write summary.json, report, and choose the exit code. What
 // --out may hold before and after: docs/operations.md, "Files proofpipe writes".
 #include <algorithm>
-#include <optional>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,9 +54,9 @@ void print_summary_table(const coord::Ledger& ledger, const coord::RunReport& r,
   std::vector<double> intake, h, msms;
   for (const auto& p : ledger.all()) {
     const coord::PartitionTimes t = coord::partition_times(p, r.wall_s);
-    std::printf("%-16s %-11s %8u %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", p.stem.c_str(),
-                end_state_name(p), p.attempt, t.wait_s, t.synth_s, t.prove_s, t.prover_wait_s,
-                p.stages.intake_s, p.stages.h_s, p.stages.msms_s, t.total_s);
+    std::printf("%-16s %-11s %8u %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", p.stem.c_str(), end_state_name(p),
+                p.attempt, t.wait_s, t.synth_s, t.prove_s, t.prover_wait_s, p.stages.intake_s, p.stages.h_s,
+                p.stages.msms_s, t.total_s);
     if (p.state != coord::PartState::kDone) continue;
     intake.push_back(p.stages.intake_s);
     h.push_back(p.stages.h_s);
@@ -124,8 +124,7 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
   if (prepared) {
     std::vector<std::filesystem::path> witnesses;
     for (const auto& p : prepared->partitions) witnesses.push_back(p.input.empty() ? p.wtns : p.input);
-    provenance.emplace(args.zkey, std::string(prepared->key->curve_name()), std::move(witnesses),
-                       prepared->config.out);
+    provenance.emplace(args.zkey, std::string(prepared->key->curve_name()), std::move(witnesses), prepared->config.out);
   }
   if (prepared && args.resume) {
     const size_t all = prepared->partitions.size();
@@ -136,8 +135,7 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
       std::fprintf(stderr,
                    "proofpipe: --resume: %zu of %zu partitions already proved in --out and verified: skipped; "
                    "%zu to prove%s\n",
-                   resumed->skipped.size(), all, prepared->partitions.size(),
-                   redone_note(*resumed).c_str());
+                   resumed->skipped.size(), all, prepared->partitions.size(), redone_note(*resumed).c_str());
       extra["resume"] = resumed->to_json();
     }
   }
@@ -195,8 +193,8 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
       summary_st ? "summary: " + summary.string() : "the summary could not be written: " + summary_st.message();
   const std::string skipped =
       extra.contains("resume") ? fmt::format(" ({} more skipped: --resume)", extra["resume"]["skipped"].size()) : "";
-  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved%s in %.2f s (%.3f s/proof); %s\n", o.proved,
-               o.partitions, skipped.c_str(), report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0,
+  std::fprintf(stderr, "proofpipe: %zu/%zu partitions proved%s in %.2f s (%.3f s/proof); %s\n", o.proved, o.partitions,
+               skipped.c_str(), report->wall_s, o.proved ? report->wall_s / double(o.proved) : 0.0,
                summary_note.c_str());
   if (!summary_st) {
     o.exit_code = kExitError;
@@ -236,8 +234,9 @@ int demo_curve(const DemoArgs& demo, curves::CurveId curve, const std::string& o
   if (!found) {
     std::string where;
     for (const auto& t : tried) where += (where.empty() ? "'" : ", '") + t.string() + "'";
-    return fail(make_error(ErrorCode::kNotFound, "demo circuit (circuit.zkey) not found in {} (install proofpipe, or "
-                                                 "run it from a build folder inside the source tree)",
+    return fail(make_error(ErrorCode::kNotFound,
+                           "demo circuit (circuit.zkey) not found in {} (install proofpipe, or "
+                           "run it from a build folder inside the source tree)",
                            where.empty() ? "'?'" : where));
   }
   const std::filesystem::path dir = *found;
@@ -253,8 +252,8 @@ int demo_curve(const DemoArgs& demo, curves::CurveId curve, const std::string& o
   args.synth_workers = demo.synth_workers;
   args.gpu_workers = demo.gpu_workers;
   args.overwrite = demo.overwrite;
-  std::fprintf(stderr, "proofpipe demo: proving the bundled circuit '%s' (%s) through the full pipeline\n",
-               dir.c_str(), std::string(curves::curve_name(curve)).c_str());
+  std::fprintf(stderr, "proofpipe demo: proving the bundled circuit '%s' (%s) through the full pipeline\n", dir.c_str(),
+               std::string(curves::curve_name(curve)).c_str());
   RunOutcome o = run_batch(args, /*table=*/false);
   if (o.partitions == 0) return o.exit_code;
 
@@ -293,8 +292,8 @@ int run_demo(const DemoArgs& demo) {
   if (demo.curve == curves::Bls12_381::kName) return demo_curve(demo, curves::CurveId::kBls12_381, demo.out);
   if (demo.curve == curves::Bn254::kName) return demo_curve(demo, curves::CurveId::kBn254, demo.out);
   if (demo.curve != "both") {
-    return fail(make_error(ErrorCode::kInvalidArgument, "demo --curve '{}': expected bls12381, bn128 or both",
-                           demo.curve));
+    return fail(
+        make_error(ErrorCode::kInvalidArgument, "demo --curve '{}': expected bls12381, bn128 or both", demo.curve));
   }
   // Both: each curve into its own folder of --out; the worse exit code wins.
   int worst = kExitOk;

@@ -47,7 +47,7 @@ struct Partition {
   std::filesystem::path input;
   std::vector<std::string> generator;
   std::vector<FrWords> public_signals;  // w[1..nPublic], read at start (or sent with SEALED)
-  bool signals_known = true;           // false for a generated witness until its SEALED carried them
+  bool signals_known = true;            // false for a generated witness until its SEALED carried them
 
   PartState state = PartState::kPending;
   uint32_t attempt = 0;                      // attempts started; the current one's number

@@ -18,9 +18,9 @@
 #include <spdlog/spdlog.h>
 
 #include "outputs.hpp"
+#include "pipeline_impl.hpp"
 #include "pipeline_key.hpp"
 #include "proofpipe/common/logging.hpp"
-#include "pipeline_impl.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "run_dir.hpp"
 #include "stale.hpp"
@@ -141,8 +141,8 @@ Status Pipeline::setup() {
   // PROOFPIPE_NO_PROGRESS turns the bar into the plain lines.
   ProgressMode progress = ProgressMode::kNone;
   if (host_ == nullptr) {
-    progress = ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr ? ProgressMode::kBar
-                                                                                   : ProgressMode::kPlain;
+    progress =
+        ::isatty(2) == 1 && std::getenv("PROOFPIPE_NO_PROGRESS") == nullptr ? ProgressMode::kBar : ProgressMode::kPlain;
   }
   // Before the workers are spawned: they inherit it (logging.hpp).
   if (progress == ProgressMode::kBar) clear_line_before_logs();

@@ -80,7 +80,7 @@ class Pipeline {
 
   const PipelineConfig& cfg_;
   Ledger& ledger_;
-  PipelineKeys keys_;    // by Partition::key
+  PipelineKeys keys_;   // by Partition::key
   PipelineHost* host_;  // null: a batch (`run`)
   std::chrono::steady_clock::time_point t0_;
   std::filesystem::path run_dir_;

@@ -102,9 +102,8 @@ void Pipeline::verify_and_commit(const Action& a) {
                                /*permanent=*/false);
     return;
   }
-  const Status st =
-      host_ ? host_->store_proof(p, a.proof)
-            : write_partition_outputs(key, cfg_.out, p.stem, a.proof, p.public_signals);
+  const Status st = host_ ? host_->store_proof(p, a.proof)
+                          : write_partition_outputs(key, cfg_.out, p.stem, a.proof, p.public_signals);
   if (!st) {
     scheduler_->proof_rejected(p.index, st.message(), /*permanent=*/true);
     spdlog::error("{}", st.message());

@@ -247,7 +247,8 @@ void Pipeline::abort_if_no_workers() {
     abort_reason_ = fmt::format("no {} worker left ({})", ipc::role_name(role), why);
     const bool never_granted = ledger_.count(PartState::kPending) == ledger_.size();
     if (host_ == nullptr && role == ipc::Role::kGpu && cfg_.backend == "cuda" && never_granted &&
-        std::none_of(workers_.begin(), workers_.end(), [&](const WorkerSlot& w) { return w.role == role && w.ever_hello; })) {
+        std::none_of(workers_.begin(), workers_.end(),
+                     [&](const WorkerSlot& w) { return w.role == role && w.ever_hello; })) {
       // Nothing was started (grants wait for a HELLO): a set-up error, exit 2.
       const std::string devices = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
       setup_error_ = fmt::format("--backend cuda: no proving worker could use a CUDA device{}: {}", devices, why);

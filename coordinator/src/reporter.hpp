@@ -70,7 +70,8 @@ class Reporter {
   // SeatReport per seat, and --metrics opened (created anew, never through a
   // link planted at the name: safe_file.hpp). kBar shows the progress bar
   // instead of one line per proof.
-  Status open(const shm::Ring& ring, const Scheduler& scheduler, std::span<const SeatView> seats, ProgressMode progress);
+  Status open(const shm::Ring& ring, const Scheduler& scheduler, std::span<const SeatView> seats,
+              ProgressMode progress);
   void set_memory_caps(std::string how) { report_.memory_caps = std::move(how); }
   // The run's parent cgroup: the coordinator's leaf (under --mem-max) is
   // sampled like a worker's, and the parent's usage and peak are the totals

@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 
-
 namespace proofpipe::coord {
 namespace fs = std::filesystem;
 namespace {
@@ -40,8 +39,7 @@ Status remove_if_there(const fs::path& p) {
   if (k == Kind::kMissing) return Status::ok();
   struct stat st {};
   if (::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return make_error(ErrorCode::kInvalidArgument, "--resume: '{}' is a directory, not a proofpipe output",
-                      p.string());
+    return make_error(ErrorCode::kInvalidArgument, "--resume: '{}' is a directory, not a proofpipe output", p.string());
   }
   if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
     return make_error(ErrorCode::kIo, "--resume: cannot remove '{}': {}", p.string(), std::strerror(errno));
@@ -57,8 +55,7 @@ nlohmann::json ResumeOutcome::to_json() const {
   return {{"skipped", skipped}, {"redone", redo}};
 }
 
-Result<ResumeOutcome> resume_partitions(const fs::path& out, std::vector<Partition>& parts,
-                                        const PipelineKey& key) {
+Result<ResumeOutcome> resume_partitions(const fs::path& out, std::vector<Partition>& parts, const PipelineKey& key) {
   ResumeOutcome o;
   std::vector<Partition> left;
   for (Partition& p : parts) {

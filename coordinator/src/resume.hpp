@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ledger.hpp"
-#include "proofpipe/common/status.hpp"
 #include "pipeline_key.hpp"
+#include "proofpipe/common/status.hpp"
 
 namespace proofpipe::coord {
 

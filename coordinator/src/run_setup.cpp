@@ -140,7 +140,8 @@ Result<std::vector<Partition>> input_partitions(const cli::RunArgs& args, uint32
   }
   // Resuming checks old public files against the witnesses' signals, which
   // --inputs learns only by generating them.
-  if (args.resume) return make_error(ErrorCode::kInvalidArgument, "--resume needs witnesses; it cannot go with --inputs");
+  if (args.resume)
+    return make_error(ErrorCode::kInvalidArgument, "--resume needs witnesses; it cannot go with --inputs");
   PP_ASSIGN_OR_RETURN(const std::vector<std::string> generator, resolve_generator(args.witness_gen));
   PP_ASSIGN_OR_RETURN(const auto paths, list_inputs(args.inputs));
   std::vector<Partition> parts;

@@ -10,8 +10,8 @@
 #include "ledger.hpp"
 #include "mem_plan.hpp"
 #include "pipeline.hpp"
-#include "proofpipe/coordinator/commands.hpp"
 #include "pipeline_key.hpp"
+#include "proofpipe/coordinator/commands.hpp"
 
 namespace proofpipe::coord {
 

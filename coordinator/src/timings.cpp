@@ -49,13 +49,14 @@ PartitionTimes partition_times(const Partition& p, double now) {
 
 nlohmann::json times_json(const Partition& p, double now) {
   const PartitionTimes t = partition_times(p, now);
-  nlohmann::json j = {{"wait_s", t.wait_s},
-          {"synth_s", t.synth_s},
-          {"prove_s", t.prove_s},
-          {"prover_wait_s", t.prover_wait_s},
-          {"prover_s", t.prover_s},
-          {"total_s", t.total_s},
-          {"stages", {{"intake_s", p.stages.intake_s}, {"h_s", p.stages.h_s}, {"msms_s", p.stages.msms_s}}}};
+  nlohmann::json j = {
+      {"wait_s", t.wait_s},
+      {"synth_s", t.synth_s},
+      {"prove_s", t.prove_s},
+      {"prover_wait_s", t.prover_wait_s},
+      {"prover_s", t.prover_s},
+      {"total_s", t.total_s},
+      {"stages", {{"intake_s", p.stages.intake_s}, {"h_s", p.stages.h_s}, {"msms_s", p.stages.msms_s}}}};
   if (!p.input.empty()) j["generate_s"] = p.generate_s;  // --inputs: the part of synth_s spent generating
   return j;
 }

@@ -73,7 +73,9 @@ DomainT<Fr>::DomainT(unsigned log_n)
 
 namespace {
 template <class Fr>
-void check_size(const DomainT<Fr>& d, std::span<Fr> x, const char* what) { PP_ASSERT(x.size() == d.size(), what); }
+void check_size(const DomainT<Fr>& d, std::span<Fr> x, const char* what) {
+  PP_ASSERT(x.size() == d.size(), what);
+}
 }  // namespace
 
 template <class Fr>
@@ -136,7 +138,7 @@ void compute_h_odd_coset(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
   });
 }
 
-#define PP_NTT_DOMAIN(F)                  \
+#define PP_NTT_DOMAIN(F)                 \
   template F root_of_unity<F>(unsigned); \
   template class DomainT<F>;             \
   template void compute_h_odd_coset<F>(std::span<F>, std::span<F>, std::span<F>);

@@ -7,9 +7,9 @@
 
 #include "proofpipe/common/assert.hpp"
 #include "proofpipe/common/parallel.hpp"
+#include "proofpipe/ntt/instances.hpp"
 #include "proofpipe/ntt/kernels.hpp"
 #include "proofpipe/ntt/ntt.hpp"
-#include "proofpipe/ntt/instances.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -313,9 +313,13 @@ std::vector<Fr> powers(const Fr& v, size_t count) {
 }
 
 template <class Fr>
-void dif_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse) { columns<true>(x, plan, top, inverse); }
+void dif_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
+  columns<true>(x, plan, top, inverse);
+}
 template <class Fr>
-void dit_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse) { columns<false>(x, plan, top, inverse); }
+void dit_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
+  columns<false>(x, plan, top, inverse);
+}
 
 template <class Fr>
 void dif(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
@@ -381,13 +385,13 @@ void scale_by_powers(Fr* x, unsigned log_n, const Fr& g, const Fr& scale) {
   });
 }
 
-#define PP_NTT_KERNELS(F)                                                                          \
-  template std::vector<F> powers(const F&, size_t);                                                \
-  template void dif_columns(F*, const Plan&, const F*, bool);                                      \
-  template void dit_columns(F*, const Plan&, const F*, bool);                                      \
-  template void dif(F*, const Plan&, const F*, bool);                                              \
-  template void dit(F*, const Plan&, const F*, bool);                                              \
-  template void bottom_inverse_scale_forward(F*, const Plan&, const F&, const F&);                 \
+#define PP_NTT_KERNELS(F)                                                          \
+  template std::vector<F> powers(const F&, size_t);                                \
+  template void dif_columns(F*, const Plan&, const F*, bool);                      \
+  template void dit_columns(F*, const Plan&, const F*, bool);                      \
+  template void dif(F*, const Plan&, const F*, bool);                              \
+  template void dit(F*, const Plan&, const F*, bool);                              \
+  template void bottom_inverse_scale_forward(F*, const Plan&, const F&, const F&); \
   template void scale_by_powers(F*, unsigned, const F&, const F&);
 PP_NTT_FOR_EACH_FIELD(PP_NTT_KERNELS)
 

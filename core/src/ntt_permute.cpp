@@ -16,7 +16,9 @@ constexpr unsigned kTileBits = 4;
 constexpr size_t kTile = size_t(1) << kTileBits;
 
 template <class Fr>
-inline Fr scaled(const Fr& v, const Fr& scale, bool do_scale) { return do_scale ? v * scale : v; }
+inline Fr scaled(const Fr& v, const Fr& scale, bool do_scale) {
+  return do_scale ? v * scale : v;
+}
 
 // Element-wise, for sizes below one pair of tiles (n < 256).
 template <class Fr>

@@ -121,18 +121,18 @@ Fq12 final_exponentiation(const Fq12& f) {
   // to G2", SAC 2011, §5.2): three exponentiations by u, 12 multiplications,
   // 3 cyclotomic squarings, 3 Frobenius maps. The exponents in the comments
   // are of m.
-  const Fq12 a = pow_u(m).conj();        // -u
-  const Fq12 b = a.cyclotomic_sqr();     // -2u
-  const Fq12 c = b.cyclotomic_sqr();     // -4u
-  const Fq12 d = c * b;                  // -6u
-  const Fq12 e = pow_u(d).conj();        // 6u^2
-  const Fq12 e2 = e.cyclotomic_sqr();    // 12u^2
-  const Fq12 g = pow_u(e2).conj();       // -12u^3
-  const Fq12 h = d.conj();               // 6u
-  const Fq12 i = g.conj();               // 12u^3
-  const Fq12 k = i * e * h;              // 12u^3 + 6u^2 + 6u
-  const Fq12 l = k * b;                  // 12u^3 + 6u^2 + 4u
-  const Fq12 n = k * e * m;              // 12u^3 + 12u^2 + 6u + 1
+  const Fq12 a = pow_u(m).conj();      // -u
+  const Fq12 b = a.cyclotomic_sqr();   // -2u
+  const Fq12 c = b.cyclotomic_sqr();   // -4u
+  const Fq12 d = c * b;                // -6u
+  const Fq12 e = pow_u(d).conj();      // 6u^2
+  const Fq12 e2 = e.cyclotomic_sqr();  // 12u^2
+  const Fq12 g = pow_u(e2).conj();     // -12u^3
+  const Fq12 h = d.conj();             // 6u
+  const Fq12 i = g.conj();             // 12u^3
+  const Fq12 k = i * e * h;            // 12u^3 + 6u^2 + 6u
+  const Fq12 l = k * b;                // 12u^3 + 6u^2 + 4u
+  const Fq12 n = k * e * m;            // 12u^3 + 12u^2 + 6u + 1
   const Fq12 r = l.frobenius(1) * n * k.frobenius(2);
   return (m.conj() * l).frobenius(3) * r;
 }

@@ -82,7 +82,7 @@ Result<F> from_decimal(std::string_view text) {
   return from_decimal_impl<F>(text, kScalar ? "scalar field modulus r" : "base field modulus q");
 }
 
-#define PP_DECIMAL_FIELD(F)                                          \
+#define PP_DECIMAL_FIELD(F)                                                \
   template std::string to_decimal<F::Params>(const ff::Field<F::Params>&); \
   template Result<F> from_decimal<F>(std::string_view);
 PP_DECIMAL_FIELD(ff::Fr)

@@ -108,8 +108,7 @@ class Reader {
     return p;
   }
   Result<typename C::G1Affine> g1(const Json& j, const std::string& where) const {
-    return point<typename C::G1Cfg>(j, where,
-                                    [this](const Json& c, const std::string& w) { return number<Fq>(c, w); });
+    return point<typename C::G1Cfg>(j, where, [this](const Json& c, const std::string& w) { return number<Fq>(c, w); });
   }
   Result<typename C::G2Affine> g2(const Json& j, const std::string& where) const {
     return point<typename C::G2Cfg>(j, where, [this](const Json& c, const std::string& w) { return fq2(c, w); });
@@ -370,21 +369,21 @@ Result<curves::CurveId> read_json_curve(const std::filesystem::path& path, std::
   return json_curve(text, quoted(kind, path));
 }
 
-#define PP_PROOF_JSON(C)                                                                                       \
-  template VerificationKeyT<C> verification_key_from_zkey(const ZkeyT<C>&, std::optional<Fq12CoeffsT<C>>); \
-  template std::string proof_to_json(const ProofT<C>&);                                                       \
-  template Result<ProofT<C>> proof_from_json<C>(std::string_view, std::string_view);                          \
-  template std::string public_to_json<C>(std::span<const C::Fr>);                                             \
-  template Result<std::vector<C::Fr>> public_from_json<C>(std::string_view, std::string_view);                \
-  template std::string verification_key_to_json(const VerificationKeyT<C>&);                                  \
-  template Result<VerificationKeyT<C>> verification_key_from_json<C>(std::string_view, std::string_view);     \
-  template Status write_proof_json(const std::filesystem::path&, const ProofT<C>&);                           \
-  template Result<ProofT<C>> read_proof_json<C>(const std::filesystem::path&);                                \
-  template Status write_public_json<C>(const std::filesystem::path&, std::span<const C::Fr>);                 \
-  template Result<std::vector<C::Fr>> read_public_json<C>(const std::filesystem::path&);                      \
-  template Status write_proof_and_public(const std::filesystem::path&, const ProofT<C>&,                      \
-                                         const std::filesystem::path&, std::span<const C::Fr>);               \
-  template Status write_verification_key_json(const std::filesystem::path&, const VerificationKeyT<C>&);      \
+#define PP_PROOF_JSON(C)                                                                                               \
+  template VerificationKeyT<C> verification_key_from_zkey(const ZkeyT<C>&, std::optional<Fq12CoeffsT<C>>);             \
+  template std::string proof_to_json(const ProofT<C>&);                                                                \
+  template Result<ProofT<C>> proof_from_json<C>(std::string_view, std::string_view);                                   \
+  template std::string public_to_json<C>(std::span<const C::Fr>);                                                      \
+  template Result<std::vector<C::Fr>> public_from_json<C>(std::string_view, std::string_view);                         \
+  template std::string verification_key_to_json(const VerificationKeyT<C>&);                                           \
+  template Result<VerificationKeyT<C>> verification_key_from_json<C>(std::string_view, std::string_view);              \
+  template Status write_proof_json(const std::filesystem::path&, const ProofT<C>&);                                    \
+  template Result<ProofT<C>> read_proof_json<C>(const std::filesystem::path&);                                         \
+  template Status write_public_json<C>(const std::filesystem::path&, std::span<const C::Fr>);                          \
+  template Result<std::vector<C::Fr>> read_public_json<C>(const std::filesystem::path&);                               \
+  template Status write_proof_and_public(const std::filesystem::path&, const ProofT<C>&, const std::filesystem::path&, \
+                                         std::span<const C::Fr>);                                                      \
+  template Status write_verification_key_json(const std::filesystem::path&, const VerificationKeyT<C>&);               \
   template Result<VerificationKeyT<C>> read_verification_key_json<C>(const std::filesystem::path&);
 PP_PROOF_JSON(curves::Bls12_381)
 PP_PROOF_JSON(curves::Bn254)

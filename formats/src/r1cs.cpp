@@ -127,9 +127,9 @@ Result<curves::CurveId> r1cs_curve(const std::filesystem::path& path) {
   return detail::file_curve(path, "r1cs", 1, 1, detail::FieldKind::kScalar);
 }
 
-#define PP_R1CS(C)                                                                  \
-  template Result<R1csT<C>> load_r1cs<C>(const std::filesystem::path&);             \
-  template Status check_r1cs_matches(const ZkeyT<C>&, const R1csT<C>&);             \
+#define PP_R1CS(C)                                                      \
+  template Result<R1csT<C>> load_r1cs<C>(const std::filesystem::path&); \
+  template Status check_r1cs_matches(const ZkeyT<C>&, const R1csT<C>&); \
   template Status check_r1cs_satisfied(const R1csT<C>&, const WitnessT<C>&);
 PP_R1CS(curves::Bls12_381)
 PP_R1CS(curves::Bn254)

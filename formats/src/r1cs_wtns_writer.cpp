@@ -89,8 +89,8 @@ Status write_wtns(const std::filesystem::path& path, std::span<const typename C:
   });
 }
 
-#define PP_WRITERS(C)                                                               \
-  template Status write_r1cs(const std::filesystem::path&, const R1csT<C>&);        \
+#define PP_WRITERS(C)                                                        \
+  template Status write_r1cs(const std::filesystem::path&, const R1csT<C>&); \
   template Status write_wtns<C>(const std::filesystem::path&, std::span<const C::Fr>);
 PP_WRITERS(curves::Bls12_381)
 PP_WRITERS(curves::Bn254)

@@ -82,8 +82,7 @@ namespace {
 
 // check_witness_matches's rule on a witness of `count` values starting w0.
 template <class C>
-Status check_matches(const ZkeyT<C>& zkey, const std::filesystem::path& path, size_t count,
-                     const typename C::Fr* w0) {
+Status check_matches(const ZkeyT<C>& zkey, const std::filesystem::path& path, size_t count, const typename C::Fr* w0) {
   if (count != zkey.n_vars()) {
     return make_error(ErrorCode::kInvalidArgument, "witness '{}' has {} values, zkey '{}' expects nVars = {}",
                       path.string(), count, zkey.path().string(), zkey.n_vars());
@@ -120,10 +119,10 @@ Result<curves::CurveId> wtns_curve(const std::filesystem::path& path) {
   return detail::file_curve(path, "wtns", 2, 1, detail::FieldKind::kScalar);
 }
 
-#define PP_WTNS(C)                                                                                          \
-  template Result<WitnessT<C>> load_wtns<C>(const std::filesystem::path&);                                 \
-  template Result<uint32_t> read_wtns_prefix<C>(const std::filesystem::path&, std::span<C::Fr>);           \
-  template Status check_witness_matches(const ZkeyT<C>&, const WitnessT<C>&);                              \
+#define PP_WTNS(C)                                                                               \
+  template Result<WitnessT<C>> load_wtns<C>(const std::filesystem::path&);                       \
+  template Result<uint32_t> read_wtns_prefix<C>(const std::filesystem::path&, std::span<C::Fr>); \
+  template Status check_witness_matches(const ZkeyT<C>&, const WitnessT<C>&);                    \
   template Status check_wtns_for(const ZkeyT<C>&, const std::filesystem::path&, std::span<C::Fr>);
 PP_WTNS(curves::Bls12_381)
 PP_WTNS(curves::Bn254)

@@ -169,8 +169,8 @@ Result<ZkeyT<C>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadO
   Cursor c4(s4, what + " section 4");
   PP_ASSIGN_OR_RETURN(uint32_t n_coef, c4.u32("nCoef"));
   if (c4.remaining() != uint64_t(n_coef) * sizeof(Coef)) {
-    return f.error("section 4 is {} bytes, expected {} for nCoef = {}", s4.size(),
-                   4 + uint64_t(n_coef) * sizeof(Coef), n_coef);
+    return f.error("section 4 is {} bytes, expected {} for nCoef = {}", s4.size(), 4 + uint64_t(n_coef) * sizeof(Coef),
+                   n_coef);
   }
   PP_ASSIGN_OR_RETURN(auto entries, c4.bytes(c4.remaining(), "coefficients"));
   z.coefs_ = view_or_copy<Coef>(z.file_, entries, n_coef, z.owned_, z.copied_bytes_);
@@ -214,9 +214,8 @@ Result<ZkeyT<C>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadO
 }
 
 template Result<ZkeyT<curves::Bls12_381>> load_zkey_as<curves::Bls12_381>(const std::filesystem::path&,
-                                                                         const ZkeyLoadOptions&);
-template Result<ZkeyT<curves::Bn254>> load_zkey_as<curves::Bn254>(const std::filesystem::path&,
-                                                                 const ZkeyLoadOptions&);
+                                                                          const ZkeyLoadOptions&);
+template Result<ZkeyT<curves::Bn254>> load_zkey_as<curves::Bn254>(const std::filesystem::path&, const ZkeyLoadOptions&);
 
 Result<curves::CurveId> zkey_curve(const std::filesystem::path& path) {
   return detail::file_curve(path, "zkey", 1, kZkeyGroth16Header, detail::FieldKind::kBase);

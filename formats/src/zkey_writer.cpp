@@ -182,9 +182,9 @@ Status write_zkey(const std::filesystem::path& path, const ZkeyPartsT<C>& p) {
   });
 }
 
-#define PP_ZKEY_WRITER(C)                                                                                   \
-  template ZkeyCoefT<C> make_zkey_coef<C>(uint32_t, uint32_t, uint32_t, const C::Fr&);                      \
-  template uint64_t zkey_file_size(const ZkeyPartsT<C>&);                                                   \
+#define PP_ZKEY_WRITER(C)                                                              \
+  template ZkeyCoefT<C> make_zkey_coef<C>(uint32_t, uint32_t, uint32_t, const C::Fr&); \
+  template uint64_t zkey_file_size(const ZkeyPartsT<C>&);                              \
   template Status write_zkey(const std::filesystem::path&, const ZkeyPartsT<C>&);
 PP_ZKEY_WRITER(curves::Bls12_381)
 PP_ZKEY_WRITER(curves::Bn254)

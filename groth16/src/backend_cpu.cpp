@@ -21,12 +21,12 @@ class CpuBackend final : public ProverBackendT<C> {
   using Base = ProverBackendT<C>;
   using typename Base::Fr;
   using typename Base::G1;
-  using typename Base::G2;
   using typename Base::G1Affine;
+  using typename Base::G2;
   using typename Base::G2Affine;
-  using typename Base::ProvingKey;
-  using typename Base::ProofMsms;
   using typename Base::ProofInputs;
+  using typename Base::ProofMsms;
+  using typename Base::ProvingKey;
 
   std::string_view name() const override { return "cpu"; }
 
@@ -265,11 +265,11 @@ std::unique_ptr<ProverBackendT<C>> make_cpu_backend() {
   return std::make_unique<CpuBackend<C>>();
 }
 
-#define PP_BACKEND_CURVE(C)                                                                           \
-  template class ProverBackendT<C>;                                                                   \
-  template Status check_proof_msm_inputs(const ProvingKeyT<C>&, size_t, size_t);                      \
-  template Result<unsigned> TakenInputs::start(const ProofInputsT<C>&);                               \
-  template Status known_answer_test(ProverBackendT<C>&, const ProvingKeyT<C>&);                       \
+#define PP_BACKEND_CURVE(C)                                                      \
+  template class ProverBackendT<C>;                                              \
+  template Status check_proof_msm_inputs(const ProvingKeyT<C>&, size_t, size_t); \
+  template Result<unsigned> TakenInputs::start(const ProofInputsT<C>&);          \
+  template Status known_answer_test(ProverBackendT<C>&, const ProvingKeyT<C>&);  \
   template std::unique_ptr<ProverBackendT<C>> make_cpu_backend<C>();
 PP_BACKEND_CURVE(curves::Bls12_381)
 PP_BACKEND_CURVE(curves::Bn254)

@@ -350,10 +350,10 @@ Result<DevKeyT<C>> dev_setup(const formats::R1csT<C>& r1cs, const ToxicWasteT<C>
   return key;
 }
 
-#define PP_DEV_SETUP(C)                                                                     \
-  template struct ToxicWasteT<C>;                                                           \
-  template struct DevKeyT<C>;                                                               \
-  template Result<ToxicWasteT<C>> random_toxic_waste<C>(uint32_t);                          \
+#define PP_DEV_SETUP(C)                                            \
+  template struct ToxicWasteT<C>;                                  \
+  template struct DevKeyT<C>;                                      \
+  template Result<ToxicWasteT<C>> random_toxic_waste<C>(uint32_t); \
   template Result<DevKeyT<C>> dev_setup(const formats::R1csT<C>&, const ToxicWasteT<C>&);
 PP_DEV_SETUP(curves::Bls12_381)
 PP_DEV_SETUP(curves::Bn254)

@@ -36,9 +36,8 @@ Status os_random(void* out, size_t len) {
 template <class Coef>
 std::vector<size_t> row_aligned_chunks(std::span<const Coef> coefs, size_t want) {
   std::vector<size_t> cuts{0};
-  bool sorted = std::is_sorted(coefs.begin(), coefs.end(), [](const Coef& x, const Coef& y) {
-    return x.constraint < y.constraint;
-  });
+  bool sorted = std::is_sorted(coefs.begin(), coefs.end(),
+                               [](const Coef& x, const Coef& y) { return x.constraint < y.constraint; });
   if (sorted && want > 1) {
     const size_t step = coefs.size() / want + 1;
     for (size_t pos = step; pos < coefs.size(); pos += step) {
@@ -145,8 +144,7 @@ namespace {
 
 // The proof from its five MSMs and the blinding r, s (snarkjs's assembly).
 template <class C>
-ProofT<C> assemble(const ProvingKeyT<C>& pk, const ProofMsmsT<C>& m, const typename C::Fr& r,
-                   const typename C::Fr& s) {
+ProofT<C> assemble(const ProvingKeyT<C>& pk, const ProofMsmsT<C>& m, const typename C::Fr& r, const typename C::Fr& s) {
   using G1 = typename C::G1;
   using G2 = typename C::G2;
   const auto rk = r.to_canonical(), sk = s.to_canonical(), rsk = (r * s).to_canonical();
@@ -204,18 +202,18 @@ Result<ProofT<C>> prove(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk, Co
   return prove_finish(backend, pk, prepared);
 }
 
-#define PP_PROVER_CURVE(C)                                                                                     \
-  template ProvingKeyT<C> proving_key_of(const formats::ZkeyT<C>&);                                            \
-  template Result<C::Fr> random_fr<C>();                                                                       \
-  template Status synthesize(const ProvingKeyT<C>&, ConstFrSpan<C>, FrSpan<C>, FrSpan<C>, FrSpan<C>);          \
-  template Result<PreparedProofT<C>> prove_start(ProverBackendT<C>&, const ProvingKeyT<C>&, ConstFrSpan<C>,    \
-                                                 FrSpan<C>, FrSpan<C>, FrSpan<C>);                             \
-  template Result<ProofT<C>> prove_finish(ProverBackendT<C>&, const ProvingKeyT<C>&, const PreparedProofT<C>&); \
-  template Result<ProofT<C>> prove_finish_with(ProverBackendT<C>&, const ProvingKeyT<C>&,                      \
-                                               const PreparedProofT<C>&, const C::Fr&, const C::Fr&);          \
-  template Result<ProofT<C>> prove_taken_finish(ProverBackendT<C>&, const ProvingKeyT<C>&);                    \
-  template Result<ProofT<C>> prove_taken_finish_with(ProverBackendT<C>&, const ProvingKeyT<C>&, const C::Fr&,  \
-                                                     const C::Fr&);                                            \
+#define PP_PROVER_CURVE(C)                                                                                             \
+  template ProvingKeyT<C> proving_key_of(const formats::ZkeyT<C>&);                                                    \
+  template Result<C::Fr> random_fr<C>();                                                                               \
+  template Status synthesize(const ProvingKeyT<C>&, ConstFrSpan<C>, FrSpan<C>, FrSpan<C>, FrSpan<C>);                  \
+  template Result<PreparedProofT<C>> prove_start(ProverBackendT<C>&, const ProvingKeyT<C>&, ConstFrSpan<C>, FrSpan<C>, \
+                                                 FrSpan<C>, FrSpan<C>);                                                \
+  template Result<ProofT<C>> prove_finish(ProverBackendT<C>&, const ProvingKeyT<C>&, const PreparedProofT<C>&);        \
+  template Result<ProofT<C>> prove_finish_with(ProverBackendT<C>&, const ProvingKeyT<C>&, const PreparedProofT<C>&,    \
+                                               const C::Fr&, const C::Fr&);                                            \
+  template Result<ProofT<C>> prove_taken_finish(ProverBackendT<C>&, const ProvingKeyT<C>&);                            \
+  template Result<ProofT<C>> prove_taken_finish_with(ProverBackendT<C>&, const ProvingKeyT<C>&, const C::Fr&,          \
+                                                     const C::Fr&);                                                    \
   template Result<ProofT<C>> prove(ProverBackendT<C>&, const ProvingKeyT<C>&, ConstFrSpan<C>);
 PP_PROVER_CURVE(curves::Bls12_381)
 PP_PROVER_CURVE(curves::Bn254)

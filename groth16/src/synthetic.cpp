@@ -115,7 +115,8 @@ Result<SyntheticCircuitT<C>> make_synthetic_circuit(const SyntheticSpec& spec) {
         break;
       case Kind::kLinear:
         used.insert(0);
-        a = {{fresh_wire(used), small_coef<Fr>(rng)}, {fresh_wire(used), small_coef<Fr>(rng)}, {0, small_coef<Fr>(rng)}};
+        a = {
+            {fresh_wire(used), small_coef<Fr>(rng)}, {fresh_wire(used), small_coef<Fr>(rng)}, {0, small_coef<Fr>(rng)}};
         b = {{0, one}};
         break;
       case Kind::kDense: {
@@ -169,7 +170,7 @@ std::vector<typename C::Fr> synthetic_witness(const SyntheticCircuitT<C>& circui
   return w;
 }
 
-#define PP_SYNTHETIC(C)                                                                   \
+#define PP_SYNTHETIC(C)                                                                  \
   template Result<SyntheticCircuitT<C>> make_synthetic_circuit<C>(const SyntheticSpec&); \
   template std::vector<C::Fr> synthetic_witness(const SyntheticCircuitT<C>&, const SyntheticSpec&, uint32_t);
 PP_SYNTHETIC(curves::Bls12_381)

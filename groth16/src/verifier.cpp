@@ -20,8 +20,8 @@ formats::Fq12CoeffsT<C> alphabeta_of(const typename C::G1Affine& alpha1, const t
 }
 
 template <class C>
-Result<Verdict> verify(const VerificationKeyT<C>& vk, std::span<const std::type_identity_t<typename C::Fr>> public_inputs,
-                       const ProofT<C>& proof) {
+Result<Verdict> verify(const VerificationKeyT<C>& vk,
+                       std::span<const std::type_identity_t<typename C::Fr>> public_inputs, const ProofT<C>& proof) {
   if (vk.ic.size() != size_t(vk.n_public) + 1)
     return make_error(ErrorCode::kInvalidArgument, "verification key has {} IC points for {} public signals",
                       vk.ic.size(), vk.n_public);
@@ -43,8 +43,8 @@ Result<Verdict> verify(const VerificationKeyT<C>& vk, std::span<const std::type_
   return Verdict{true, ""};
 }
 
-#define PP_VERIFIER_CURVE(C)                                                                                      \
-  template formats::Fq12CoeffsT<C> alphabeta_of<C>(const C::G1Affine&, const C::G2Affine&);                       \
+#define PP_VERIFIER_CURVE(C)                                                                \
+  template formats::Fq12CoeffsT<C> alphabeta_of<C>(const C::G1Affine&, const C::G2Affine&); \
   template Result<Verdict> verify(const VerificationKeyT<C>&, std::span<const C::Fr>, const ProofT<C>&);
 PP_VERIFIER_CURVE(curves::Bls12_381)
 PP_VERIFIER_CURVE(curves::Bn254)

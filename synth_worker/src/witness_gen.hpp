@@ -43,8 +43,8 @@ inline constexpr uint64_t kMaxInputBytes = 256ull << 20;
 struct GeneratorRun {
   enum class End { kOk, kInputFailure, kKilled, kCrashed };
   End end = End::kCrashed;
-  int exit_code = 0;  // when it exited
-  int signal = 0;     // when a signal ended it
+  int exit_code = 0;    // when it exited
+  int signal = 0;       // when a signal ended it
   int witness_fd = -1;  // kOk: a memfd holding the .wtns (the caller closes it)
   std::string output;   // the last lines of its stdout and stderr, bounded
   // "witness generator exited with code 1: Error: Assert Failed. | ..."

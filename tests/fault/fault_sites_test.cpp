@@ -11,10 +11,10 @@ namespace proofpipe::test {
 namespace {
 
 struct Site {
-  const char* fault;       // PROOFPIPE_FAULTS value
-  const char* expect;      // a line the coordinator logs for the recovery
-  const char* extra = "";  // extra run flags
-  const char* env = "";    // extra environment (PP_GPU_INTAKE=take: the CUDA backend's intake)
+  const char* fault;                 // PROOFPIPE_FAULTS value
+  const char* expect;                // a line the coordinator logs for the recovery
+  const char* extra = "";            // extra run flags
+  const char* env = "";              // extra environment (PP_GPU_INTAKE=take: the CUDA backend's intake)
   const char* fixture = "multi_io";  // the key and witnesses (multi_io_bn128: BN254)
 };
 void PrintTo(const Site& s, std::ostream* os) { *os << s.fault << " " << s.fixture; }
@@ -30,9 +30,9 @@ TEST_P(FaultSites, RunRecoversEveryProof) {
   const auto wdir = make_witness_dir(tmp.path(), count, from);
   const auto out = tmp / "out";
   const auto rings_before = shm_rings();
-  auto r = pp_run(run_flags(wdir, out, tmp / "run", from) + " --synth-workers 2 --gpu-workers 1 --slots 2 " +
-                      site.extra,
-                  std::string(site.env) + " PROOFPIPE_FAULTS=" + site.fault);
+  auto r =
+      pp_run(run_flags(wdir, out, tmp / "run", from) + " --synth-workers 2 --gpu-workers 1 --slots 2 " + site.extra,
+             std::string(site.env) + " PROOFPIPE_FAULTS=" + site.fault);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("firing"), std::string::npos) << "the fault never fired:\n" << r.output;
   EXPECT_NE(r.output.find("died"), std::string::npos) << r.output;

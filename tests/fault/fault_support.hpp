@@ -51,8 +51,7 @@ inline void expect_all_proved(const std::filesystem::path& out, int count,
   EXPECT_EQ(files, size_t(2 * count + 1));
   for (int i = 0; i < count; ++i) {
     const std::string stem = fmt::format("p{:02}", i);
-    auto r =
-        pp_verify(from / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"));
+    auto r = pp_verify(from / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"));
     EXPECT_EQ(r.exit_code, 0) << stem << ": " << r.output;
   }
 }

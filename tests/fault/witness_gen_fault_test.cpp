@@ -45,8 +45,9 @@ fs::path copy_inputs(const fs::path& dir, int count) {
 }
 
 std::string input_flags(const fs::path& inputs, const fs::path& gen, const fs::path& out, const fs::path& run_dir) {
-  return "--zkey " + quote(multi_io() / "circuit.zkey") + " --inputs " + quote(inputs) + " --witness-gen native:" +
-         quote(gen) + " --out " + quote(out) + " --run-dir " + quote(run_dir) + " --backend cpu";
+  return "--zkey " + quote(multi_io() / "circuit.zkey") + " --inputs " + quote(inputs) +
+         " --witness-gen native:" + quote(gen) + " --out " + quote(out) + " --run-dir " + quote(run_dir) +
+         " --backend cpu";
 }
 
 TEST(WitnessGenFault, GeneratorPastTheCapIsOomKilledAndRetried) {
@@ -55,9 +56,11 @@ TEST(WitnessGenFault, GeneratorPastTheCapIsOomKilledAndRetried) {
   std::ofstream(inputs / "hog.json") << "{\"hog\": 1}\n";
   // The input marked "hog" writes 512 MiB; the others go to circom's wasm generator.
   const fs::path js = multi_io() / "circuit_js";
-  const fs::path gen = write_generator(
-      tmp.path(), "if grep -q hog \"$1\"; then exec python3 -c 'x = b\"x\" * (512 << 20)'; fi\n"
-                  "exec node " + quote(js / "generate_witness.js") + " " + quote(js / "multi_io.wasm") + " \"$1\" \"$2\"");
+  const fs::path gen =
+      write_generator(tmp.path(),
+                      "if grep -q hog \"$1\"; then exec python3 -c 'x = b\"x\" * (512 << 20)'; fi\n"
+                      "exec node " +
+                          quote(js / "generate_witness.js") + " " + quote(js / "multi_io.wasm") + " \"$1\" \"$2\"");
   auto r = pp_run(input_flags(inputs, gen, tmp / "out", tmp / "run") +
                   " --synth-workers 2 --gpu-workers 1 --max-attempts 2 --synth-mem-max 64M");
   if (!has_writable_cgroup(r.output)) GTEST_SKIP() << "no writable memory cgroup on this machine:\n" << r.output;
@@ -118,16 +121,16 @@ TEST(WitnessGenFault, KilledWorkerTakesItsGeneratorAndLeavesNoFiles) {
   const fs::path inputs = copy_inputs(tmp.path(), 1);
   const fs::path mark = tmp / "generator.pid";
   // Busy, not asleep: its CPU time is the worker's progress (no hang kill).
-  const fs::path gen = write_generator(
-      tmp.path(), "echo $$ > " + quote(mark.string() + ".tmp") + " && mv " + quote(mark.string() + ".tmp") + " " +
-                      quote(mark) + "\nwhile :; do :; done");
+  const fs::path gen =
+      write_generator(tmp.path(), "echo $$ > " + quote(mark.string() + ".tmp") + " && mv " +
+                                      quote(mark.string() + ".tmp") + " " + quote(mark) + "\nwhile :; do :; done");
   const fs::path run_dir = tmp / "run";
-  const pid_t coordinator = spawn_proofpipe(
-      "run",
-      {"--zkey", (multi_io() / "circuit.zkey").string(), "--inputs", inputs.string(), "--witness-gen",
-       "native:" + gen.string(), "--out", (tmp / "out").string(), "--run-dir", run_dir.string(), "--backend", "cpu",
-       "--synth-workers", "1", "--gpu-workers", "1", "--max-attempts", "1"},
-      {}, tmp / "run.log");
+  const pid_t coordinator =
+      spawn_proofpipe("run",
+                      {"--zkey", (multi_io() / "circuit.zkey").string(), "--inputs", inputs.string(), "--witness-gen",
+                       "native:" + gen.string(), "--out", (tmp / "out").string(), "--run-dir", run_dir.string(),
+                       "--backend", "cpu", "--synth-workers", "1", "--gpu-workers", "1", "--max-attempts", "1"},
+                      {}, tmp / "run.log");
   ASSERT_GT(coordinator, 0);
   const auto deadline = std::chrono::steady_clock::now() + 30s;
   while (!fs::exists(mark) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
@@ -169,10 +172,10 @@ TEST(WitnessGenFault, StuckGeneratorIsAHangAndTheRetryProves) {
   const fs::path mark = tmp / "stuck.pid";
   const fs::path js = multi_io() / "circuit_js";
   // The first run sleeps (no CPU time: no progress); the retry is circom's.
-  const fs::path gen = write_generator(
-      tmp.path(), "if [ ! -e " + quote(mark) + " ]; then echo $$ > " + quote(mark) + "; exec sleep 600; fi\n" +
-                      "exec node " + quote(js / "generate_witness.js") + " " + quote(js / "multi_io.wasm") +
-                      " \"$1\" \"$2\"");
+  const fs::path gen =
+      write_generator(tmp.path(), "if [ ! -e " + quote(mark) + " ]; then echo $$ > " + quote(mark) +
+                                      "; exec sleep 600; fi\n" + "exec node " + quote(js / "generate_witness.js") +
+                                      " " + quote(js / "multi_io.wasm") + " \"$1\" \"$2\"");
   auto r = pp_run(input_flags(inputs, gen, tmp / "out", tmp / "run") +
                       " --synth-workers 1 --gpu-workers 1 --max-attempts 2 --hang-timeout 1",
                   "timeout -s TERM 60");

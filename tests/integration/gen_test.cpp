@@ -60,7 +60,8 @@ TEST(Gen, WitnessesSatisfyTheR1csAndProve) {
 TEST(Gen, Bn128Workload) {
   TempDir tmp;
   const fs::path dir = tmp / "bn";
-  auto g = run_command(proofpipe() + " gen --curve bn128 --constraints 1500 --partitions 2 --seed 5 --out " + quote(dir));
+  auto g =
+      run_command(proofpipe() + " gen --curve bn128 --constraints 1500 --partitions 2 --seed 5 --out " + quote(dir));
   ASSERT_EQ(g.exit_code, 0) << g.output;
   auto info = run_command(snarkjs() + " r1cs info " + quote(dir / "circuit.r1cs"));
   EXPECT_NE(info.output.find("Curve: bn-128"), std::string::npos) << info.output;

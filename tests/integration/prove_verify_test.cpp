@@ -89,7 +89,8 @@ TEST_P(ProveVerify, ExportVkeyMatchesSnarkjs) {
   EXPECT_EQ(read_json(tmp_ / "vk.json"), read_json(dir() / "verification_key.json"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, ProveVerify, ::testing::Values("multi_io", "sparse_dense", "multi_io_bn128", "sparse_dense_bn128"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, ProveVerify,
+                         ::testing::Values("multi_io", "sparse_dense", "multi_io_bn128", "sparse_dense_bn128"));
 
 // A key and a witness (or a vkey and a proof) for different curves: one
 // line naming the file and both curves, exit 2, nothing written.
@@ -97,8 +98,9 @@ TEST(CrossCurve, MismatchedFilesAreOneLineExit2) {
   TempDir tmp;
   const fs::path bls = data_dir() / "multi_io", bn = data_dir() / "multi_io_bn128";
   const fs::path proof = tmp / "p.json", pub = tmp / "pub.json";
-  for (const auto& [key, wtns, want] : {std::tuple{bn / "circuit.zkey", bls / "w01.wtns", "is bls12381's, expected bn128"},
-                                        std::tuple{bls / "circuit.zkey", bn / "w01.wtns", "is bn128's, expected bls12381"}}) {
+  for (const auto& [key, wtns, want] :
+       {std::tuple{bn / "circuit.zkey", bls / "w01.wtns", "is bls12381's, expected bn128"},
+        std::tuple{bls / "circuit.zkey", bn / "w01.wtns", "is bn128's, expected bls12381"}}) {
     auto r = pp_prove(key, wtns, proof, pub);
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find(want), std::string::npos) << r.output;

@@ -36,8 +36,7 @@ std::string witnesses(int count) {
 }
 
 std::string run_flags(const fs::path& out, int count) {
-  return "--zkey " + quote(multi_io() / "circuit.zkey") + witnesses(count) + " --out " + quote(out) +
-         " --backend cpu";
+  return "--zkey " + quote(multi_io() / "circuit.zkey") + witnesses(count) + " --out " + quote(out) + " --backend cpu";
 }
 
 // A slow synthesis (600 ms per partition, a delay fault) through one
@@ -101,7 +100,7 @@ TEST(OperatorProgress, PlainLineWithoutATerminalDuringALongPartition) {
   EXPECT_GE(during, 3u) << r.output;
   EXPECT_GE(lines, during);
   EXPECT_NE(r.output.find("ETA unknown"), std::string::npos) << "nothing could be estimated before the proof\n"
-                                                               << r.output;
+                                                             << r.output;
   EXPECT_EQ(r.output.find("\r"), std::string::npos) << "a bar was drawn into a pipe";
 }
 
@@ -113,8 +112,8 @@ TEST(OperatorProgress, LogLinesLandAboveTheBar) {
   if (run_command("command -v script").exit_code != 0) GTEST_SKIP() << "no script(1) for a pseudo-terminal";
   TempDir tmp;
   const std::string cmd = proofpipe() + " run " + run_flags(tmp / "out", 6) + " --synth-workers 1 --gpu-workers 1";
-  auto r = run_command("PROOFPIPE_FAULTS=gpu.mid_compute:delay=150,gpu.after_claim:kill@2 script -qec " +
-                       quote(cmd) + " " + quote(tmp / "typescript") + " >/dev/null");
+  auto r = run_command("PROOFPIPE_FAULTS=gpu.mid_compute:delay=150,gpu.after_claim:kill@2 script -qec " + quote(cmd) +
+                       " " + quote(tmp / "typescript") + " >/dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string tty = file_text(tmp / "typescript");
   ASSERT_NE(tty.find("\r[######"), std::string::npos) << "no bar drawn:\n" << tty;
@@ -174,7 +173,8 @@ TEST(OperatorResume, SkipsValidProofsAndRedoesTamperedOnes) {
   EXPECT_EQ(fs::last_write_time(out / "w00.proof.json"), w00_time) << "a kept proof was written again";
   for (int i = 0; i < 6; ++i) {
     const std::string stem = fmt::format("w{:02}", i);
-    auto v = pp_verify(multi_io() / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"));
+    auto v =
+        pp_verify(multi_io() / "verification_key.json", out / (stem + ".public.json"), out / (stem + ".proof.json"));
     EXPECT_EQ(v.exit_code, 0) << stem << ": " << v.output;
   }
   auto third = pp_run(flags + " --resume");

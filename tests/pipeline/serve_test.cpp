@@ -65,8 +65,8 @@ TEST_P(ServeCurve, SubmitPollAndFetchProofsThatSnarkjsVerifies) {
     const json pair = json::parse(got->body);
     std::ofstream(tmp_ / (name + ".proof.json")) << pair["proof"].dump();
     std::ofstream(tmp_ / (name + ".public.json")) << pair["public"].dump();
-    const auto v = snarkjs_verify(dir_ / "verification_key.json", tmp_ / (name + ".public.json"),
-                                  tmp_ / (name + ".proof.json"));
+    const auto v =
+        snarkjs_verify(dir_ / "verification_key.json", tmp_ / (name + ".public.json"), tmp_ / (name + ".proof.json"));
     EXPECT_EQ(v.exit_code, 0) << name << ": " << v.output;
     EXPECT_EQ(pair["proof"]["curve"], GetParam() == "multi_io" ? "bls12381" : "bn128");
   }

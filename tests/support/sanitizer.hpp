@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #if defined(PP_SANITIZE_ADDRESS) || defined(PP_SANITIZE_THREAD)
-#define PP_SKIP_UNDER_MEMORY_SANITIZER()                                                                    \
+#define PP_SKIP_UNDER_MEMORY_SANITIZER()                                                                 \
   GTEST_SKIP() << "a sanitizer build: its shadow memory and quarantine break the memory caps this test " \
                   "measures (the release build runs it)"
 #else

@@ -131,13 +131,12 @@ TEST(WitnessGen, HowAGeneratorEndsDecidesTheRetry) {
     const char* body;
     GeneratorRun::End end;
   };
-  for (const Case& c : {Case{"echo 'no such signal' >&2; exit 3", GeneratorRun::End::kInputFailure},
-                        Case{"kill -KILL $$", GeneratorRun::End::kKilled},
-                        Case{"kill -SEGV $$", GeneratorRun::End::kCrashed},
-                        Case{"echo 'terminate: std::bad_alloc' >&2; kill -ABRT $$", GeneratorRun::End::kCrashed},
-                        Case{"echo 'FATAL ERROR: JavaScript heap out of memory' >&2; exit 1",
-                             GeneratorRun::End::kCrashed},
-                        Case{"exit 0", GeneratorRun::End::kOk}}) {
+  for (const Case& c :
+       {Case{"echo 'no such signal' >&2; exit 3", GeneratorRun::End::kInputFailure},
+        Case{"kill -KILL $$", GeneratorRun::End::kKilled}, Case{"kill -SEGV $$", GeneratorRun::End::kCrashed},
+        Case{"echo 'terminate: std::bad_alloc' >&2; kill -ABRT $$", GeneratorRun::End::kCrashed},
+        Case{"echo 'FATAL ERROR: JavaScript heap out of memory' >&2; exit 1", GeneratorRun::End::kCrashed},
+        Case{"exit 0", GeneratorRun::End::kOk}}) {
     GeneratorRun run = generate(script(tmp.path(), c.body), input);
     EXPECT_EQ(run.end, c.end) << c.body << ": " << run.describe();
     if (run.witness_fd >= 0) ::close(run.witness_fd);

@@ -38,9 +38,7 @@ struct Bls12_381 {
   static G1Affine g1_generator() { return ec::g1_generator(); }
   static G2Affine g2_generator() { return ec::g2_generator(); }
   static Fq12 pairing(const G1Affine& p, const G2Affine& q) { return pairing::pairing(p, q); }
-  static bool pairing_product_is_one(std::span<const G1G2Pair> pairs) {
-    return pairing::pairing_product_is_one(pairs);
-  }
+  static bool pairing_product_is_one(std::span<const G1G2Pair> pairs) { return pairing::pairing_product_is_one(pairs); }
 };
 
 struct Bn254 {

@@ -34,8 +34,9 @@ Result<std::unique_ptr<groth16::ProverBackendT<C>>> make_backend_for(groth16::Ba
     return make_backend(kind, notice);
   } else {
     if (kind == groth16::BackendKind::kCuda) {
-      return make_error(ErrorCode::kInvalidArgument, "--backend cuda: the CUDA backend proves bls12381 keys only; "
-                                                     "{} keys are proved on the CPU (--backend cpu or auto)",
+      return make_error(ErrorCode::kInvalidArgument,
+                        "--backend cuda: the CUDA backend proves bls12381 keys only; "
+                        "{} keys are proved on the CPU (--backend cpu or auto)",
                         C::kName);
     }
     return std::unique_ptr<groth16::ProverBackendT<C>>(groth16::make_cpu_backend<C>());

@@ -99,8 +99,8 @@ struct DemoArgs {
   std::string out = "proofpipe-demo";
   unsigned synth_workers = 2;
   unsigned gpu_workers = 1;
-  bool overwrite = false;  // as run's --overwrite
-  bool from_inputs = false;  // --from-inputs: start from the input JSON files (wasm generator)
+  bool overwrite = false;          // as run's --overwrite
+  bool from_inputs = false;        // --from-inputs: start from the input JSON files (wasm generator)
   std::string curve = "bls12381";  // bls12381, bn128, or both (each into <out>/<curve>)
 };
 int run_demo(const DemoArgs& args);

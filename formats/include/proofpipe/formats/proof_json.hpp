@@ -11,10 +11,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <type_traits>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "proofpipe/common/status.hpp"

@@ -11,11 +11,10 @@
 
 #include "proofpipe/common/status.hpp"
 #include "proofpipe/curves.hpp"
-#include "proofpipe/formats/fwd.hpp"
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/formats/fwd.hpp"
 
 namespace proofpipe::formats {
-
 
 struct R1csHeader {
   uint32_t n_wires = 0;    // wire 0 is the constant 1

@@ -58,8 +58,7 @@ Result<PreparedProofT<C>> prove_start(ProverBackendT<C>& backend, const ProvingK
 
 // The MSMs and assembly, with r and s drawn from getrandom(2).
 template <class C>
-Result<ProofT<C>> prove_finish(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk,
-                               const PreparedProofT<C>& prepared);
+Result<ProofT<C>> prove_finish(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk, const PreparedProofT<C>& prepared);
 
 // The same with caller-chosen r and s (tests: deterministic proofs).
 template <class C>

@@ -35,7 +35,7 @@ struct Verdict {
 // Public inputs in Montgomery form, n_public of them. A key whose IC count
 // does not match n_public or a wrong number of inputs is an error (kInvalidArgument).
 template <class C>
-Result<Verdict> verify(const VerificationKeyT<C>& vk, std::span<const std::type_identity_t<typename C::Fr>> public_inputs,
-                       const ProofT<C>& proof);
+Result<Verdict> verify(const VerificationKeyT<C>& vk,
+                       std::span<const std::type_identity_t<typename C::Fr>> public_inputs, const ProofT<C>& proof);
 
 }  // namespace proofpipe::groth16

@@ -46,12 +46,12 @@ namespace proofpipe::ipc {
 
 // Worker exit codes: each names one cause in the coordinator's death log.
 // (kFaultExitCode = 77 in common/fault.hpp is an injected `exit` fault.)
-inline constexpr int kWorkerExitOk = 0;         // SHUTDOWN received
-inline constexpr int kWorkerExitUsage = 64;     // bad command line (a bug in the spawner)
-inline constexpr int kWorkerExitSetup = 65;     // ring, zkey or endpoint could not be opened
-inline constexpr int kWorkerExitOrphaned = 66;  // the coordinator is gone
-inline constexpr int kWorkerExitProtocol = 67;  // the control plane failed (socket error)
-inline constexpr int kWorkerExitDevice = 68;    // a sticky GPU error (kDeviceLost): only a new process recovers
+inline constexpr int kWorkerExitOk = 0;          // SHUTDOWN received
+inline constexpr int kWorkerExitUsage = 64;      // bad command line (a bug in the spawner)
+inline constexpr int kWorkerExitSetup = 65;      // ring, zkey or endpoint could not be opened
+inline constexpr int kWorkerExitOrphaned = 66;   // the coordinator is gone
+inline constexpr int kWorkerExitProtocol = 67;   // the control plane failed (socket error)
+inline constexpr int kWorkerExitDevice = 68;     // a sticky GPU error (kDeviceLost): only a new process recovers
 inline constexpr int kWorkerExitGenerator = 69;  // its witness generator died of a signal (docs/witness-gen.md)
 const char* worker_exit_name(int code);
 
