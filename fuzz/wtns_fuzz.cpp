@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "for_each_curve.hpp"
 #include "fuzz_input.hpp"
 #include "proofpipe/formats/wtns.hpp"
 
@@ -39,12 +40,7 @@ bool check(const std::filesystem::path& path) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& path = fuzz::bytes_as_file(data, size);
-  const bool bls = check<curves::Bls12_381>(path);
-  const bool bn = check<curves::Bn254>(path);
-  PP_FUZZ_CHECK(!(bls && bn));
-  if (bls || bn) {
-    auto curve = formats::wtns_curve(path);
-    PP_FUZZ_CHECK(curve.is_ok() && *curve == (bn ? curves::CurveId::kBn254 : curves::CurveId::kBls12_381));
-  }
+  fuzz::check_one_curve_accepts(
+      path, []<class C>(C, const std::filesystem::path& p) { return check<C>(p); }, formats::wtns_curve);
   return 0;
 }

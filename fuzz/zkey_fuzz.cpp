@@ -4,6 +4,7 @@
 // whose spans have the sizes its header declares and whose every byte can be
 // read (ASan catches a span past the mapping). Both curves' readers see
 // every input, and zkey_curve must name the curve whose reader accepted it.
+#include "for_each_curve.hpp"
 #include "fuzz_input.hpp"
 #include "proofpipe/formats/zkey.hpp"
 
@@ -62,14 +63,8 @@ bool load_both_ways(const std::filesystem::path& path) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& path = fuzz::bytes_as_file(data, size);
-  const bool bls = load_both_ways<curves::Bls12_381>(path);
-  const bool bn = load_both_ways<curves::Bn254>(path);
-  // The detector the commands dispatch on agrees with the readers: a key
-  // that one curve's reader accepts is detected as that curve's.
-  PP_FUZZ_CHECK(!(bls && bn));
-  if (bls || bn) {
-    auto curve = formats::zkey_curve(path);
-    PP_FUZZ_CHECK(curve.is_ok() && *curve == (bn ? curves::CurveId::kBn254 : curves::CurveId::kBls12_381));
-  }
+  // The detector the commands dispatch on agrees with the readers.
+  fuzz::check_one_curve_accepts(
+      path, []<class C>(C, const std::filesystem::path& p) { return load_both_ways<C>(p); }, formats::zkey_curve);
   return 0;
 }
