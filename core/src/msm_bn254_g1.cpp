@@ -10,6 +10,10 @@ bn254::G1 msm_g1(std::span<const bn254::G1Affine> points, std::span<const bn254:
   return detail::pippenger<bn254::G1Cfg, bn254::Fr, bn254::Fr>(points, scalars, options);
 }
 
+bn254::G1 msm_g1_sum(std::span<const MsmPart<bn254::G1Cfg, bn254::Fr>> parts, const MsmOptions& options) {
+  return detail::pippenger_sum<bn254::G1Cfg, bn254::Fr, bn254::Fr>(parts, options);
+}
+
 bn254::G1 msm_g1_canonical(std::span<const bn254::G1Affine> points, std::span<const ff::Limbs<4>> scalars,
                            const MsmOptions& options) {
   return detail::pippenger<bn254::G1Cfg, ff::Limbs<4>, bn254::Fr>(points, scalars, options);

@@ -34,11 +34,11 @@ struct Cost {
 // Mean cost of one tile of `points` terms over the W windows, with the
 // engine each window would get in pippenger.hpp (XYZZ where batches cannot
 // fill, e.g. the narrow top window).
-double mean_tile(double points, unsigned c, Accumulation acc, double inversion) {
-  const unsigned w = detail::window_count(c);
+double mean_tile(double points, unsigned c, unsigned bits, Accumulation acc, double inversion) {
+  const unsigned w = detail::window_count(c, bits);
   double sum = 0;
   for (unsigned j = 0; j < w; ++j) {
-    const size_t nb = detail::window_buckets(j, c);
+    const size_t nb = detail::window_buckets(j, c, bits);
     const bool affine = acc == Accumulation::kBatchAffine && detail::batch_affine_pays(nb, size_t(points), inversion);
     const double fill = std::min(points, double(detail::batch_capacity(nb, inversion)));
     const double add = affine ? kBatchAddBase + inversion / std::max(1.0, fill) : kMadd;
@@ -58,8 +58,9 @@ double mean_tile(double points, unsigned c, Accumulation acc, double inversion) 
 // into `threads` pieces each (one extra bucket reduction per piece): e.g.
 // W = 17 on 2 threads: 16 whole windows + 1 window in 2 halves gives 8.5
 // windows per thread instead of 9, for 1/17 more reduction work.
-Cost tile_cost(double n, unsigned c, unsigned splits, unsigned threads, Accumulation want, double inversion) {
-  const double w = detail::window_count(c);
+Cost tile_cost(double n, unsigned c, unsigned bits, unsigned splits, unsigned threads, Accumulation want,
+               double inversion) {
+  const double w = detail::window_count(c, bits);
   const double tiles = w * splits;
   const double rem = std::fmod(tiles, threads);
   const double per_tile = n / splits;
@@ -69,10 +70,10 @@ Cost tile_cost(double n, unsigned c, unsigned splits, unsigned threads, Accumula
   Cost best{-1, Accumulation::kXyzz, 0};
   for (Accumulation acc : {Accumulation::kXyzz, Accumulation::kBatchAffine}) {
     if (want != Accumulation::kAuto && want != acc) continue;
-    const double whole = mean_tile(per_tile, c, acc, inversion);
+    const double whole = mean_tile(per_tile, c, bits, acc, inversion);
     for (bool cut : {false, true}) {
       if (cut && !can_cut) continue;
-      const double t = cut ? (tiles - rem) / threads * whole + rem * mean_tile(per_tile / threads, c, acc, inversion)
+      const double t = cut ? (tiles - rem) / threads * whole + rem * mean_tile(per_tile / threads, c, bits, acc, inversion)
                            : std::ceil(tiles / threads) * whole;
       if (best.makespan < 0 || t + combine < best.makespan) best = {t + combine, acc, cut ? unsigned(rem) : 0u};
     }
@@ -82,7 +83,7 @@ Cost tile_cost(double n, unsigned c, unsigned splits, unsigned threads, Accumula
 
 }  // namespace
 
-MsmPlan plan(size_t n, unsigned threads, const MsmOptions& options, Group group) {
+MsmPlan plan(size_t n, unsigned threads, const MsmOptions& options, Group group, unsigned scalar_bits) {
   const double inversion = group == Group::kG1 ? detail::kInversionFq : detail::kInversionFq2;
   threads = std::max(1u, threads);
   PP_ASSERT(options.window_bits <= kMaxWindow, "msm: window_bits above 18");
@@ -92,15 +93,16 @@ MsmPlan plan(size_t n, unsigned threads, const MsmOptions& options, Group group)
   // it only pays when W windows alone would leave threads idle at the end.
   const unsigned s_hi = options.point_splits ? options.point_splits : 4 * threads;
   const unsigned s_lo = options.point_splits ? options.point_splits : 1;
-  MsmPlan best{c_lo, detail::window_count(c_lo), s_lo, 0, threads, Accumulation::kXyzz};
+  const unsigned bits = scalar_bits;
+  MsmPlan best{c_lo, detail::window_count(c_lo, bits), bits, s_lo, 0, threads, Accumulation::kXyzz};
   double best_cost = -1;
   for (unsigned c = c_lo; c <= c_hi; ++c) {
     for (unsigned s = s_lo; s <= s_hi; ++s) {
       if (s > 1 && size_t(s) * 64 > n) break;  // tiles under 64 points: not worth a task
-      const Cost cost = tile_cost(double(n), c, s, threads, options.accumulation, inversion);
+      const Cost cost = tile_cost(double(n), c, bits, s, threads, options.accumulation, inversion);
       if (best_cost < 0 || cost.makespan < best_cost) {
         best_cost = cost.makespan;
-        best = {c, detail::window_count(c), s, cost.tail_tiles, threads, cost.acc};
+        best = {c, detail::window_count(c, bits), bits, s, cost.tail_tiles, threads, cost.acc};
       }
     }
   }

@@ -95,7 +95,7 @@ class CudaBackend final : public groth16::ProverBackend {
   // compute_h's buffer. The points are resolved first, so no upload is left
   // in flight when one fails.
   Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
-                                        std::span<const ff::Fr> h) override {
+                                        std::span<const ff::Fr> h, const ff::Fr& /*r: not folded*/) override {
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, w.size(), h.size()));
     PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
     PP_ASSIGN_OR_RETURN(const ff::Fr* dw, upload_scalars(w));
@@ -137,7 +137,7 @@ class CudaBackend final : public groth16::ProverBackend {
     return keep_taken(stream_.sync());
   }
 
-  Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk) override {
+  Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk, const ff::Fr& /*r*/) override {
     PP_RETURN_IF_ERROR(taken_.advance(Step::kHDone, Step::kNone, "proof_msms_taken"));
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, taken_.n_vars(), taken_.domain_size()));
     PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));

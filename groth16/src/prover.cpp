@@ -165,7 +165,7 @@ Result<ProofT<C>> prove_finish_with(ProverBackendT<C>& backend, const ProvingKey
   if (prepared.witness.size() != pk.n_vars || prepared.h.size() != pk.domain_size)
     return make_error(ErrorCode::kInvalidArgument, "prepared proof does not match the key ({} wires, {} h values)",
                       prepared.witness.size(), prepared.h.size());
-  PP_ASSIGN_OR_RETURN(const ProofMsmsT<C> m, backend.proof_msms(pk, prepared.witness, prepared.h));
+  PP_ASSIGN_OR_RETURN(const ProofMsmsT<C> m, backend.proof_msms(pk, prepared.witness, prepared.h, r));
   return assemble(pk, m, r, s);
 }
 
@@ -173,7 +173,7 @@ template <class C>
 Result<ProofT<C>> prove_taken_finish_with(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk,
                                           const std::type_identity_t<typename C::Fr>& r,
                                           const std::type_identity_t<typename C::Fr>& s) {
-  PP_ASSIGN_OR_RETURN(const ProofMsmsT<C> m, backend.proof_msms_taken(pk));
+  PP_ASSIGN_OR_RETURN(const ProofMsmsT<C> m, backend.proof_msms_taken(pk, r));
   return assemble(pk, m, r, s);
 }
 

@@ -115,8 +115,8 @@ class SpoiledBackend final : public groth16::ProverBackend {
   }
   Status inputs_taken() override { return cpu_->inputs_taken(); }
   Status compute_h_taken() override { return cpu_->compute_h_taken(); }
-  Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk) override {
-    return cpu_->proof_msms_taken(pk);
+  Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk, const ff::Fr& r) override {
+    return cpu_->proof_msms_taken(pk, r);
   }
   Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
     PP_RETURN_IF_ERROR(cpu_->compute_h(a, b, c));
@@ -134,8 +134,8 @@ class SpoiledBackend final : public groth16::ProverBackend {
   }
   // A device override that offsets C's scalars wrongly (one wire late).
   Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
-                                        std::span<const ff::Fr> h) override {
-    PP_ASSIGN_OR_RETURN(groth16::ProofMsms m, groth16::ProverBackend::proof_msms(pk, w, h));
+                                        std::span<const ff::Fr> h, const ff::Fr& r) override {
+    PP_ASSIGN_OR_RETURN(groth16::ProofMsms m, groth16::ProverBackend::proof_msms(pk, w, h, r));
     if (spoil_ == Spoil::kProofC && pk.c.size() > 1) {
       PP_ASSIGN_OR_RETURN(m.c, cpu_->msm_g1(pk.c.first(pk.c.size() - 1), w.subspan(pk.n_public + 2)));
     }
@@ -162,8 +162,8 @@ TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
   const std::pair<Spoil, const char*> cases[] = {{Spoil::kH, "the H step"},
                                                  {Spoil::kG1, "G1 MSM"},
                                                  {Spoil::kG2, "G2 MSM"},
-                                                 {Spoil::kProofC, "the proof's C MSM (proof_msms)"},
-                                                 {Spoil::kTakenA, "the proof's H MSM (taken inputs)"}};
+                                                 {Spoil::kProofC, "the proof's C + H + r B1 MSMs (proof_msms)"},
+                                                 {Spoil::kTakenA, "the proof's C + H + r B1 MSMs (taken inputs)"}};
   for (const auto& [spoil, needle] : cases) {
     SpoiledBackend bad(spoil, true);
     const Status st = groth16::known_answer_test(bad, pk);
@@ -192,11 +192,11 @@ class RecordingBackend final : public groth16::ProverBackend {
     return cpu_->msm_g2(p, k);
   }
   Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
-                                        std::span<const ff::Fr> h) override {
+                                        std::span<const ff::Fr> h, const ff::Fr& r) override {
     ++proof_msm_calls;
     w_in = w.data();
     h_in = h.data();
-    return cpu_->proof_msms(pk, w, h);
+    return cpu_->proof_msms(pk, w, h, r);
   }
   const ff::Fr* h_out = nullptr;
   const ff::Fr* w_in = nullptr;
@@ -236,9 +236,10 @@ TEST(ProverBackendUse, FinishViewsTheCallersBuffersAndAsksForTheMsmsOnce) {
   EXPECT_TRUE(*proof == *want);
 }
 
-// The interface's default proof_msms against the five MSMs computed
-// directly, and its size rule.
-TEST(ProverBackendUse, DefaultProofMsmsAreTheFiveMsmsAndCheckSizes) {
+// The CPU backend's proof_msms against the five MSMs computed directly (C,
+// H and B1 as c + h + r b1: it returns that sum in c, which backend.hpp
+// allows), and its size rule.
+TEST(ProverBackendUse, CpuProofMsmsAreTheFiveMsmsAndCheckSizes) {
   PP_SEEDED_RNG(rng);
   std::optional<FixtureKey> f;
   ASSERT_NO_FATAL_FAILURE(load_fixture("multi_io", &f));
@@ -247,21 +248,23 @@ TEST(ProverBackendUse, DefaultProofMsmsAreTheFiveMsmsAndCheckSizes) {
   std::vector<ff::Fr> w(pk.n_vars), h(pk.h.size());
   for (auto* v : {&w, &h})
     for (ff::Fr& x : *v) x = ff::Fr::random(rng);
+  const ff::Fr r = ff::Fr::random(rng);
+  const auto rk = r.to_canonical();
   auto cpu = groth16::make_cpu_backend();
-  auto got = cpu->proof_msms(pk, w, h);
+  auto got = cpu->proof_msms(pk, w, h, r);
   ASSERT_TRUE(got) << got.status().message();
   EXPECT_TRUE(got->a == msm::msm_g1(pk.a, w));
-  EXPECT_TRUE(got->b1 == msm::msm_g1(pk.b1, w));
   EXPECT_TRUE(got->b2 == msm::msm_g2(pk.b2, w));
-  EXPECT_TRUE(got->c == msm::msm_g1(pk.c, std::span<const ff::Fr>(w).subspan(pk.n_public + 1)));
-  EXPECT_TRUE(got->h == msm::msm_g1(pk.h, h));
+  EXPECT_TRUE(got->c + got->h + got->b1.mul(rk) == msm::msm_g1(pk.c, std::span<const ff::Fr>(w).subspan(pk.n_public + 1)) +
+                                                      msm::msm_g1(pk.h, h) + msm::msm_g1(pk.b1, w).mul(rk));
+  EXPECT_TRUE(got->h.is_identity() && got->b1.is_identity());
 
   const std::span<const ff::Fr> ws(w), hs(h);
-  EXPECT_EQ(cpu->proof_msms(pk, ws.first(w.size() - 1), hs).status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(cpu->proof_msms(pk, ws, hs.first(h.size() - 1)).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(cpu->proof_msms(pk, ws.first(w.size() - 1), hs, r).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(cpu->proof_msms(pk, ws, hs.first(h.size() - 1), r).status().code(), ErrorCode::kInvalidArgument);
   groth16::ProvingKey short_c = pk;
   short_c.c = pk.c.first(pk.c.size() - 1);
-  const Status st = cpu->proof_msms(short_c, ws, hs).status();
+  const Status st = cpu->proof_msms(short_c, ws, hs, r).status();
   EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(st.message().find("A/B1/B2/C"), std::string::npos) << st.message();
 }
@@ -307,7 +310,7 @@ TEST(TakenInputs, OutOfOrderCallsBadSizesAndBackendsWithoutThePathAreRefused) {
     return st.code() == ErrorCode::kInternal && st.message().find("out of order") != std::string::npos;
   };
   EXPECT_TRUE(out_of_order(cpu->compute_h_taken()));
-  EXPECT_TRUE(out_of_order(cpu->proof_msms_taken(pk).status()));
+  EXPECT_TRUE(out_of_order(cpu->proof_msms_taken(pk, ff::Fr::one()).status()));
   EXPECT_TRUE(out_of_order(cpu->inputs_taken()));
 
   EXPECT_EQ(cpu->take_inputs({a, b, std::span(c).first(n / 2), w}).code(), ErrorCode::kInvalidArgument);
@@ -322,14 +325,14 @@ TEST(TakenInputs, OutOfOrderCallsBadSizesAndBackendsWithoutThePathAreRefused) {
   ASSERT_TRUE(cpu->take_inputs({a, b, c, w.first(w.size() - 1)}));
   ASSERT_TRUE(cpu->inputs_taken());
   ASSERT_TRUE(cpu->compute_h_taken());
-  EXPECT_EQ(cpu->proof_msms_taken(pk).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(cpu->proof_msms_taken(pk, ff::Fr::one()).status().code(), ErrorCode::kInvalidArgument);
 
   RecordingBackend without;  // implements none of the path
   const Status st = without.take_inputs({a, b, c, w});
   EXPECT_EQ(st.code(), ErrorCode::kUnavailable);
   EXPECT_NE(st.message().find("recording backend cannot take"), std::string::npos) << st.message();
   EXPECT_EQ(without.compute_h_taken().code(), ErrorCode::kUnavailable);
-  EXPECT_EQ(without.proof_msms_taken(pk).status().code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(without.proof_msms_taken(pk, ff::Fr::one()).status().code(), ErrorCode::kUnavailable);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "proofpipe/ec/curve.hpp"
+#include "proofpipe/ec/glv.hpp"
 #include "proofpipe/ff/bn254.hpp"
 #include "proofpipe/ff/fq12.hpp"
 
@@ -51,6 +52,47 @@ inline G2Affine g2_generator() {
           {fq_hex("0x12c85ea5db8c6deb4aab71808dcb408fe3d1e7690c43d37b4ce6cc0166fa7daa"),
            fq_hex("0x090689d0585ff075ec9e99ad690c3395bc4b313370b38ef355acdadcd122975b")}};
 }
+
+}  // namespace proofpipe::bn254
+
+// The GLV endomorphisms (ec/glv.hpp), lambda and the bases checked against
+// GMP in tests/property/glv_test.cpp; u = 4965661367192848881.
+namespace proofpipe::ec {
+
+// G1: phi(x, y) = (beta x, y), beta a cube root of unity in Fq; lambda =
+// 36u^3 + 18u^2 + 6u + 1 (192 bits). Basis v1 = (2u+1, -(6u^2+2u)),
+// v2 = (6u^2+4u+1, 2u+1).
+template <>
+struct Glv<bn254::G1Cfg> {
+  static constexpr GlvBasis kBasis{
+      .a1 = {0x89d3256894d213e3ull, 0, 0, 0},
+      .b1 = {0x7dee441482b0eed8ull, 0x90b27db71147a603ull, ~0ull, ~0ull},
+      .a2 = {0x0be4e1541221250bull, 0x6f4d8248eeb859fdull, 0, 0},
+      .b2 = {0x89d3256894d213e3ull, 0, 0, 0},
+      .g1 = {0xd91d232ec7e0b3d7ull, 0x2ull, 0},
+      .g2 = {0x7a7bd9d4391eb18dull, 0x4ccef014a773d2cfull, 0x2ull},
+  };
+  static constexpr ff::Limbs<4> kLambda = {0x8b17ea66b99c90ddull, 0x5bfc41088d8daaa7ull, 0xb3c4d79d41a91758ull, 0};
+  static constexpr bn254::Fq kBeta = bn254::fq_hex("0x59e26bcea0d48bacd4f263f1acdb5c4f5763473177fffffe");
+  static bn254::G1Affine apply(const bn254::G1Affine& p) { return {p.x * kBeta, p.y}; }
+};
+
+// G2: the same order-3 automorphism of y^2 = x^3 + b', phi(x, y) = (beta'
+// x, y) with beta' in Fq (2 Fq products per point, against 6 for the twist's
+// Frobenius), and the same lambda and basis as G1: beta' is the cube root of
+// unity for which phi(Q) = [lambda]Q on G2 (the other one gives lambda^2).
+template <>
+struct Glv<bn254::G2Cfg> {
+  static constexpr GlvBasis kBasis = Glv<bn254::G1Cfg>::kBasis;
+  static constexpr ff::Limbs<4> kLambda = Glv<bn254::G1Cfg>::kLambda;
+  static constexpr bn254::Fq kBeta =
+      bn254::fq_hex("0x30644e72e131a0295e6dd9e7e0acccb0c28f069fbb966e3de4bd44e5607cfd48");  // G1's beta^2
+  static bn254::G2Affine apply(const bn254::G2Affine& q) { return {q.x.mul_fq(kBeta), q.y}; }
+};
+
+}  // namespace proofpipe::ec
+
+namespace proofpipe::bn254 {
 
 template <class Cfg>
 ec::Affine<Cfg> generator() {

@@ -39,13 +39,14 @@ struct Fq2T {
   PP_HD_INLINE constexpr Fq2 operator-() const { return {-c0, -c1}; }
   PP_HD_INLINE constexpr Fq2 dbl() const { return {c0.dbl(), c1.dbl()}; }
 
-  // On x86-64 hosts with BMI2/ADX and a 6-limb Fq, Karatsuba on unreduced 768-bit products
-  // with two Montgomery reductions instead of three (detail/mont_x86_wide.hpp,
-  // same limbs); elsewhere (device code, constant evaluation) the Karatsuba
-  // over Fq products below.
+  // On x86-64 hosts with BMI2/ADX, Karatsuba on unreduced double-width
+  // products with two Montgomery reductions instead of three
+  // (detail/mont_x86_wide.hpp, same limbs; 6-limb BLS12-381 and 4-limb BN254
+  // Fq); elsewhere (device code, constant evaluation) the Karatsuba over Fq
+  // products below.
   PP_HD_INLINE constexpr Fq2 operator*(const Fq2& b) const {
 #if defined(PP_FF_HAVE_MONT_X86)
-    if constexpr (Fq::N == 6) {
+    if constexpr (detail::kFq2LazyApplies<typename Fq::C>) {
       if (!std::is_constant_evaluated()) {
         Fq2 r;
         detail::fq2_mul_lazy<typename Fq::C>(r.c0.l, r.c1.l, c0.l, c1.l, b.c0.l, b.c1.l);

@@ -21,7 +21,10 @@ struct ProvingKeyT;  // proving_key.hpp
 using ProvingKey = ProvingKeyT<curves::Bls12_381>;
 
 // The five MSMs of one proof (Groth16, snarkjs order): A, B1 (G1) and B2
-// (G2) over the whole witness, C over its private part, H over h.
+// (G2) over the whole witness, C over its private part, H over h. Only a,
+// b2 and c + h + r * b1 enter the proof (r: the proof's blinding, passed to
+// proof_msms), so a backend may return that sum in c with h and b1 the
+// identity (the CPU backend does: one MSM over all three is cheaper).
 template <class C>
 struct ProofMsmsT {
   typename C::G1 a, b1;
@@ -69,12 +72,14 @@ class ProverBackendT {
   virtual Result<G2> msm_g2(std::span<const G2Affine> points, std::span<const Fr> scalars) = 0;
 
   // The five MSMs of a proof: w is the witness (pk.n_vars values), h the H
-  // step's result (pk.h.size() values), both Montgomery. The default runs
-  // msm_g1/msm_g2 once per MSM. A device backend overrides it to move w
+  // step's result (pk.h.size() values), both Montgomery; r the proof's
+  // blinding r, for a backend that folds r * b1 into c (ProofMsmsT). The
+  // default runs msm_g1/msm_g2 once per MSM and does not fold. A device backend overrides it to move w
   // across the bus once instead of four times (A, B1, B2 and C all read it:
   // 3 x 512 MiB saved per 2^24 proof). kInvalidArgument when the sizes do
   // not match the key (check_proof_msm_inputs).
-  virtual Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const Fr> w, std::span<const Fr> h);
+  virtual Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const Fr> w, std::span<const Fr> h,
+                                       const Fr& r);
 
   // The taken-inputs path, for a backend with memory of its own (a device):
   // the proof's inputs go into the backend's memory straight from where the
@@ -83,7 +88,7 @@ class ProverBackendT {
   //   take_inputs(in)      starts copying; may return with the copy in flight
   //   inputs_taken()       returns once in's bytes are no longer read
   //   compute_h_taken()    the H step on the taken a, b, c (h stays here)
-  //   proof_msms_taken(pk) the five MSMs over the taken w and that h
+  //   proof_msms_taken(pk, r) the five MSMs over the taken w and that h
   // In that order, once each per proof (kInternal otherwise), with no other
   // operation of the backend in between (the CUDA backend's reuse the same
   // device buffers). A failed take_inputs has nothing left in flight. The defaults are kUnavailable;
@@ -94,7 +99,7 @@ class ProverBackendT {
   virtual Status take_inputs(const ProofInputs& in);
   virtual Status inputs_taken();
   virtual Status compute_h_taken();
-  virtual Result<ProofMsms> proof_msms_taken(const ProvingKey& pk);
+  virtual Result<ProofMsms> proof_msms_taken(const ProvingKey& pk, const Fr& r);
 
   // Optional: [p, p + bytes) will be the source of many transfers (the GPU
   // worker's ring, or its record buffers); a device backend page-locks it once so its
