@@ -73,8 +73,9 @@ Cost tile_cost(double n, unsigned c, unsigned bits, unsigned splits, unsigned th
     const double whole = mean_tile(per_tile, c, bits, acc, inversion);
     for (bool cut : {false, true}) {
       if (cut && !can_cut) continue;
-      const double t = cut ? (tiles - rem) / threads * whole + rem * mean_tile(per_tile / threads, c, bits, acc, inversion)
-                           : std::ceil(tiles / threads) * whole;
+      const double t =
+          cut ? (tiles - rem) / threads * whole + rem * mean_tile(per_tile / threads, c, bits, acc, inversion)
+              : std::ceil(tiles / threads) * whole;
       if (best.makespan < 0 || t + combine < best.makespan) best = {t + combine, acc, cut ? unsigned(rem) : 0u};
     }
   }

@@ -82,8 +82,17 @@ TYPED_TEST(GlvTest, SplitRecombinesToTheScalarWithHalvesBelow2To127) {
   using G = ec::Glv<TypeParam>;
   PP_SEEDED_RNG(rng);
   const mpz_class r = modulus_of<Fr>(), lambda = to_mpz<4>(G::kLambda);
-  std::vector<mpz_class> ks = {0, 1, 2, lambda, lambda - 1, lambda + 1, (r - 1) / 2, (r + 1) / 2, r - 1,
-                               mpz_class(1) << 253, (mpz_class(1) << 254) - 1};
+  std::vector<mpz_class> ks = {0,
+                               1,
+                               2,
+                               lambda,
+                               lambda - 1,
+                               lambda + 1,
+                               (r - 1) / 2,
+                               (r + 1) / 2,
+                               r - 1,
+                               mpz_class(1) << 253,
+                               (mpz_class(1) << 254) - 1};
   // Near the rounding steps of c1 and c2: k = (j r + r/2) / b for small j.
   const mpz_class b2 = signed_of(G::kBasis.b2), b1 = -signed_of(G::kBasis.b1);
   for (int j = 0; j < 50; ++j) {
@@ -154,6 +163,7 @@ TYPED_TEST(GlvTest, MsmWithGlvMatchesNaiveAndWithout) {
     std::span<const Fr> sn(sc.data(), n);
     msm::MsmStats st;
     msm::MsmOptions o;
+    o.glv = true;
     o.stats = &st;
     ASSERT_EQ(run_msm<Cfg>(pn, sn, o), want) << "n=" << n;
     if (st.terms > 0) {
@@ -168,8 +178,8 @@ TYPED_TEST(GlvTest, MsmWithGlvMatchesNaiveAndWithout) {
   msm::MsmStats with, without;
   msm::MsmOptions on, off;
   on.stats = &with;
+  on.glv = true;
   off.stats = &without;
-  off.glv = false;
   const J a = run_msm<Cfg>(pts, sc, on), b = run_msm<Cfg>(pts, sc, off);
   EXPECT_EQ(a, b);
   EXPECT_FALSE(a.is_identity());

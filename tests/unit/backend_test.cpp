@@ -255,8 +255,9 @@ TEST(ProverBackendUse, CpuProofMsmsAreTheFiveMsmsAndCheckSizes) {
   ASSERT_TRUE(got) << got.status().message();
   EXPECT_TRUE(got->a == msm::msm_g1(pk.a, w));
   EXPECT_TRUE(got->b2 == msm::msm_g2(pk.b2, w));
-  EXPECT_TRUE(got->c + got->h + got->b1.mul(rk) == msm::msm_g1(pk.c, std::span<const ff::Fr>(w).subspan(pk.n_public + 1)) +
-                                                      msm::msm_g1(pk.h, h) + msm::msm_g1(pk.b1, w).mul(rk));
+  EXPECT_TRUE(got->c + got->h + got->b1.mul(rk) ==
+              msm::msm_g1(pk.c, std::span<const ff::Fr>(w).subspan(pk.n_public + 1)) + msm::msm_g1(pk.h, h) +
+                  msm::msm_g1(pk.b1, w).mul(rk));
   EXPECT_TRUE(got->h.is_identity() && got->b1.is_identity());
 
   const std::span<const ff::Fr> ws(w), hs(h);

@@ -40,7 +40,9 @@ template <class Cfg>
 struct Glv;
 
 template <class Cfg>
-concept HasGlv = requires { Glv<Cfg>::kBasis; };
+concept HasGlv = requires {
+  Glv<Cfg>::kBasis;
+};
 
 // One half of a split scalar: its magnitude and sign.
 struct GlvHalf {

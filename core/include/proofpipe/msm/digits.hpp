@@ -3,7 +3,7 @@
 // compiled by nvcc as PP_HD, by the CUDA MSM (cuda/.../msm_kernels.hpp), so
 // both provers cut scalars into the same digits with the same code.
 // Booth recoding as in Booth 1951 / the "signed window" of blst's
-// booth_encode, re-derived below; the r - k fold is the usual GLV-free
+// booth_encode, re-derived below; the r - k fold is the usual
 // "negate the point" trick (docs/design/numbers.md §3, MSB trick).
 #pragma once
 
@@ -82,9 +82,9 @@ PP_HD inline uint32_t scalar_bits(const ff::Limbs<N>& k, unsigned pos, unsigned 
 //   d_j = v_j + b(jc - 1) - 2^c * b(jc + c - 1),  v_j = bits [jc, jc + c)
 // so d_j lies in [-2^(c-1), 2^(c-1)] and sum_j d_j 2^(jc) = k - b(Wc-1) 2^(Wc)
 // (the b terms telescope). With k < 2^B and W*c >= B+1, b(Wc-1) = 0 and
-// the digits are exact (B = 254 for folded scalars, 127 for GLV halves); each window needs only its own c+1 bits, so no carry
-// is passed between windows and tiles can extract digits independently.
-// With w = bits [jc-1, jc+c) (c+1 bits, bit -1 = 0): (w+1)>>1 = v_j + b(jc-1).
+// the digits are exact (B = 254 for folded scalars, 127 for GLV halves); each window needs only its own c+1 bits, so no
+// carry is passed between windows and tiles can extract digits independently. With w = bits [jc-1, jc+c) (c+1 bits, bit
+// -1 = 0): (w+1)>>1 = v_j + b(jc-1).
 template <size_t N>
 PP_HD inline int32_t booth_digit(const ff::Limbs<N>& k, unsigned j, unsigned c) {
   const uint32_t w = j == 0 ? (scalar_bits(k, 0, c) << 1) : scalar_bits(k, j * c - 1, c + 1);

@@ -53,9 +53,13 @@ struct MsmOptions {
   // Split each scalar in two 127-bit halves with the curve's endomorphism
   // (ec/glv.hpp) where it has one: BN254's G1 and G2. Half the windows over
   // twice the terms: the same bucket adds, half the bucket reductions and
-  // doublings. Worth 1-2% at 2^16 on 2 threads (BN254 G1 111 -> 109 ms, G2
-  // 294 -> 290 ms): the batch-affine reduction it halves is ~10% of an MSM.
-  bool glv = true;
+  // doublings. Off by default: it is worth only 1-3% (BN254 on 2 threads:
+  // G1 2^16 113 -> 111 ms, 3 x 2^16 287 -> 279 ms, G2 2^16 294 -> 290 ms,
+  // a whole 2^16 proof 0.77 -> 0.76 s) because the batch-affine reduction it halves is ~10% of an MSM, and
+  // it costs 2.8x the MSM's scratch (two 24-byte terms per scalar and a
+  // copy of every point's phi(P): 112 B per G1 scalar against 40; a 2^16
+  // proof's peak RSS 71 -> 89 MB, 2^18 227 -> 292 MB).
+  bool glv = false;
   MsmStats* stats = nullptr;  // filled when non-null
 };
 
@@ -121,9 +125,10 @@ struct MsmPart {
 
 // The sum of up to 4 parts' MSMs computed as one MSM over all their terms:
 // Pippenger's cost per point falls as n grows (wider windows, fewer of
-// them), so one MSM of 2^17 points costs ~11% less than two of 2^16 (BN254
-// G1 with GLV on 2 threads: 230 against 2 x 130 ms). The prover's C and H
-// MSMs are summed anyway (groth16/src/backend_cpu.cpp).
+// them): BN254 G1 on 2 threads, one MSM of 2^17 points took 199 ms against
+// 2 x 113 for two of 2^16, and one of 3 x 2^16 287 ms against 3 x 113. The
+// prover sums its C, H and r * B1 MSMs anyway (groth16/src/backend_cpu.cpp).
+// Scratch: the terms of all parts at once (40 B per non-trivial scalar).
 ec::G1 msm_g1_sum(std::span<const MsmPart<ec::G1Cfg, ff::Fr>> parts, const MsmOptions& options = {});
 bn254::G1 msm_g1_sum(std::span<const MsmPart<bn254::G1Cfg, bn254::Fr>> parts, const MsmOptions& options = {});
 

@@ -173,10 +173,9 @@ ec::Jacobian<Cfg> pippenger_terms(std::span<const MsmPart<Cfg, In>> parts, const
       std::span<const TermT<N>> range(terms.data() + ts.lo, ts.hi - ts.lo);
       // The plan picks the engine; a tile too small for full batches (the
       // narrow top window, tail pieces of a small MSM) falls back to XYZZ.
-      const bool affine =
-          pl.accumulation == Accumulation::kBatchAffine &&
-          (options.accumulation == Accumulation::kBatchAffine ||
-           batch_affine_pays(window_buckets(ts.window, c, kBits), range.size(), inversion_cost<Cfg>()));
+      const bool affine = pl.accumulation == Accumulation::kBatchAffine &&
+                          (options.accumulation == Accumulation::kBatchAffine ||
+                           batch_affine_pays(window_buckets(ts.window, c, kBits), range.size(), inversion_cost<Cfg>()));
       tile_sum[t] = affine ? run_tile<Cfg, AffineBuckets<Cfg>>(source, range, ts.window, c, kBits, &tile_stats[t])
                            : run_tile<Cfg, XyzzBuckets<Cfg>>(source, range, ts.window, c, kBits, &tile_stats[t]);
     });

@@ -78,8 +78,7 @@ class ProverBackendT {
   // across the bus once instead of four times (A, B1, B2 and C all read it:
   // 3 x 512 MiB saved per 2^24 proof). kInvalidArgument when the sizes do
   // not match the key (check_proof_msm_inputs).
-  virtual Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const Fr> w, std::span<const Fr> h,
-                                       const Fr& r);
+  virtual Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const Fr> w, std::span<const Fr> h, const Fr& r);
 
   // The taken-inputs path, for a backend with memory of its own (a device):
   // the proof's inputs go into the backend's memory straight from where the
