@@ -9,6 +9,12 @@
 #     compiled once with the pinned circom2 (--prime bls12381 or bn128) into the cache
 #     ($BENCH_CACHE, default .cache/bench/, gitignored) and reused;
 #   * witness: `snarkjs wtns calculate` (checked once with `wtns check`), cached;
+#   * from 2^$BENCH_GEN_FROM (default 20) the circuit and its witness come from
+#     `proofpipe gen` instead (a random R1CS of 2^k - 4 constraints, 3 public
+#     signals, and one satisfying witness; cached): the pinned circom2
+#     (WebAssembly) did not finish compiling the 2^20 square chain in 25
+#     minutes. Its witness has many 0 and 1 values, cheaper for both provers;
+#     snarkjs's verification of every proof still checks the witness;
 #   * key: `proofpipe setup-dev` (TESTING-ONLY toxic waste, so no ptau is
 #     needed), made fresh on every run of this script; verification key from
 #     `snarkjs zkey export verificationkey`;
@@ -26,7 +32,8 @@
 # Usage: scripts/bench_vs_snarkjs.sh [--curve bls12381|bn128] [k ...]
 #        e.g. scripts/bench_vs_snarkjs.sh 12 14; scripts/bench_vs_snarkjs.sh --curve bn128 12 14 16 18 20
 # Env:   PROOFPIPE (default build/bin/proofpipe), BENCH_CACHE, BENCH_RUNS_SMALL,
-#        BENCH_RUNS_BIG, BENCH_KEEP=1 (keep proofs/keys under $BENCH_CACHE/run).
+#        BENCH_RUNS_BIG, BENCH_KEEP=1 (keep proofs/keys under $BENCH_CACHE/run),
+#        BENCH_GEN_FROM (default 20: sizes from there use `proofpipe gen`).
 # Needs: node + `npm ci` (snarkjs 0.7.6, circom2 0.2.23 in node_modules), GNU time.
 # Budget: about 3-4 minutes on an idle 2-core machine for 12 14 16 (snarkjs
 # alone is ~2 s, ~4.6 s and ~14.5 s per prove there), under 10 when loaded.
@@ -37,6 +44,7 @@ PROOFPIPE="${PROOFPIPE:-$ROOT/build/bin/proofpipe}"
 CACHE="${BENCH_CACHE:-$ROOT/.cache/bench}"
 RUNS_SMALL="${BENCH_RUNS_SMALL:-5}"
 RUNS_BIG="${BENCH_RUNS_BIG:-3}"
+GEN_FROM="${BENCH_GEN_FROM:-20}"
 SNARKJS_CLI="$ROOT/node_modules/snarkjs/build/cli.cjs"
 CIRCOM="$ROOT/node_modules/.bin/circom2"
 TIME=/usr/bin/time
@@ -91,9 +99,31 @@ source "$ROOT/scripts/lib/bench_circuit.sh"
 declare -a TABLE
 START=$SECONDS
 log "curve: $CURVE; proofpipe: $PROOFPIPE; threads: ${PROOFPIPE_THREADS:-all}; cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+# prepare_gen_circuit <k>: `proofpipe gen`'s circuit and witness for 2^k, cached
+# as $CACHE/<curve>/gen_<N>/gen_<N>.{r1cs,wtns} (the paths prepare_circuit gives).
+prepare_gen_circuit() {
+    local n=$(( (1 << $1) - 4 ))
+    local dir="$CACHE/$CURVE/gen_$n"
+    if [[ ! -f "$dir/gen_$n.r1cs" || ! -f "$dir/gen_$n.wtns" ]]; then
+        log "2^$1: proofpipe gen --curve $CURVE --constraints $n"
+        rm -rf "$dir" "$dir.tmp"
+        "$PROOFPIPE" gen --curve "$CURVE" --constraints "$n" --partitions 1 --out "$dir.tmp" >&2 \
+            || die "proofpipe gen failed for 2^$1"
+        mv "$dir.tmp/circuit.r1cs" "$dir.tmp/gen_$n.r1cs"
+        mv "$dir.tmp/w00.wtns" "$dir.tmp/gen_$n.wtns"
+        mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir/gen_$n"
+}
+
 for k in "${SIZES[@]}"; do
-    base="$(prepare_circuit "$k")"
-    n=$(( (1 << k) - 3 ))
+    if (( k >= GEN_FROM )); then
+        base="$(prepare_gen_circuit "$k")"
+        n=$(( (1 << k) - 4 ))
+    else
+        base="$(prepare_circuit "$k")"
+        n=$(( (1 << k) - 3 ))
+    fi
     runs=$RUNS_SMALL; [[ "$k" -ge 16 ]] && runs=$RUNS_BIG
     zkey="$RUN/sq_$n.zkey" vk="$RUN/sq_$n.vk.json"
 
@@ -131,8 +161,9 @@ for k in "${SIZES[@]}"; do
     [[ -n "${BENCH_KEEP:-}" ]] || rm -f "$RUN"/*_"${k}"_*.json "$zkey"
     ms="$(median "${sj[@]}")" mp="$(median "${pp[@]}")"
     ratio="$(awk -v a="$ms" -v b="$mp" 'BEGIN {printf "%.1f", (b > 0 ? a / b : 0)}')"
-    TABLE+=("$(printf '| 2^%-2d | %11d | %4s | %7.2f s | %7.2f s | %6sx | %5s / %-5s MB | %12.2f / %-11.2f | %7.1f s | %9s |' \
-        "$k" "$n" "${runs}+${runs}" "$ms" "$mp" "$ratio" "$(median "${sj_rss[@]}")" "$(median "${pp_rss[@]}")" \
+    circuit="$n"; (( k >= GEN_FROM )) && circuit="$n gen"
+    TABLE+=("$(printf '| 2^%-2d | %11s | %4s | %7.2f s | %7.2f s | %6sx | %5s / %-5s MB | %12.2f / %-11.2f | %7.1f s | %9s |' \
+        "$k" "$circuit" "${runs}+${runs}" "$ms" "$mp" "$ratio" "$(median "${sj_rss[@]}")" "$(median "${pp_rss[@]}")" \
         "$(mean "${sj_other[@]}")" "$(mean "${pp_other[@]}")" "$setup_wall" "$verified/$total")")
     log "2^$k: snarkjs [${sj[*]}] proofpipe [${pp[*]}]"
     [[ $verified -eq $total ]] || die "2^$k: $((total - verified)) of $total proofs failed snarkjs verify"
