@@ -72,7 +72,7 @@ void add_client_flags(CLI::App* c, ClientArgs& a) {
 
 int main(int argc, char** argv) {
   proofpipe::init_logging("proofpipe");
-  CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381)"};
+  CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381 and BN254)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line());
   app.footer(
@@ -104,7 +104,8 @@ int main(int argc, char** argv) {
 
   SetupDevArgs setup_dev;
   auto* sd = app.add_subcommand("setup-dev", "TESTING ONLY: Groth16 setup from random toxic waste (no ptau) -> zkey");
-  sd->add_option("r1cs", setup_dev.r1cs, "circuit.r1cs (circom, BLS12-381)")->required();
+  sd->add_option("r1cs", setup_dev.r1cs, "circuit.r1cs (circom, BLS12-381 or BN254: the key takes its curve)")
+      ->required();
   sd->add_option("zkey", setup_dev.zkey, "output circuit.zkey (snarkjs format)")->required();
 
   GenArgs gen;

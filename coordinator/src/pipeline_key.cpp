@@ -39,9 +39,7 @@ class PipelineKeyT final : public PipelineKey {
         vk_(formats::verification_key_from_zkey(
             zkey_, groth16::alphabeta_of<C>(zkey_.header().alpha1, zkey_.header().beta2))) {}
 
-  curves::CurveId curve() const override {
-    return std::is_same_v<C, curves::Bn254> ? curves::CurveId::kBn254 : curves::CurveId::kBls12_381;
-  }
+  curves::CurveId curve() const override { return curves::curve_id<C>(); }
   const std::filesystem::path& path() const override { return zkey_.path(); }
   uint32_t n_vars() const override { return zkey_.n_vars(); }
   uint32_t n_public() const override { return zkey_.n_public(); }

@@ -18,10 +18,11 @@
 // page-locked memory at 2^24 in the copy intake) and writes nothing on the
 // host: the copy intake's 2 GiB write and the h download and upload go.
 //
-// The curve is the keys' (docs/curves.md): run() reads it from the zkeys
-// and calls run_as<C> once; everything below is one template over C. The
-// PROOF body is then sizeof(formats::ProofT<C>) bytes of proof, the
-// coordinator's key knows which (docs/pipeline.md).
+// The curve is each key's (docs/curves.md): run() reads every zkey's curve,
+// makes one GpuWorker<C> per curve present over that curve's keys, and hands
+// each DISPATCH to the worker of its key's curve; everything else is one
+// template over C. The PROOF body is sizeof(formats::ProofT<C>) bytes of
+// proof, the coordinator's key knows which (docs/pipeline.md).
 #include "gpu_loop.hpp"
 
 #include <spdlog/spdlog.h>
@@ -30,6 +31,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,11 +55,20 @@ double seconds(Clock::time_point from, Clock::time_point to) {
 }
 
 // The copy intake's record buffers, reused across partitions (one slot's
-// worth of memory, sized for the largest key). The backend page-locks them,
-// so they must outlive it (run() declares them before the backends).
-template <class C>
+// worth of memory, sized for the largest key of either curve: both curves'
+// Fr are 32 bytes, so one set serves both). The backend page-locks them, so
+// they must outlive it (run() declares them before the backends).
 struct RecordBuffers {
-  std::vector<typename C::Fr> a, b, c, w;
+  std::vector<uint64_t> a, b, c, w;  // 4 words per Fr
+  void size_for(uint64_t domain, uint64_t vars) {
+    for (std::vector<uint64_t>* v : {&a, &b, &c}) v->resize(4 * domain);
+    w.resize(4 * vars);
+  }
+  template <class Fr>
+  static std::span<Fr> fr(std::vector<uint64_t>& v, uint64_t count) {
+    static_assert(sizeof(Fr) == 4 * sizeof(uint64_t) && alignof(Fr) <= alignof(uint64_t));
+    return {reinterpret_cast<Fr*>(v.data()), count};
+  }
 };
 
 // One of the run's keys, ready to prove: its view of the mapped zkey and a
@@ -68,42 +80,51 @@ struct KeyContext {
   ipc::PartitionLayout layout;
   std::unique_ptr<groth16::ProverBackendT<C>> backend;
 };
+// The run's keys of curve C, by their index in the run (a DISPATCH names a
+// key by it); the other curve's keys are empty entries.
+template <class C>
+using KeyContexts = std::vector<std::optional<KeyContext<C>>>;
+
+// The backend of the first key present (at least one must be).
+template <class C>
+groth16::ProverBackendT<C>& first_backend(KeyContexts<C>& keys) {
+  for (auto& k : keys)
+    if (k) return *k->backend;
+  PP_ASSERT(false, "no key of this curve");
+  __builtin_unreachable();
+}
 
 template <class C>
 class GpuWorker {
  public:
   using Fr = typename C::Fr;
-  GpuWorker(ipc::WorkerSession& session, std::vector<KeyContext<C>>& keys, bool take, RecordBuffers<C>& record)
+  GpuWorker(ipc::WorkerSession& session, KeyContexts<C>& keys, bool take, RecordBuffers& record)
       : s_(session), keys_(keys), take_(take), rec_(record) {}
+
+  bool take() const { return take_; }
 
   // Copy intake: sizes the record buffers once for the key and lets the
   // backend page-lock them. Take intake: lets the backend page-lock the
   // ring's payload, which it uploads from. Then the backend's one-time work
   // for the key (tables, resident points), so that it is paid before the
   // first dispatch, not inside the first proof.
-  // Page-locking is per process, not per backend: the first key's backend
-  // pins the memory once (a second registration of the same pages would be
-  // refused), and every key's backend uploads from it.
-  Status prepare() {
-    groth16::ProverBackendT<C>& first = *keys_.front().backend;
-    if (take_) {
+  // Page-locking is per process, not per backend: the run's first key's
+  // backend pins the memory once (pin = true for its curve's worker; a second
+  // registration of the same pages would be refused), and every key's
+  // backend uploads from it. The copy intake's buffers are sized by run().
+  Status prepare(bool pin) {
+    groth16::ProverBackendT<C>& first = first_backend(keys_);
+    if (pin && take_) {
       const std::span<std::byte> ring = s_.ring().slots().payload_segment();
       PP_RETURN_IF_ERROR(first.pin_host_memory(ring.data(), ring.size()));
-    } else {
-      uint64_t domain = 0, vars = 0;
-      for (const KeyContext<C>& k : keys_) {
-        domain = std::max<uint64_t>(domain, k.layout.domain_size);
-        vars = std::max<uint64_t>(vars, k.layout.n_vars);
-      }
-      rec_.a.resize(domain);
-      rec_.b.resize(domain);
-      rec_.c.resize(domain);
-      rec_.w.resize(vars);
-      for (std::vector<Fr>* v : {&rec_.a, &rec_.b, &rec_.c, &rec_.w}) {
-        PP_RETURN_IF_ERROR(first.pin_host_memory(v->data(), v->size() * sizeof(Fr)));
+    } else if (pin) {
+      for (std::vector<uint64_t>* v : {&rec_.a, &rec_.b, &rec_.c, &rec_.w}) {
+        PP_RETURN_IF_ERROR(first.pin_host_memory(v->data(), v->size() * sizeof(uint64_t)));
       }
     }
-    for (KeyContext<C>& k : keys_) {
+    for (std::optional<KeyContext<C>>& key : keys_) {
+      if (!key) continue;
+      KeyContext<C>& k = *key;
       const auto t0 = Clock::now();
       note_progress("prepare backend");
       PP_RETURN_IF_ERROR(k.backend->prepare(k.pk));
@@ -119,10 +140,11 @@ class GpuWorker {
   Status handle_dispatch(const MsgHeader& d) {
     // Only keys it gave us: another index is the coordinator's bug, and the
     // worker stops (the crash-loop breaker ends a run that repeats it).
-    if (d.key >= keys_.size()) {
-      return make_error(ErrorCode::kInternal, "dispatch names key {}, this worker has {}", d.key, keys_.size());
+    if (d.key >= keys_.size() || !keys_[d.key]) {
+      return make_error(ErrorCode::kInternal, "dispatch names key {}, this worker has {} {} of {}", d.key, keys_.size(),
+                        C::kName, keys_.size() == 1 ? "key" : "keys");
     }
-    cur_ = &keys_[d.key];
+    cur_ = &*keys_[d.key];
     shm::SlotRing& slots = s_.ring().slots();
     const auto claimed = d.slot < slots.slot_count() ? slots.claim(d.slot, s_.seat(), d.epoch) : std::nullopt;
     if (!claimed) return s_.send(MsgType::kClaimLost, d);
@@ -174,9 +196,9 @@ class GpuWorker {
       if (Status st = cur_->backend->compute_h_taken(); !st) return prove_failed(h, st);
     } else {
       const uint64_t n = cur_->layout.domain_size;
-      prepared =
-          groth16::prove_start(*cur_->backend, cur_->pk, std::span(rec_.w).first(cur_->layout.n_vars),
-                               std::span(rec_.a).first(n), std::span(rec_.b).first(n), std::span(rec_.c).first(n));
+      prepared = groth16::prove_start(*cur_->backend, cur_->pk, RecordBuffers::fr<Fr>(rec_.w, cur_->layout.n_vars),
+                                      RecordBuffers::fr<Fr>(rec_.a, n), RecordBuffers::fr<Fr>(rec_.b, n),
+                                      RecordBuffers::fr<Fr>(rec_.c, n));
       if (!prepared) return prove_failed(h, prepared.status());
     }
     stages.h_s = seconds(t_taken, Clock::now());
@@ -214,10 +236,10 @@ class GpuWorker {
   Status take_record(const MsgHeader& d) {
     PP_ASSIGN_OR_RETURN(const auto meta, check_record(d));
     const uint64_t n = cur_->layout.domain_size;
-    const std::span<std::byte> dst[] = {std::as_writable_bytes(std::span(rec_.a).first(n)),
-                                        std::as_writable_bytes(std::span(rec_.b).first(n)),
-                                        std::as_writable_bytes(std::span(rec_.c).first(n)),
-                                        std::as_writable_bytes(std::span(rec_.w).first(cur_->layout.n_vars))};
+    const std::span<std::byte> dst[] = {std::as_writable_bytes(RecordBuffers::fr<Fr>(rec_.a, n)),
+                                        std::as_writable_bytes(RecordBuffers::fr<Fr>(rec_.b, n)),
+                                        std::as_writable_bytes(RecordBuffers::fr<Fr>(rec_.c, n)),
+                                        std::as_writable_bytes(RecordBuffers::fr<Fr>(rec_.w, cur_->layout.n_vars))};
     return check_sum(d, meta,
                      shm::copy_with_record_checksum(s_.ring().slots().payload(d.slot).first(meta.payload_len), dst));
   }
@@ -268,10 +290,10 @@ class GpuWorker {
   }
 
   ipc::WorkerSession& s_;
-  std::vector<KeyContext<C>>& keys_;
+  KeyContexts<C>& keys_;
   KeyContext<C>* cur_ = nullptr;  // the key of the dispatch in hand
   const bool take_;               // the intake: take (into the backend) or copy (into rec_)
-  RecordBuffers<C>& rec_;         // the copied record
+  RecordBuffers& rec_;            // the copied record
 };
 
 // The intake: PP_GPU_INTAKE=copy|take, else the backend's preference.
@@ -295,43 +317,44 @@ struct Devices {
   }
 };
 
-// The worker for curve C, once its session is up.
+// The run's keys of curve C (curve[i] is key i's), each with its backend,
+// and the worker over them when there are any.
 template <class C>
-int run_as(ipc::WorkerSession& s, const ipc::WorkerArgs& args, groth16::BackendKind kind, const Devices& dev) {
-  const std::string& devices = dev.visible;
-  const std::string& where = dev.where;
+struct CurveSide {
   // Declared before the backends, which must not outlive them: the keys
-  // (their points are the backends' resident copies' source) and the
-  // record buffers (which the first backend may page-lock).
+  // (their points are the backends' resident copies' source).
   std::vector<formats::ZkeyT<C>> zkeys;
-  zkeys.reserve(args.zkeys.size());
-  RecordBuffers<C> record;
-  std::vector<KeyContext<C>> keys;
-  auto setup_failed = [&](const Status& st) { return dev.setup_failed(st); };
-  for (const std::string& path : args.zkeys) {
-    auto zkey = formats::load_zkey_as<C>(path);
-    if (!zkey) return setup_failed(zkey.status());
-    zkeys.push_back(std::move(*zkey));
-    std::string notice;
-    auto backend = backends::make_backend_for<C>(kind, &notice);
-    if (!notice.empty() && keys.empty()) spdlog::info("{}", notice);
-    if (!backend) return setup_failed(backend.status());
-    groth16::ProvingKeyT<C> pk = groth16::proving_key_of(zkeys.back());
-    const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
-    keys.push_back({pk, layout, std::move(*backend)});
+  KeyContexts<C> keys;
+  std::optional<GpuWorker<C>> worker;
+
+  Status load(const ipc::WorkerArgs& args, std::span<const curves::CurveId> curve, groth16::BackendKind kind,
+              bool* noticed) {
+    zkeys.reserve(args.zkeys.size());
+    keys.resize(args.zkeys.size());
+    for (size_t i = 0; i < args.zkeys.size(); ++i) {
+      if (curve[i] != curves::curve_id<C>()) continue;
+      PP_ASSIGN_OR_RETURN(auto zkey, formats::load_zkey_as<C>(args.zkeys[i]));
+      zkeys.push_back(std::move(zkey));
+      std::string notice;
+      PP_ASSIGN_OR_RETURN(auto backend, backends::make_backend_for<C>(kind, &notice));
+      if (!notice.empty() && !*noticed) spdlog::info("{}", notice);
+      *noticed = *noticed || !notice.empty();
+      groth16::ProvingKeyT<C> pk = groth16::proving_key_of(zkeys.back());
+      const ipc::PartitionLayout layout{pk.domain_size, pk.n_vars};
+      keys[i] = KeyContext<C>{pk, layout, std::move(backend)};
+    }
+    return Status::ok();
   }
-  groth16::ProverBackendT<C>& first = *keys.front().backend;
-  const auto take = take_intake(first);
-  if (!take) return setup_failed(take.status());
-  spdlog::info("backend {}{}, {} intake, {} {} key{}", first.name(), where, *take ? "take" : "copy", keys.size(),
-               C::kName, keys.size() == 1 ? "" : "s");
-  GpuWorker<C> worker(s, keys, *take, record);
-  if (Status st = worker.prepare(); !st) return setup_failed(st);
-  const std::string name(first.name());
-  if (!s.ready(ipc::encode_gpu_hello({name, name == "cuda" ? devices : "", *take ? "take" : "copy"})))
-    return ipc::kWorkerExitProtocol;
-  return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) { return worker.handle_dispatch(m.header); });
-}
+  bool any() const {
+    return std::any_of(keys.begin(), keys.end(), [](const auto& k) { return bool(k); });
+  }
+  // The worker over these keys; pin: this curve has the run's first key,
+  // whose backend page-locks the process's memory.
+  Status start(ipc::WorkerSession& s, RecordBuffers& record, bool take, bool pin) {
+    worker.emplace(s, keys, take, record);
+    return worker->prepare(pin);
+  }
+};
 
 }  // namespace
 
@@ -342,12 +365,72 @@ int run(const ipc::WorkerArgs& args) {
   dev.where = visible != nullptr ? fmt::format(" (CUDA_VISIBLE_DEVICES={})", dev.visible) : "";
   auto session = ipc::WorkerSession::start(ipc::Role::kGpu, args);
   if (!session) return dev.setup_failed(session.status());
+  ipc::WorkerSession& s = **session;
   note_progress("load keys");
   auto kind = groth16::parse_backend_kind(args.backend);
   if (!kind) return dev.setup_failed(kind.status());
-  auto curve = formats::zkeys_curve(args.zkeys);
-  if (!curve) return dev.setup_failed(curve.status());
-  return curves::with_curve(*curve, [&](auto c) { return run_as<decltype(c)>(**session, args, *kind, dev); });
+  if (args.zkeys.empty()) return dev.setup_failed(make_error(ErrorCode::kInvalidArgument, "no zkey given"));
+  std::vector<curves::CurveId> curve;
+  for (const std::string& path : args.zkeys) {
+    auto id = formats::zkey_curve(path);
+    if (!id) return dev.setup_failed(id.status());
+    curve.push_back(*id);
+  }
+  // The record buffers before the backends (which may page-lock them), then
+  // one side per curve, each loading only its own keys.
+  RecordBuffers record;
+  CurveSide<curves::Bls12_381> bls;
+  CurveSide<curves::Bn254> bn;
+  bool noticed = false;
+  if (Status st = bls.load(args, curve, *kind, &noticed); !st) return dev.setup_failed(st);
+  if (Status st = bn.load(args, curve, *kind, &noticed); !st) return dev.setup_failed(st);
+  // Each curve's intake from its first key's backend; the copy intake's
+  // buffers (one set, for the largest key) only when a side copies.
+  bool bls_take = false, bn_take = false;
+  if (bls.any()) {
+    auto t = take_intake(first_backend(bls.keys));
+    if (!t) return dev.setup_failed(t.status());
+    bls_take = *t;
+  }
+  if (bn.any()) {
+    auto t = take_intake(first_backend(bn.keys));
+    if (!t) return dev.setup_failed(t.status());
+    bn_take = *t;
+  }
+  uint64_t domain = 0, vars = 0;
+  const auto grow = [&](const auto& keys) {
+    for (const auto& k : keys) {
+      if (!k) continue;
+      domain = std::max<uint64_t>(domain, k->layout.domain_size);
+      vars = std::max<uint64_t>(vars, k->layout.n_vars);
+    }
+  };
+  if (bls.any() && !bls_take) grow(bls.keys);
+  if (bn.any() && !bn_take) grow(bn.keys);
+  record.size_for(domain, vars);
+  const bool bn_first = curve.front() == curves::CurveId::kBn254;
+  if (bls.any()) {
+    if (Status st = bls.start(s, record, bls_take, !bn_first); !st) return dev.setup_failed(st);
+  }
+  if (bn.any()) {
+    if (Status st = bn.start(s, record, bn_take, bn_first); !st) return dev.setup_failed(st);
+  }
+  // The log line and the hello name the run's first key's backend and intake.
+  const std::string name(bn_first ? first_backend(bn.keys).name() : first_backend(bls.keys).name());
+  const bool take = bn_first ? bn_take : bls_take;
+  const auto count = [](const auto& keys) {
+    return std::count_if(keys.begin(), keys.end(), [](const auto& k) { return bool(k); });
+  };
+  spdlog::info("backend {}{}, {} intake, {} bls12381 and {} bn128 key(s)", name, dev.where, take ? "take" : "copy",
+               count(bls.keys), count(bn.keys));
+  if (!s.ready(ipc::encode_gpu_hello({name, name == "cuda" ? dev.visible : "", take ? "take" : "copy"})))
+    return ipc::kWorkerExitProtocol;
+  return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) {
+    // A key index out of range goes to a worker that refuses it.
+    const uint32_t key = m.header.key;
+    const bool to_bn = key < curve.size() ? curve[key] == curves::CurveId::kBn254 : !bls.worker;
+    return to_bn ? bn.worker->handle_dispatch(m.header) : bls.worker->handle_dispatch(m.header);
+  });
 }
 
 }  // namespace proofpipe::gpu

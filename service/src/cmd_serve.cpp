@@ -90,8 +90,9 @@ int serve(const ServeArgs& args) {
   if (!keys) return fail(keys.status());
   auto backend = groth16::parse_backend_kind(flags->args.backend);
   if (!backend) return fail(backend.status());
-  if (Status st = coord::check_backend_curve(*backend, keys->front().key->curve(), keys->front().info.path); !st)
-    return fail(st);
+  for (const ServiceKey& k : *keys) {
+    if (Status st = coord::check_backend_curve(*backend, k.key->curve(), k.info.path); !st) return fail(st);
+  }
   if (Status st = service::attach_generators(*keys, args.witness_gens); !st) return fail(st);
   // The ring's slots hold the largest key's record; --mem-max plans for all
   // of them resident at once.

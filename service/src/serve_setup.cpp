@@ -77,15 +77,9 @@ Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs)
     if (!names.insert(name).second)
       return make_error(ErrorCode::kInvalidArgument, "--key '{}': the name '{}' is given twice", spec, name);
     ServiceKey k;
+    // Keys of either curve, mixed: each worker holds one worker object per
+    // curve and routes by key (docs/curves.md).
     PP_ASSIGN_OR_RETURN(k.key, coord::load_pipeline_key(path));
-    // Each worker proves one curve, the one of the keys it maps
-    // (docs/curves.md): keys of both curves need two services.
-    if (!keys.empty() && k.key->curve() != keys.front().key->curve()) {
-      return make_error(ErrorCode::kInvalidArgument,
-                        "--key '{}' is a {} key and --key '{}' a {} key: one serve proves keys of one curve; run "
-                        "one serve per curve",
-                        spec, k.key->curve_name(), keys.front().info.name, keys.front().key->curve_name());
-    }
     const coord::PipelineKey& key = *k.key;
     k.info.name = name;
     k.info.path = std::filesystem::absolute(path).string();

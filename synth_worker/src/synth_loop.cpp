@@ -2,8 +2,10 @@
 // partition reaches them (docs/design/recovery.md §6): synth.after_grant,
 // synth.mid_write, synth.before_seal, synth.after_seal. A GRANT may ask for
 // the witness to be generated from circuit inputs first (witness_gen.hpp).
-// The curve is the keys' (docs/curves.md): run() reads it from the zkeys
-// and calls run_as<C> once; everything below is one template over C.
+// The curve is each key's (docs/curves.md): run() reads every zkey's curve,
+// makes one SynthWorker<C> per curve present over that curve's keys, and
+// hands each GRANT to the worker of its key's curve; everything below run()
+// is one template over C.
 #include "synth_loop.hpp"
 
 #include <signal.h>
@@ -12,6 +14,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "proofpipe/common/fault.hpp"
@@ -34,12 +38,16 @@ struct KeyView {
   groth16::ProvingKeyT<C> pk;
   ipc::PartitionLayout layout;
 };
+// The run's keys of curve C, by their index in the run (a GRANT names a key
+// by it); the other curve's keys are empty entries.
+template <class C>
+using KeyViews = std::vector<std::optional<KeyView<C>>>;
 
 template <class C>
 class SynthWorker {
  public:
   using Fr = typename C::Fr;
-  SynthWorker(ipc::WorkerSession& session, const std::vector<KeyView<C>>& keys) : s_(session), keys_(keys) {}
+  SynthWorker(ipc::WorkerSession& session, const KeyViews<C>& keys) : s_(session), keys_(keys) {}
 
   // One GRANT: fills the slot and seals it, or aborts the write and says why.
   Status handle_grant(const ipc::Message& m) {
@@ -52,12 +60,14 @@ class SynthWorker {
     }
     // The coordinator sends only keys it gave us; a bad index is its bug,
     // answered as a permanent failure rather than a crash.
-    if (g.key >= keys_.size()) {
-      return fail(g, make_error(ErrorCode::kInternal, "grant names key {}, this worker has {}", g.key, keys_.size()),
+    if (g.key >= keys_.size() || !keys_[g.key]) {
+      return fail(g,
+                  make_error(ErrorCode::kInternal, "grant names key {}, this worker has {} {} of {}", g.key,
+                             keys_.size(), C::kName, keys_.size() == 1 ? "key" : "keys"),
                   /*permanent=*/true);
     }
-    const groth16::ProvingKeyT<C>& pk = keys_[g.key].pk;
-    const ipc::PartitionLayout& layout = keys_[g.key].layout;
+    const groth16::ProvingKeyT<C>& pk = keys_[g.key]->pk;
+    const ipc::PartitionLayout& layout = keys_[g.key]->layout;
     const auto t0 = std::chrono::steady_clock::now();
     std::byte* base = slots.payload(g.slot).data();
     auto fr_span = [&](uint64_t offset, uint64_t count) {
@@ -180,22 +190,24 @@ class SynthWorker {
   }
 
   ipc::WorkerSession& s_;
-  const std::vector<KeyView<C>>& keys_;
+  const KeyViews<C>& keys_;
 };
 
-// The worker for curve C, once its session is up.
+// The run's keys of curve C (curve[i] is key i's), mapped once for the life
+// of the worker. Synthesis needs the coefficients only; the point sections
+// stay unmapped. False (logged) when one cannot serve.
 template <class C>
-int run_as(ipc::WorkerSession& s, const ipc::WorkerArgs& args) {
-  // Synthesis needs the coefficients only; the point sections stay unmapped.
-  // Every key the run serves is mapped once, for the life of the worker.
-  std::vector<formats::ZkeyT<C>> zkeys;
-  std::vector<KeyView<C>> keys;
+bool load_keys(ipc::WorkerSession& s, const ipc::WorkerArgs& args, std::span<const curves::CurveId> curve,
+               std::vector<formats::ZkeyT<C>>& zkeys, KeyViews<C>& keys) {
   zkeys.reserve(args.zkeys.size());
-  for (const std::string& path : args.zkeys) {
+  keys.resize(args.zkeys.size());
+  for (size_t i = 0; i < args.zkeys.size(); ++i) {
+    if (curve[i] != curves::curve_id<C>()) continue;
+    const std::string& path = args.zkeys[i];
     auto zkey = formats::load_zkey_as<C>(path, {.points = false});
     if (!zkey) {
       spdlog::error("set-up failed: {}", zkey.status().message());
-      return ipc::kWorkerExitSetup;
+      return false;
     }
     zkeys.push_back(std::move(*zkey));
     const groth16::ProvingKeyT<C> pk = groth16::proving_key_of(zkeys.back());
@@ -203,16 +215,11 @@ int run_as(ipc::WorkerSession& s, const ipc::WorkerArgs& args) {
     if (layout.payload_len() > s.ring().slot_size()) {
       spdlog::error("set-up failed: a partition of '{}' needs {} bytes, slots hold {}", path, layout.payload_len(),
                     s.ring().slot_size());
-      return ipc::kWorkerExitSetup;
+      return false;
     }
-    keys.push_back({pk, layout});
+    keys[i] = KeyView<C>{pk, layout};
   }
-  SynthWorker<C> worker(s, keys);
-  if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
-  return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
-    PP_RETURN_IF_ERROR(worker.handle_grant(m));
-    return s.send(MsgType::kWantSlot);
-  });
+  return true;
 }
 
 }  // namespace
@@ -223,13 +230,37 @@ int run(const ipc::WorkerArgs& args) {
     spdlog::error("set-up failed: {}", session.status().message());
     return ipc::kWorkerExitSetup;
   }
+  ipc::WorkerSession& s = **session;
   note_progress("load keys");
-  auto curve = formats::zkeys_curve(args.zkeys);
-  if (!curve) {
-    spdlog::error("set-up failed: {}", curve.status().message());
+  std::vector<curves::CurveId> curve;
+  for (const std::string& path : args.zkeys) {
+    auto id = formats::zkey_curve(path);
+    if (!id) {
+      spdlog::error("set-up failed: {}", id.status().message());
+      return ipc::kWorkerExitSetup;
+    }
+    curve.push_back(*id);
+  }
+  if (curve.empty()) {
+    spdlog::error("set-up failed: no zkey given");
     return ipc::kWorkerExitSetup;
   }
-  return curves::with_curve(*curve, [&](auto c) { return run_as<decltype(c)>(**session, args); });
+  // One worker per curve, over its keys (the other curve's entries empty).
+  std::vector<formats::ZkeyT<curves::Bls12_381>> bls_zkeys;
+  std::vector<formats::ZkeyT<curves::Bn254>> bn_zkeys;
+  KeyViews<curves::Bls12_381> bls_keys;
+  KeyViews<curves::Bn254> bn_keys;
+  if (!load_keys(s, args, curve, bls_zkeys, bls_keys) || !load_keys(s, args, curve, bn_zkeys, bn_keys))
+    return ipc::kWorkerExitSetup;
+  SynthWorker<curves::Bls12_381> bls(s, bls_keys);
+  SynthWorker<curves::Bn254> bn(s, bn_keys);
+  if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
+  return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
+    // A key index out of range goes to either worker, which refuses it.
+    const bool bn254 = m.header.key < curve.size() && curve[m.header.key] == curves::CurveId::kBn254;
+    PP_RETURN_IF_ERROR(bn254 ? bn.handle_grant(m) : bls.handle_grant(m));
+    return s.send(MsgType::kWantSlot);
+  });
 }
 
 }  // namespace proofpipe::synth

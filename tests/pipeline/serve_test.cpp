@@ -1,7 +1,7 @@
 // `proofpipe serve` end to end (issue 25): a real service with real workers,
 // driven over HTTP as a client would: submit, poll, fetch proofs (checked
 // with snarkjs; for a bls12381 and a bn128 key, a witness of the other curve
-// refused at intake), idempotent resubmission and conflict, cancel, priority
+// refused at intake; keys of both curves in one service), idempotent resubmission and conflict, cancel, priority
 // order, a bad witness, a path outside --allow-dir, the token off loopback,
 // /metrics through Prometheus's own parser, and the drain on SIGTERM.
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -97,19 +98,51 @@ INSTANTIATE_TEST_SUITE_P(Curves, ServeCurve, ::testing::Values("multi_io", "mult
                            return p.param == "multi_io" ? std::string("bls12381") : std::string("bn128");
                          });
 
-// Each worker proves the one curve of its keys: keys of both curves in one
-// serve, or a bn128 key on the CUDA backend, are one line and exit 2.
-TEST_F(ServeTest, KeysOfTwoCurvesOrABn128KeyOnCudaAreOneLineExit2) {
-  const std::string bls = "m=" + (multi_io() / "circuit.zkey").string(),
-                    bn = "b=" + (data_dir() / "multi_io_bn128" / "circuit.zkey").string();
-  const std::string state = " --listen 127.0.0.1:0 --state-dir " + quote(tmp_ / "state");
-  auto r = run_command(proofpipe() + " serve --key " + quote(bls) + " --key " + quote(bn) + state);
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("one serve proves keys of one curve"), std::string::npos) << r.output;
-  r = run_command(proofpipe() + " serve --key " + quote(bn) + " --backend cuda" + state);
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("the CUDA backend proves bls12381 keys only"), std::string::npos) << r.output;
-  EXPECT_FALSE(fs::exists(tmp_ / "state"));
+// Keys of both curves in one service, a bn128 key second: each key's jobs
+// prove with its own curve's worker (every proof checked by snarkjs), and
+// a witness for the other key's curve is refused at intake. A bn128 key on
+// the CUDA backend, alone or beside a bls12381 key, is one line and exit 2.
+TEST_F(ServeTest, KeysOfBothCurvesInOneServiceAndNoBn128KeyOnCuda) {
+  const fs::path bn_dir = data_dir() / "multi_io_bn128";
+  start({"--key", "b=" + (bn_dir / "circuit.zkey").string(), "--allow-dir", bn_dir.string()});
+  json bn_job = {{"key", "b"}, {"id", "bn"}, {"witnesses", json::array()}};
+  for (int i : {0, 1}) bn_job["witnesses"].push_back((bn_dir / fmt::format("w{:02}.wtns", i)).string());
+  auto wrong = post_job({{"key", "b"}, {"witnesses", {wtns(0)}}, {"id", "wrong"}});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 400) << wrong->body;
+  for (const json& body : {job_body("bls", {0, 1}), bn_job}) {
+    auto r = post_job(body);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 201) << r->body;
+  }
+  auto c = serve_->client();
+  for (const auto& [id, dir, curve] : {std::tuple{"bls", multi_io(), "bls12381"}, std::tuple{"bn", bn_dir, "bn128"}}) {
+    const json job = wait_job(c, id, seconds(120));
+    ASSERT_EQ(job.value("state", ""), "done") << job.dump();
+    ASSERT_EQ(job["partitions"].size(), 2u);
+    for (const auto& p : job["partitions"]) {
+      const std::string name = p["name"];
+      auto got = c.Get(std::string("/v1/jobs/") + id + "/proofs/" + name);
+      ASSERT_TRUE(got);
+      ASSERT_EQ(got->status, 200) << got->body;
+      const json pair = json::parse(got->body);
+      EXPECT_EQ(pair["proof"]["curve"], curve);
+      const fs::path proof = tmp_ / (std::string(id) + name + ".proof.json");
+      const fs::path pub = tmp_ / (std::string(id) + name + ".public.json");
+      std::ofstream(proof) << pair["proof"].dump();
+      std::ofstream(pub) << pair["public"].dump();
+      const auto v = snarkjs_verify(dir / "verification_key.json", pub, proof);
+      EXPECT_EQ(v.exit_code, 0) << id << "/" << name << ": " << v.output;
+    }
+  }
+  const std::string bls = "m=" + (multi_io() / "circuit.zkey").string(), bn = "b=" + (bn_dir / "circuit.zkey").string();
+  const std::string state = " --listen 127.0.0.1:0 --state-dir " + quote(tmp_ / "state2");
+  for (const std::string& keys : {" --key " + quote(bn), " --key " + quote(bls) + " --key " + quote(bn)}) {
+    const auto r = run_command(proofpipe() + " serve" + keys + " --backend cuda" + state);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("the CUDA backend proves bls12381 keys only"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(tmp_ / "state2"));
 }
 
 TEST_F(ServeTest, TheSameIdAndContentIs200AnotherContentIs409AndNoSecondJob) {

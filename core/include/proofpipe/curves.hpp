@@ -6,6 +6,7 @@
 
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "proofpipe/ec/bls12_381.hpp"
@@ -76,6 +77,13 @@ template <class F>
 decltype(auto) with_curve(CurveId id, F&& f) {
   if (id == CurveId::kBn254) return f(Bn254{});
   return f(Bls12_381{});
+}
+
+// with_curve's inverse: the id of curve type C.
+template <class C>
+constexpr CurveId curve_id() {
+  static_assert(std::is_same_v<C, Bls12_381> || std::is_same_v<C, Bn254>, "curve_id: not a curve type");
+  return std::is_same_v<C, Bn254> ? CurveId::kBn254 : CurveId::kBls12_381;
 }
 
 }  // namespace proofpipe::curves

@@ -125,23 +125,6 @@ template <class C>
 // file for a key of neither curve (or not a Groth16 zkey at all).
 [[nodiscard]] Result<curves::CurveId> zkey_curve(const std::filesystem::path& path);
 
-// The one curve of several keys that one process proves (a pipeline worker
-// maps every key of its run and dispatches on their curve once):
-// kInvalidArgument naming two keys of different curves, or when none is given.
-[[nodiscard]] inline Result<curves::CurveId> zkeys_curve(std::span<const std::string> paths) {
-  if (paths.empty()) return make_error(ErrorCode::kInvalidArgument, "no zkey given");
-  PP_ASSIGN_OR_RETURN(const curves::CurveId first, zkey_curve(paths.front()));
-  for (const std::string& path : paths.subspan(1)) {
-    PP_ASSIGN_OR_RETURN(const curves::CurveId curve, zkey_curve(path));
-    if (curve != first) {
-      return make_error(ErrorCode::kInvalidArgument,
-                        "zkey '{}' is a {} key and zkey '{}' a {} key: one process proves one curve", path,
-                        curves::curve_name(curve), paths.front(), curves::curve_name(first));
-    }
-  }
-  return first;
-}
-
 // A loaded proving key. Move-only: the spans point into the mapping (or into
 // owned copies, see below), which move with the object.
 //
