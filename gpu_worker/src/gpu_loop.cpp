@@ -101,8 +101,6 @@ class GpuWorker {
   GpuWorker(ipc::WorkerSession& session, KeyContexts<C>& keys, bool take, RecordBuffers& record)
       : s_(session), keys_(keys), take_(take), rec_(record) {}
 
-  bool take() const { return take_; }
-
   // Copy intake: sizes the record buffers once for the key and lets the
   // backend page-lock them. Take intake: lets the backend page-lock the
   // ring's payload, which it uploads from. Then the backend's one-time work
@@ -141,8 +139,8 @@ class GpuWorker {
     // Only keys it gave us: another index is the coordinator's bug, and the
     // worker stops (the crash-loop breaker ends a run that repeats it).
     if (d.key >= keys_.size() || !keys_[d.key]) {
-      return make_error(ErrorCode::kInternal, "dispatch names key {}, this worker has {} {} of {}", d.key, keys_.size(),
-                        C::kName, keys_.size() == 1 ? "key" : "keys");
+      return make_error(ErrorCode::kInternal, "dispatch names key {}, not a {} key of the run's {}", d.key, C::kName,
+                        keys_.size());
     }
     cur_ = &*keys_[d.key];
     shm::SlotRing& slots = s_.ring().slots();
@@ -326,6 +324,7 @@ struct CurveSide {
   std::vector<formats::ZkeyT<C>> zkeys;
   KeyContexts<C> keys;
   std::optional<GpuWorker<C>> worker;
+  bool take = false;  // the intake (choose_intake)
 
   Status load(const ipc::WorkerArgs& args, std::span<const curves::CurveId> curve, groth16::BackendKind kind,
               bool* noticed) {
@@ -345,12 +344,28 @@ struct CurveSide {
     }
     return Status::ok();
   }
-  bool any() const {
-    return std::any_of(keys.begin(), keys.end(), [](const auto& k) { return bool(k); });
+  size_t count() const {
+    return size_t(std::count_if(keys.begin(), keys.end(), [](const auto& k) { return bool(k); }));
   }
-  // The worker over these keys; pin: this curve has the run's first key,
-  // whose backend page-locks the process's memory.
-  Status start(ipc::WorkerSession& s, RecordBuffers& record, bool take, bool pin) {
+  // The intake, from the first key's backend (copy when there are no keys).
+  Status choose_intake() {
+    if (count() == 0) return Status::ok();
+    PP_ASSIGN_OR_RETURN(take, take_intake(first_backend(keys)));
+    return Status::ok();
+  }
+  // Widens (domain, vars) to this side's keys when it copies records.
+  void grow_record(uint64_t& domain, uint64_t& vars) const {
+    if (take) return;
+    for (const auto& k : keys) {
+      if (!k) continue;
+      domain = std::max<uint64_t>(domain, k->layout.domain_size);
+      vars = std::max<uint64_t>(vars, k->layout.n_vars);
+    }
+  }
+  // The worker over these keys, if any; pin: this curve has the run's first
+  // key, whose backend page-locks the process's memory.
+  Status start(ipc::WorkerSession& s, RecordBuffers& record, bool pin) {
+    if (count() == 0) return Status::ok();
     worker.emplace(s, keys, take, record);
     return worker->prepare(pin);
   }
@@ -369,13 +384,9 @@ int run(const ipc::WorkerArgs& args) {
   note_progress("load keys");
   auto kind = groth16::parse_backend_kind(args.backend);
   if (!kind) return dev.setup_failed(kind.status());
-  if (args.zkeys.empty()) return dev.setup_failed(make_error(ErrorCode::kInvalidArgument, "no zkey given"));
-  std::vector<curves::CurveId> curve;
-  for (const std::string& path : args.zkeys) {
-    auto id = formats::zkey_curve(path);
-    if (!id) return dev.setup_failed(id.status());
-    curve.push_back(*id);
-  }
+  auto key_curves = formats::zkey_curves(args.zkeys);
+  if (!key_curves) return dev.setup_failed(key_curves.status());
+  const std::vector<curves::CurveId>& curve = *key_curves;
   // The record buffers before the backends (which may page-lock them), then
   // one side per curve, each loading only its own keys.
   RecordBuffers record;
@@ -385,44 +396,21 @@ int run(const ipc::WorkerArgs& args) {
   if (Status st = bls.load(args, curve, *kind, &noticed); !st) return dev.setup_failed(st);
   if (Status st = bn.load(args, curve, *kind, &noticed); !st) return dev.setup_failed(st);
   // Each curve's intake from its first key's backend; the copy intake's
-  // buffers (one set, for the largest key) only when a side copies.
-  bool bls_take = false, bn_take = false;
-  if (bls.any()) {
-    auto t = take_intake(first_backend(bls.keys));
-    if (!t) return dev.setup_failed(t.status());
-    bls_take = *t;
-  }
-  if (bn.any()) {
-    auto t = take_intake(first_backend(bn.keys));
-    if (!t) return dev.setup_failed(t.status());
-    bn_take = *t;
-  }
+  // buffers (one set, for the largest key) only for the sides that copy.
+  if (Status st = bls.choose_intake(); !st) return dev.setup_failed(st);
+  if (Status st = bn.choose_intake(); !st) return dev.setup_failed(st);
   uint64_t domain = 0, vars = 0;
-  const auto grow = [&](const auto& keys) {
-    for (const auto& k : keys) {
-      if (!k) continue;
-      domain = std::max<uint64_t>(domain, k->layout.domain_size);
-      vars = std::max<uint64_t>(vars, k->layout.n_vars);
-    }
-  };
-  if (bls.any() && !bls_take) grow(bls.keys);
-  if (bn.any() && !bn_take) grow(bn.keys);
+  bls.grow_record(domain, vars);
+  bn.grow_record(domain, vars);
   record.size_for(domain, vars);
   const bool bn_first = curve.front() == curves::CurveId::kBn254;
-  if (bls.any()) {
-    if (Status st = bls.start(s, record, bls_take, !bn_first); !st) return dev.setup_failed(st);
-  }
-  if (bn.any()) {
-    if (Status st = bn.start(s, record, bn_take, bn_first); !st) return dev.setup_failed(st);
-  }
+  if (Status st = bls.start(s, record, !bn_first); !st) return dev.setup_failed(st);
+  if (Status st = bn.start(s, record, bn_first); !st) return dev.setup_failed(st);
   // The log line and the hello name the run's first key's backend and intake.
   const std::string name(bn_first ? first_backend(bn.keys).name() : first_backend(bls.keys).name());
-  const bool take = bn_first ? bn_take : bls_take;
-  const auto count = [](const auto& keys) {
-    return std::count_if(keys.begin(), keys.end(), [](const auto& k) { return bool(k); });
-  };
+  const bool take = bn_first ? bn.take : bls.take;
   spdlog::info("backend {}{}, {} intake, {} bls12381 and {} bn128 key(s)", name, dev.where, take ? "take" : "copy",
-               count(bls.keys), count(bn.keys));
+               bls.count(), bn.count());
   if (!s.ready(ipc::encode_gpu_hello({name, name == "cuda" ? dev.visible : "", take ? "take" : "copy"})))
     return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) {

@@ -62,8 +62,8 @@ class SynthWorker {
     // answered as a permanent failure rather than a crash.
     if (g.key >= keys_.size() || !keys_[g.key]) {
       return fail(g,
-                  make_error(ErrorCode::kInternal, "grant names key {}, this worker has {} {} of {}", g.key,
-                             keys_.size(), C::kName, keys_.size() == 1 ? "key" : "keys"),
+                  make_error(ErrorCode::kInternal, "grant names key {}, not a {} key of the run's {}", g.key, C::kName,
+                             keys_.size()),
                   /*permanent=*/true);
     }
     const groth16::ProvingKeyT<C>& pk = keys_[g.key]->pk;
@@ -232,19 +232,12 @@ int run(const ipc::WorkerArgs& args) {
   }
   ipc::WorkerSession& s = **session;
   note_progress("load keys");
-  std::vector<curves::CurveId> curve;
-  for (const std::string& path : args.zkeys) {
-    auto id = formats::zkey_curve(path);
-    if (!id) {
-      spdlog::error("set-up failed: {}", id.status().message());
-      return ipc::kWorkerExitSetup;
-    }
-    curve.push_back(*id);
-  }
-  if (curve.empty()) {
-    spdlog::error("set-up failed: no zkey given");
+  auto key_curves = formats::zkey_curves(args.zkeys);
+  if (!key_curves) {
+    spdlog::error("set-up failed: {}", key_curves.status().message());
     return ipc::kWorkerExitSetup;
   }
+  const std::vector<curves::CurveId>& curve = *key_curves;
   // One worker per curve, over its keys (the other curve's entries empty).
   std::vector<formats::ZkeyT<curves::Bls12_381>> bls_zkeys;
   std::vector<formats::ZkeyT<curves::Bn254>> bn_zkeys;

@@ -12,6 +12,7 @@
 #include "proofpipe/ec/batch_normalize.hpp"
 #include "proofpipe/ec/bn254.hpp"
 #include "proofpipe/msm/msm.hpp"
+#include "support/field_edges.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/test_seed.hpp"
 
@@ -131,19 +132,11 @@ TYPED_TEST(GlvTest, MsmWithGlvMatchesNaiveAndWithout) {
   using J = ec::Jacobian<Cfg>;
   using A = ec::Affine<Cfg>;
   PP_SEEDED_RNG(rng);
-  const Fr half = Fr::from_canonical(ff::limbs_shr(ff::limbs_sub_u64(Fr::C::kP, 1), 1));
   const Fr lambda = Fr::from_canonical(ec::Glv<Cfg>::kLambda);
   auto scalar = [&] {
-    switch (rng() % 10) {
-      case 0: return Fr::zero();
-      case 1: return Fr::one();
-      case 2: return -Fr::one();
-      case 3: return half;
-      case 4: return half + Fr::one();
-      case 5: return lambda;
-      case 6: return Fr::from_u64(rng() % 1000 + 2);
-      default: return Fr::random(rng);
-    }
+    const unsigned pick = unsigned(rng() % 10);
+    if (pick < 5) return msm_edge_scalar<Fr>(pick);
+    return pick == 5 ? lambda : pick == 6 ? Fr::from_u64(rng() % 1000 + 2) : Fr::random(rng);
   };
   const size_t big = Cfg::kG2 ? 2048 : 8192;
   std::vector<J> jac(big);

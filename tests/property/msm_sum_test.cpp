@@ -10,6 +10,7 @@
 #include "proofpipe/curves.hpp"
 #include "proofpipe/ec/batch_normalize.hpp"
 #include "proofpipe/msm/msm.hpp"
+#include "support/field_edges.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -36,11 +37,10 @@ std::vector<typename C::G1Affine> points(size_t n, Rng& rng) {
 template <class C, class Rng>
 std::vector<typename C::Fr> scalars(size_t n, Rng& rng) {
   using Fr = typename C::Fr;
-  const Fr half = Fr::from_canonical(ff::limbs_shr(ff::limbs_sub_u64(Fr::C::kP, 1), 1));
   std::vector<Fr> out(n);
   for (auto& s : out) {
-    const uint64_t pick = rng() % 8;
-    s = pick == 0 ? Fr::zero() : pick == 1 ? Fr::one() : pick == 2 ? -Fr::one() : pick == 3 ? half : Fr::random(rng);
+    const unsigned pick = unsigned(rng() % 8);
+    s = pick < 4 ? msm_edge_scalar<Fr>(pick) : Fr::random(rng);
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include "proofpipe/msm/digits.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "proofpipe/msm/tiles.hpp"
+#include "support/field_edges.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/test_seed.hpp"
 
@@ -64,16 +65,9 @@ std::vector<ec::Affine<Cfg>> make_points(size_t n, Rng& rng) {
 // Scalars that exercise the folding and the +-1 path, mixed with random ones.
 template <class Rng>
 Fr edge_or_random(Rng& rng) {
-  const Fr half = Fr::from_canonical(ff::limbs_shr(ff::limbs_sub_u64(Fr::C::kP, 1), 1));  // (r-1)/2
-  switch (rng() % 10) {
-    case 0: return Fr::zero();
-    case 1: return Fr::one();
-    case 2: return -Fr::one();
-    case 3: return half;
-    case 4: return half + Fr::one();
-    case 5: return Fr::from_u64(rng() % 5 + 2);
-    default: return Fr::random(rng);
-  }
+  const unsigned pick = unsigned(rng() % 10);
+  if (pick < 5) return msm_edge_scalar<Fr>(pick);
+  return pick == 5 ? Fr::from_u64(rng() % 5 + 2) : Fr::random(rng);
 }
 
 template <class Cfg>

@@ -1,6 +1,7 @@
 // Raw Montgomery-form edge elements of a prime field, shared by the tests of
 // the x86-64 kernels (field_test), the host inversion (inverse_test) and the
-// lazy Fq2 product (fq2_mul_test).
+// lazy Fq2 product (fq2_mul_test); and the MSM's edge scalars (msm_test,
+// bn254_test, glv_test, msm_sum_test).
 #pragma once
 
 #include <cstdint>
@@ -68,6 +69,20 @@ std::vector<F> raw_edge_elements() {
     if (!ff::limbs_geq(r, p)) out.push_back(F::from_mont(r));
   }
   return out;
+}
+
+// The MSM's edge scalars by number: 0, 1, -1 (skipped or added directly),
+// then (r-1)/2 and (r+1)/2 (either side of the fold k -> r - k); pick < 5.
+template <class Fr>
+Fr msm_edge_scalar(unsigned pick) {
+  const Fr half = Fr::from_canonical(ff::limbs_shr(ff::limbs_sub_u64(Fr::C::kP, 1), 1));
+  switch (pick) {
+    case 0: return Fr::zero();
+    case 1: return Fr::one();
+    case 2: return -Fr::one();
+    case 3: return half;
+    default: return half + Fr::one();
+  }
 }
 
 }  // namespace proofpipe::test

@@ -54,9 +54,10 @@ namespace glv_detail {
 
 using u128 = unsigned __int128;
 
-// (k * g + 2^255) >> 256 for k < 2^256 and a 3-limb g: the rounded quotient,
-// below 2^192.
-inline ff::Limbs<3> round_quotient(const ff::Limbs<4>& k, const ff::Limbs<3>& g) {
+// (k * g + 2^255) >> 256 mod 2^128 for k < 2^256 and a 3-limb g: the low
+// half of the rounded quotient, all that the split's arithmetic mod 2^128
+// needs (the quotient itself is below 2^131 here).
+inline u128 round_quotient(const ff::Limbs<4>& k, const ff::Limbs<3>& g) {
   uint64_t prod[7] = {};
   for (size_t i = 0; i < 4; ++i) {
     uint64_t carry = 0;
@@ -67,16 +68,9 @@ inline ff::Limbs<3> round_quotient(const ff::Limbs<4>& k, const ff::Limbs<3>& g)
     }
     prod[i + 3] = carry;
   }
-  // + 2^255: bit 63 of limb 3, carried up through limbs 4..6.
-  u128 t = u128(prod[3]) + (uint64_t(1) << 63);
-  uint64_t carry = uint64_t(t >> 64);
-  ff::Limbs<3> q{};
-  for (size_t i = 0; i < 3; ++i) {
-    t = u128(prod[4 + i]) + carry;
-    q[i] = uint64_t(t);
-    carry = uint64_t(t >> 64);
-  }
-  return q;
+  // + 2^255: bit 63 of limb 3, carried into limbs 4..5.
+  const uint64_t carry = uint64_t((u128(prod[3]) + (uint64_t(1) << 63)) >> 64);
+  return ((u128(prod[5]) << 64) | prod[4]) + carry;
 }
 
 // The low 128 bits of a two's complement 256-bit value.
@@ -101,9 +95,7 @@ inline void glv_split(const ff::Limbs<4>& k, const GlvBasis& b, GlvHalf* k0, Glv
   using glv_detail::low128;
   using glv_detail::u128;
   PP_DEBUG_ASSERT((k[3] >> 62) == 0, "glv: scalar above 2^254");
-  const ff::Limbs<3> q1 = glv_detail::round_quotient(k, b.g1);
-  const ff::Limbs<3> q2 = glv_detail::round_quotient(k, b.g2);
-  const u128 c1 = (u128(q1[1]) << 64) | q1[0], c2 = (u128(q2[1]) << 64) | q2[0];
+  const u128 c1 = glv_detail::round_quotient(k, b.g1), c2 = glv_detail::round_quotient(k, b.g2);
   *k0 = glv_detail::to_half(low128(k) - c1 * low128(b.a1) - c2 * low128(b.a2));
   *k1 = glv_detail::to_half(u128(0) - c1 * low128(b.b1) - c2 * low128(b.b2));
 }

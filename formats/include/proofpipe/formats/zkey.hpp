@@ -125,6 +125,18 @@ template <class C>
 // file for a key of neither curve (or not a Groth16 zkey at all).
 [[nodiscard]] Result<curves::CurveId> zkey_curve(const std::filesystem::path& path);
 
+// Each key's curve, in order (a pipeline worker maps every key of its run,
+// of either curve): the first error, or kInvalidArgument when none is given.
+[[nodiscard]] inline Result<std::vector<curves::CurveId>> zkey_curves(std::span<const std::string> paths) {
+  if (paths.empty()) return make_error(ErrorCode::kInvalidArgument, "no zkey given");
+  std::vector<curves::CurveId> out;
+  for (const std::string& path : paths) {
+    PP_ASSIGN_OR_RETURN(const curves::CurveId curve, zkey_curve(path));
+    out.push_back(curve);
+  }
+  return out;
+}
+
 // A loaded proving key. Move-only: the spans point into the mapping (or into
 // owned copies, see below), which move with the object.
 //
