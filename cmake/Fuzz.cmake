@@ -15,3 +15,11 @@ if(NOT PP_SANITIZE MATCHES "address")
   message(FATAL_ERROR "PP_FUZZ=ON needs AddressSanitizer (PP_SANITIZE=address,undefined), not '${PP_SANITIZE}'")
 endif()
 add_compile_options(-fsanitize=fuzzer-no-link)
+
+# pp_fuzz_target(<name> <libraries...>): fuzz/<name>_fuzz.cpp into <name>_fuzz.
+function(pp_fuzz_target name)
+  add_executable(${name}_fuzz ${PROJECT_SOURCE_DIR}/fuzz/${name}_fuzz.cpp)
+  target_include_directories(${name}_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/fuzz)
+  target_link_options(${name}_fuzz PRIVATE -fsanitize=fuzzer)
+  target_link_libraries(${name}_fuzz PRIVATE ${ARGN} pp_warnings)
+endfunction()

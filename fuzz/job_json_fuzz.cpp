@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_input.hpp"
-#include "job_json.hpp"
+#include "proofpipe/service/job_json.hpp"
 
 using namespace proofpipe;
 using nlohmann::json;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -170,6 +171,16 @@ Status commit_together(std::span<PendingFile> files) {
     }
   }
   return Status::ok();
+}
+
+Status write_together(std::span<const TextFile> files) {
+  std::vector<PendingFile> pending;
+  for (const TextFile& f : files) {
+    PP_ASSIGN_OR_RETURN(PendingFile file, PendingFile::create(f.target, f.what));
+    PP_RETURN_IF_ERROR(file.write(f.text));
+    pending.push_back(std::move(file));
+  }
+  return commit_together(pending);
 }
 
 Status open_new_stream(const fs::path& path, std::string_view what, std::ofstream& out) {

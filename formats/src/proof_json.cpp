@@ -336,14 +336,9 @@ Status write_proof_and_public(const std::filesystem::path& proof_path, const Pro
                               const std::filesystem::path& public_path, std::span<const typename C::Fr> inputs) {
   // public.json first: if the proof's rename fails, commit_together takes
   // the public file back, so neither is ever on disk without the other.
-  std::vector<PendingFile> files;
-  for (const auto& [path, text, kind] : {std::tuple{public_path, public_to_json<C>(inputs), "public inputs"},
-                                         std::tuple{proof_path, proof_to_json(proof), "proof"}}) {
-    PP_ASSIGN_OR_RETURN(PendingFile file, PendingFile::create(path, kind));
-    PP_RETURN_IF_ERROR(file.write(text));
-    files.push_back(std::move(file));
-  }
-  return commit_together(files);
+  const std::string pub = public_to_json<C>(inputs), text = proof_to_json(proof);
+  const TextFile files[] = {{public_path, pub, "public inputs"}, {proof_path, text, "proof"}};
+  return write_together(files);
 }
 
 template <class C>

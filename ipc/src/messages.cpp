@@ -8,7 +8,7 @@ namespace proofpipe::ipc {
 const char* role_name(Role role) {
   switch (role) {
     case Role::kSynth: return "synth";
-    case Role::kGpu: return "gpu";
+    case Role::kProver: return "gpu";
     case Role::kClient: return "client";
   }
   return "?";
@@ -85,7 +85,7 @@ std::optional<GenerateRequest> decode_generate(std::string_view body) {
 
 std::string describe(const MsgHeader& h) {
   return fmt::format("{} from {}.{} inc {} slot {} epoch {} job {}/{} attempt {}", msg_type_name(h.type),
-                     role_name(h.role), h.seat, h.incarnation, h.slot, h.epoch, h.request, h.partition, h.attempt);
+                     role_name(h.role), h.seat, h.incarnation, h.slot, h.epoch, h.job, h.partition, h.attempt);
 }
 
 }  // namespace proofpipe::ipc

@@ -27,8 +27,8 @@
 #include <fmt/format.h>
 
 #include "http_server.hpp"
-#include "job_json.hpp"
 #include "metrics_text.hpp"
+#include "proofpipe/service/job_json.hpp"
 
 namespace proofpipe::service {
 

@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "http_api.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
+#include "proofpipe/service/http_api.hpp"
 
 namespace proofpipe::service {
 namespace {

@@ -4,8 +4,8 @@
 
 #include "http_server.hpp"
 #include "http_submit.hpp"
-#include "job_json.hpp"
 #include "proofpipe/common/sizes.hpp"
+#include "proofpipe/service/job_json.hpp"
 
 namespace proofpipe::service {
 

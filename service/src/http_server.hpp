@@ -12,7 +12,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "http_api.hpp"
+#include "proofpipe/service/http_api.hpp"
 
 namespace proofpipe::service {
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "intake.hpp"  // valid_name
-#include "job_json.hpp"
+#include "proofpipe/service/job_json.hpp"
 
 namespace proofpipe::service {
 namespace {

@@ -13,7 +13,7 @@
 #include <httplib.h>
 
 #include "proofpipe/common/status.hpp"
-#include "service_core.hpp"
+#include "proofpipe/service/core.hpp"
 
 namespace proofpipe::service {
 

@@ -21,7 +21,7 @@
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/wtns.hpp"
 #include "proofpipe/formats/zkey.hpp"
-#include "witness_gen.hpp"  // synth::kMaxInputBytes: the largest input a synthesis worker reads
+#include "proofpipe/witness_gen/generator.hpp"  // witness_gen::kMaxInputBytes: the largest input a synthesis worker reads
 
 namespace proofpipe::service {
 namespace fs = std::filesystem;
@@ -195,7 +195,7 @@ Result<std::vector<Source>> check_request(const SubmitRequest& req, const Intake
   }
   // An input is read whole by a synthesis worker: run --inputs' limit too.
   const uint64_t max_bytes =
-      inputs ? std::min(policy.max_witness_bytes, synth::kMaxInputBytes) : policy.max_witness_bytes;
+      inputs ? std::min(policy.max_witness_bytes, witness_gen::kMaxInputBytes) : policy.max_witness_bytes;
   std::vector<Source> out;
   for (const std::string& p : req.paths) out.push_back({p, fs::path(p).stem().string(), nullptr, p});
   for (const auto* list : {&req.uploads, &req.inputs}) {
@@ -263,7 +263,7 @@ bool valid_name(std::string_view name) {
   });
 }
 
-Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, const coord::PipelineKey& key,
+Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, const engine::PipelineKey& key,
                           const IntakePolicy& policy) {
   JobSpec spec;
   if (req.id) {

@@ -20,9 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "job_queue.hpp"
-#include "pipeline_key.hpp"
-#include "service_core.hpp"
+#include "proofpipe/engine/key.hpp"
+#include "proofpipe/service/core.hpp"
+#include "proofpipe/service/job_queue.hpp"
 
 namespace proofpipe::service {
 
@@ -53,7 +53,7 @@ struct IntakePolicy {
 // The JobSpec's witness paths point at the copies; its digest is BLAKE2b
 // over the key name, the priority and every (name, length, bytes) in order
 // (a job of inputs under a label of its own).
-Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, const coord::PipelineKey& key,
+Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, const engine::PipelineKey& key,
                           const IntakePolicy& policy);
 
 // Removes a spec's copies and their staging directory (only the files named in

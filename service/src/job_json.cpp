@@ -1,7 +1,7 @@
 // Job, PartitionInfo and KeyInfo to and from the API's JSON (job_json.hpp;
 // the shapes are documented in docs/api.md). The server and the clients
 // share these functions, so the two sides cannot drift apart.
-#include "job_json.hpp"
+#include "proofpipe/service/job_json.hpp"
 
 #include <cmath>
 #include <ctime>
@@ -49,8 +49,8 @@ Result<double> get_time(const json& j, const char* name) {
 
 // The stage seconds of a done partition (PartTimes), by their API names.
 json times_to_json(const PartTimes& t) {
-  return {{"wait", t.wait_s},     {"synth", t.synth_s}, {"prove", t.prove_s},
-          {"intake", t.intake_s}, {"h", t.h_s},         {"msms", t.msms_s}};
+  return {{"wait", t.wait_s},  {"synth", t.synth_s},     {"prove", t.prove_s}, {"intake", t.stages.intake_s},
+          {"h", t.stages.h_s}, {"msms", t.stages.msms_s}};
 }
 Result<PartTimes> times_from_json(const json& j) {
   if (!j.is_object()) return bad("seconds", "is not an object");
@@ -58,9 +58,9 @@ Result<PartTimes> times_from_json(const json& j) {
   PP_ASSIGN_OR_RETURN(t.wait_s, get_seconds(j, "wait"));
   PP_ASSIGN_OR_RETURN(t.synth_s, get_seconds(j, "synth"));
   PP_ASSIGN_OR_RETURN(t.prove_s, get_seconds(j, "prove"));
-  PP_ASSIGN_OR_RETURN(t.intake_s, get_seconds(j, "intake"));
-  PP_ASSIGN_OR_RETURN(t.h_s, get_seconds(j, "h"));
-  PP_ASSIGN_OR_RETURN(t.msms_s, get_seconds(j, "msms"));
+  PP_ASSIGN_OR_RETURN(t.stages.intake_s, get_seconds(j, "intake"));
+  PP_ASSIGN_OR_RETURN(t.stages.h_s, get_seconds(j, "h"));
+  PP_ASSIGN_OR_RETURN(t.stages.msms_s, get_seconds(j, "msms"));
   return t;
 }
 

@@ -1,6 +1,6 @@
 // Names of job and partition states (job_queue.hpp): one spelling for the
 // journal, the API's JSON and the clients; and which partitions a claim takes.
-#include "job_queue.hpp"
+#include "proofpipe/service/job_queue.hpp"
 
 #include <algorithm>
 #include <array>

@@ -165,6 +165,7 @@ Result<std::unique_ptr<SqliteJournal>> SqliteJournal::open(const fs::path& db_fi
   }
   PP_ASSIGN_OR_RETURN(std::unique_ptr<sql::Db> db, sql::Db::open(db_file));
   std::unique_ptr<SqliteJournal> j(new SqliteJournal(std::move(db)));
+  j->proofs_dir_ = db_file.parent_path() / "proofs";
   PP_RETURN_IF_ERROR(j->init());
   return j;
 }
@@ -258,7 +259,7 @@ Result<Job> SqliteJournal::load_job(uint64_t seq, bool with_partitions) {
     p.last_error = s.text(5);
     p.started_at = s.f64(6);
     p.finished_at = s.f64(7);
-    p.times = {s.f64(8), s.f64(9), s.f64(10), s.f64(11), s.f64(12), s.f64(13)};
+    p.times = part_times(s.f64(8), s.f64(9), s.f64(10), {s.f64(11), s.f64(12), s.f64(13)});
     p.input = s.text(14) == "input";
     job.partitions.push_back(std::move(p));
   }

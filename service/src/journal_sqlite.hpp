@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "job_queue.hpp"
+#include "proofpipe/service/job_queue.hpp"
 
 namespace proofpipe::service {
 
@@ -72,9 +72,13 @@ class SqliteJournal final : public JobQueue {
   Result<Renewal> renew(std::span<const Claim> held, double now) override;
   Result<uint32_t> start_attempt(const Claim& c, double now) override;
   Status fail_attempt(const Claim& c, std::string_view cause, double now) override;
-  Status commit(const Claim& c, const PartTimes& times, const ProofFiles* proof, double now) override;
+  Status commit(const Claim& c, const PartTimes& times, const ProofFiles& proof, double now) override;
   Status fail_partition(const Claim& c, std::string_view cause, double now) override;
   Status release(const Claim& c, double now) override;
+  // Proofs live as files beside the database, in proofs/<job>/<name>.proof.json
+  // and .public.json (journal_sqlite_proofs.cpp), written before the done mark.
+  Result<std::optional<ProofFiles>> read_proof(std::string_view job_id, std::string_view name) override;
+  void forget_witnesses(std::string_view job_id) override;
 
   // --- the per-partition engine calls (the claim side and the tests) ------
   // Every partition still queued or running of a job neither ended nor
@@ -120,6 +124,9 @@ class SqliteJournal final : public JobQueue {
 
  private:
   explicit SqliteJournal(std::unique_ptr<sql::Db> db);
+  // A done partition's two files, both or neither, in its job's folder.
+  Status store_proof(const Claim& c, const ProofFiles& proof);
+  std::filesystem::path proofs_dir_;  // <the database's folder>/proofs
   Status init();
   Result<Job> load_job(uint64_t seq, bool with_partitions);
   Result<std::optional<uint64_t>> seq_of(std::string_view id);

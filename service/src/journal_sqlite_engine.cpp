@@ -115,8 +115,11 @@ Status SqliteJournal::fail_attempt(const Claim& c, std::string_view cause, doubl
   return attempt_failed(c.job_seq, c.index, cause, now);
 }
 
-Status SqliteJournal::commit(const Claim& c, const PartTimes& times, const ProofFiles* /*proof*/, double now) {
-  Status st = partition_done(c.job_seq, c.index, times, now);
+Status SqliteJournal::commit(const Claim& c, const PartTimes& times, const ProofFiles& proof, double now) {
+  // The files first: a crash between them and the done mark proves the
+  // partition again, and its files are written again.
+  Status st = store_proof(c, proof);
+  if (st) st = partition_done(c.job_seq, c.index, times, now);
   release_held(c);
   return st;
 }
@@ -234,10 +237,10 @@ Status SqliteJournal::partition_done(uint64_t job_seq, uint32_t index, const Par
                     p.status == "done" ? std::string("is already done") : "has no attempt open");
     }
     PP_RETURN_IF_ERROR(close_attempt(job_seq, index, p.attempts, "done", "", now));
-    PP_RETURN_IF_ERROR(
-        db_->exec("UPDATE partitions SET status = 'done', finished_at = ?, wait_s = ?, synth_s = ?, "
-                  "prove_s = ?, intake_s = ?, h_s = ?, msms_s = ? WHERE job_seq = ? AND idx = ?",
-                  now, t.wait_s, t.synth_s, t.prove_s, t.intake_s, t.h_s, t.msms_s, job_seq, index));
+    PP_RETURN_IF_ERROR(db_->exec(
+        "UPDATE partitions SET status = 'done', finished_at = ?, wait_s = ?, synth_s = ?, "
+        "prove_s = ?, intake_s = ?, h_s = ?, msms_s = ? WHERE job_seq = ? AND idx = ?",
+        now, t.wait_s, t.synth_s, t.prove_s, t.stages.intake_s, t.stages.h_s, t.stages.msms_s, job_seq, index));
     return end_job_if_complete(job_seq, now);
   });
 }

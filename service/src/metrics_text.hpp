@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "service_core.hpp"
+#include "proofpipe/service/core.hpp"
 
 namespace proofpipe::service {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "job_queue.hpp"
 #include "proofpipe/common/status.hpp"
+#include "proofpipe/service/job_queue.hpp"
 #include "serve_setup.hpp"
 
 namespace proofpipe::service {

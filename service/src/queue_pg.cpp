@@ -2,6 +2,7 @@
 // its migration, and the API's side of JobQueue (submit, get, list, cancel,
 // proofs). The claim side is queue_pg_engine.cpp.
 #include "queue_pg.hpp"
+#include "intake.hpp"
 
 #include <cstdlib>
 
@@ -134,8 +135,8 @@ Result<Job> load_job(pqxx::transaction_base& tx, uint64_t seq) {
     p.last_error = r[4].as<std::string>();
     p.started_at = r[5].as<double>();
     p.finished_at = r[6].as<double>();
-    p.times = {r[7].as<double>(),  r[8].as<double>(),  r[9].as<double>(),
-               r[10].as<double>(), r[11].as<double>(), r[12].as<double>()};
+    p.times = part_times(r[7].as<double>(), r[8].as<double>(), r[9].as<double>(),
+                         {r[10].as<double>(), r[11].as<double>(), r[12].as<double>()});
     job.partitions.push_back(std::move(p));
   }
   return job;
@@ -223,6 +224,8 @@ Result<SubmitResult> PgQueue::submit(const JobSpec& spec, double now) {
                                                          /*follow_links=*/false));
     bytes.push_back(std::move(b));
   }
+  // Read: intake's copies are nobody's now, whatever the outcome.
+  discard_staged(spec);
   return api_->run<SubmitResult>("submit", [&](pqxx::connection_base& c) -> Result<SubmitResult> {
     // Two nodes given the same new id at once: one INSERT wins, the other
     // finds it on its second look.

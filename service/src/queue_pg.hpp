@@ -33,7 +33,7 @@
 #include <string>
 #include <utility>
 
-#include "job_queue.hpp"
+#include "proofpipe/service/job_queue.hpp"
 
 namespace pqxx {
 class transaction_base;
@@ -71,11 +71,11 @@ class PgQueue final : public JobQueue {
   Result<Renewal> renew(std::span<const Claim> held, double now) override;
   Result<uint32_t> start_attempt(const Claim& c, double now) override;
   Status fail_attempt(const Claim& c, std::string_view cause, double now) override;
-  Status commit(const Claim& c, const PartTimes& times, const ProofFiles* proof, double now) override;
+  Status commit(const Claim& c, const PartTimes& times, const ProofFiles& proof, double now) override;
   Status fail_partition(const Claim& c, std::string_view cause, double now) override;
   Status release(const Claim& c, double now) override;
 
-  bool holds_proofs() const override { return true; }
+  void forget_witnesses(std::string_view /*job_id*/) override {}  // removed at submit and after each claim
   Result<std::optional<ProofFiles>> read_proof(std::string_view job_id, std::string_view name) override;
   std::string unavailable_reason() const override;
 

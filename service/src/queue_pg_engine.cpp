@@ -263,16 +263,15 @@ Status PgQueue::end_claim(const Claim& c, const char* what, bool done_ok, double
       .status();
 }
 
-Status PgQueue::commit(const Claim& c, const PartTimes& t, const ProofFiles* proof, double now) {
-  if (proof == nullptr) return make_error(ErrorCode::kInternal, "postgresql: commit without the proof");
+Status PgQueue::commit(const Claim& c, const PartTimes& t, const ProofFiles& proof, double now) {
   Status st = end_claim(c, "commit", /*done_ok=*/true, now, [&](pqxx::transaction_base& tx) {
     tx.exec_params(
         "UPDATE partitions SET status = 'done', finished_at = $1, wait_s = $2, synth_s = $3, prove_s = $4, "
         "intake_s = $5, h_s = $6, msms_s = $7, claimed_by = NULL, lease_until = NULL "
         "WHERE job_seq = $8 AND idx = $9",
-        now, t.wait_s, t.synth_s, t.prove_s, t.intake_s, t.h_s, t.msms_s, c.job_seq, c.index);
+        now, t.wait_s, t.synth_s, t.prove_s, t.stages.intake_s, t.stages.h_s, t.stages.msms_s, c.job_seq, c.index);
     tx.exec_params("INSERT INTO proofs (job_seq, idx, fence, node, proof, public) VALUES ($1, $2, $3, $4, $5, $6)",
-                   c.job_seq, c.index, c.fence, cfg_.node_id, proof->proof_json, proof->public_json);
+                   c.job_seq, c.index, c.fence, cfg_.node_id, proof.proof_json, proof.public_json);
     tx.exec_params(
         "UPDATE attempts SET result = 'done', ended_at = now() WHERE job_seq = $1 AND idx = $2 AND fence = $3",
         c.job_seq, c.index, c.fence);

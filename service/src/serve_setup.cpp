@@ -15,9 +15,9 @@
 #include <fmt/format.h>
 
 #include "proofpipe/common/safe_file.hpp"
+#include "proofpipe/engine/batch.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
-#include "run_setup.hpp"
-#include "witness_gen_setup.hpp"
+#include "proofpipe/witness_gen/resolve.hpp"
 
 namespace proofpipe::service {
 namespace {
@@ -79,8 +79,8 @@ Result<std::vector<ServiceKey>> load_keys(const std::vector<std::string>& specs)
     ServiceKey k;
     // Keys of either curve, mixed: each worker holds one worker object per
     // curve and routes by key (docs/curves.md).
-    PP_ASSIGN_OR_RETURN(k.key, coord::load_pipeline_key(path));
-    const coord::PipelineKey& key = *k.key;
+    PP_ASSIGN_OR_RETURN(k.key, engine::load_pipeline_key(path));
+    const engine::PipelineKey& key = *k.key;
     k.info.name = name;
     k.info.path = std::filesystem::absolute(path).string();
     k.info.curve = std::string(key.curve_name());
@@ -111,7 +111,7 @@ Status attach_generators(std::vector<ServiceKey>& keys, const std::vector<std::s
     if (!key->generator.empty())
       return make_error(ErrorCode::kInvalidArgument, "--witness-gen '{}': key '{}' has a generator already", spec,
                         name);
-    auto command = coord::resolve_generator(spec.substr(eq + 1));
+    auto command = witness_gen::resolve_generator(spec.substr(eq + 1));
     if (!command) return Status(command.status().code(), fmt::format("key '{}': {}", name, command.status().message()));
     key->generator = std::move(*command);
     key->info.inputs = true;

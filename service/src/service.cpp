@@ -27,7 +27,6 @@ namespace proofpipe::service {
 constexpr auto kCancelWait = std::chrono::seconds(30);
 // The largest proof or public JSON served back (a proof is < 1 KiB; public
 // inputs of a big circuit can be a few MiB).
-constexpr uint64_t kMaxStoredJson = 64ull << 20;
 
 double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
@@ -82,11 +81,10 @@ Result<SubmitResult> Service::submit(const SubmitRequest& request) {
   const IntakePolicy policy{cfg_.state_dir / "witnesses", cfg_.allow_dirs, cfg_.max_witness_bytes, cfg_.max_witnesses};
   PP_ASSIGN_OR_RETURN(JobSpec spec, stage_job(request, request.key, *keys_[size_t(k)].key, policy));
   auto result = queue_.submit(spec, unix_now());
-  if (!result || result->outcome != SubmitOutcome::kCreated || queue_.holds_proofs()) {
-    // The journal has the job already (or none), or the shared queue took
-    // the witnesses' bytes: these copies are nobody's.
+  if (!result || result->outcome != SubmitOutcome::kCreated) {
+    // The queue has the job already (or none): these copies are nobody's.
     discard_staged(spec);
-    if (!result || result->outcome != SubmitOutcome::kCreated) return result;
+    return result;
   }
   spdlog::info("job {}: {} partition{} of key {}{}, priority {}", spec.id, spec.witnesses.size(),
                spec.witnesses.size() == 1 ? "" : "s", spec.key, request.inputs.empty() ? "" : " from inputs",
@@ -119,25 +117,8 @@ Result<std::optional<Job>> Service::cancel(std::string_view id) {
   return queue_.get(id);
 }
 
-std::filesystem::path Service::proof_dir(std::string_view job_id) const {
-  return cfg_.state_dir / "proofs" / std::string(job_id);
-}
-
 Result<std::optional<ProofFiles>> Service::proof(std::string_view id, std::string_view name) {
-  if (queue_.holds_proofs()) return queue_.read_proof(id, name);
-  PP_ASSIGN_OR_RETURN(auto job, queue_.get(id));
-  if (!job) return std::optional<ProofFiles>();
-  for (const PartitionInfo& p : job->partitions) {
-    if (p.name != name || p.status != PartStatus::kDone) continue;
-    const std::filesystem::path dir = proof_dir(job->id);
-    // Ours, but read as root: never through a link, only a regular file.
-    PP_ASSIGN_OR_RETURN(std::string proof, read_regular_file(dir / (p.name + ".proof.json"), kMaxStoredJson,
-                                                             "stored proof", /*follow_links=*/false));
-    PP_ASSIGN_OR_RETURN(std::string pub, read_regular_file(dir / (p.name + ".public.json"), kMaxStoredJson,
-                                                           "stored public inputs", /*follow_links=*/false));
-    return std::optional<ProofFiles>(ProofFiles{std::move(proof), std::move(pub)});
-  }
-  return std::optional<ProofFiles>();
+  return queue_.read_proof(id, name);
 }
 
 std::vector<KeyInfo> Service::keys() const {

@@ -4,20 +4,20 @@
 //
 //   HTTP threads (ApiServer)            engine thread (run_pipeline's loop)
 //   ------------------------            -----------------------------------
-//   ServiceCore::submit: intake,        PipelineHost::on_turn: takes the inbox:
+//   ServiceCore::submit: intake,        engine::Host::on_turn: takes the inbox:
 //     JobQueue::submit (durable),  -->    a new job -> claim now
 //     inbox += new job, wake              a cancel  -> Scheduler::cancel, then
 //   ServiceCore::cancel: JobQueue::  -->  the waiting HTTP thread is answered
 //     cancel (durable), inbox += cancel, JobQueue::claim up to the free capacity
 //     wait for the engine's answer        (claim_window less what the ledger holds)
 //   job(), jobs(): JobQueue reads         -> appended to the ledger;
-//   proof(): the stored files (or the     JobQueue::renew every renew_every_s
-//     queue's, PostgreSQL)                (cancelled or lost claims dropped)
+//   proof(): JobQueue::read_proof         JobQueue::renew every renew_every_s
+//                                         (cancelled or lost claims dropped)
 //   health(), metrics(): the engine's   ledger observer -> start_attempt,
 //     last published snapshot             fail_attempt, commit/fail_partition/release
-//                                       store_proof: the proof files (temp, fsync,
-//                                         rename) BEFORE the ledger commits (or, when
-//                                         the queue holds proofs, kept for commit())
+//                                       store_proof: the proof's JSON, kept for the
+//                                         queue's commit (which stores it its own
+//                                         way, durably, with the done mark)
 //                                       publishes health and metrics (every 500 ms)
 //
 // Crash order (docs/service.md, "What a crash leaves"): a job is answered
@@ -39,11 +39,12 @@
 #include <string>
 #include <vector>
 
-#include "job_queue.hpp"
-#include "mem_plan.hpp"
-#include "pipeline.hpp"
-#include "pipeline_key.hpp"
-#include "service_core.hpp"
+#include "proofpipe/engine/engine.hpp"
+#include "proofpipe/engine/key.hpp"
+#include "proofpipe/engine/plan.hpp"
+#include "proofpipe/engine/snapshot.hpp"
+#include "proofpipe/service/core.hpp"
+#include "proofpipe/service/job_queue.hpp"
 
 namespace proofpipe::service {
 
@@ -52,9 +53,9 @@ struct ServiceKey {
   KeyInfo info;
   // Header, coefficients (checked) and verification key, in the key's
   // curve: intake checks witnesses with it, the pipeline verifies proofs.
-  std::shared_ptr<const coord::PipelineKey> key;
-  coord::KeySizes sizes;  // for the ring's slot size and --mem-max's plan
-  // --witness-gen NAME=KIND:PATH, resolved (coord::resolve_generator): the
+  std::shared_ptr<const engine::PipelineKey> key;
+  engine::KeySizes sizes;  // for the ring's slot size and --mem-max's plan
+  // --witness-gen NAME=KIND:PATH, resolved (witness_gen::resolve_generator): the
   // command a synthesis worker runs on an input of this key. Empty: the key
   // takes witnesses only (an input is refused at intake, and not claimed).
   std::vector<std::string> generator;
@@ -75,7 +76,7 @@ struct ServiceConfig {
   double renew_every_s = 10;  // --lease / 3: two renewals may fail before the lease runs out
 };
 
-class Service final : public ServiceCore, public coord::PipelineHost {
+class Service final : public ServiceCore, public engine::Host {
  public:
   Service(ServiceConfig cfg, JobQueue& queue, std::vector<ServiceKey> keys);
   ~Service() override;
@@ -85,11 +86,11 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   // Before the engine starts: the observer that records every transition.
   // Returns how many partitions the queue holds (the engine claims them as
   // it has room, from its first turn).
-  Result<size_t> recover(coord::Ledger& ledger);
+  Result<size_t> recover(engine::Ledger& ledger);
   // After the engine stopped: every claim not ended goes back to the queue,
   // and the writes the queue refused while unreachable are tried once more.
   void release_claims();
-  coord::PipelineKeys pipeline_keys() const { return pipeline_keys_; }
+  engine::PipelineKeys pipeline_keys() const { return pipeline_keys_; }
 
   // --- ServiceCore (any thread) ---
   Result<SubmitResult> submit(const SubmitRequest& request) override;
@@ -101,15 +102,14 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   Health health() const override;
   ServiceMetrics metrics() const override;
 
-  // --- PipelineHost (the engine's thread) ---
+  // --- engine::Host (the engine's thread) ---
   int wake_fd() const override { return wake_fd_; }
-  void on_turn(coord::Pipeline& pipeline) override;
-  Status store_proof(const coord::Partition& p, std::string_view proof) override;
-  void on_signal(coord::Pipeline& pipeline) override;
-  bool should_stop(const coord::Pipeline& pipeline) override;
+  void on_turn(engine::EngineControl& pipeline) override;
+  Status store_proof(const engine::Partition& p, std::string_view proof) override;
+  void on_signal(engine::EngineControl& pipeline) override;
+  bool should_stop(const engine::EngineControl& pipeline) override;
 
   bool draining() const;
-  std::filesystem::path proof_dir(std::string_view job_id) const;
 
  private:
   // What an HTTP thread hands the engine.
@@ -146,13 +146,12 @@ class Service final : public ServiceCore, public coord::PipelineHost {
 
   void post(Command c);
   // `now`: the engine's clock when the partition joins its queue.
-  void add_work(const WorkItem& item, double now);
-  void cancel_job(coord::Pipeline& pipeline, const std::string& id);
-  void release_witnesses(const std::string& id);
-  void on_ledger_event(const coord::Partition& p, coord::LedgerEvent e, std::string_view cause);
-  void publish(const coord::Pipeline& pipeline);
-  void claim_more(coord::Pipeline& pipeline);
-  void renew_claims(coord::Pipeline& pipeline);
+  void add_work(engine::EngineControl& engine, const WorkItem& item, double now);
+  void cancel_job(engine::EngineControl& pipeline, const std::string& id);
+  void on_ledger_event(const engine::Partition& p, engine::LedgerEvent e, std::string_view cause);
+  void publish(const engine::EngineControl& pipeline);
+  void claim_more(engine::EngineControl& pipeline);
+  void renew_claims(engine::EngineControl& pipeline);
   static Unsent ending(Unsent::Kind kind, const Claim& claim, const std::string& job_id, const std::string& stem,
                        double at);
   // One ending write; false when the queue was unreachable (kept in unsent_).
@@ -163,7 +162,7 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   ServiceConfig cfg_;
   JobQueue& queue_;
   std::vector<ServiceKey> keys_;
-  std::vector<std::shared_ptr<const coord::PipelineKey>> pipeline_keys_;  // by key index
+  std::vector<std::shared_ptr<const engine::PipelineKey>> pipeline_keys_;  // by key index
   int wake_fd_ = -1;
   double started_unix_ = 0;
 
@@ -171,7 +170,7 @@ class Service final : public ServiceCore, public coord::PipelineHost {
   std::deque<Command> inbox_;
 
   // Engine thread only.
-  coord::Ledger* ledger_ = nullptr;                         // the engine's, from recover()
+  engine::Ledger* ledger_ = nullptr;                        // the engine's, from recover()
   std::vector<PartRef> refs_;                               // by ledger index
   std::map<uint64_t, JobRef> jobs_;                         // by job seq, while it has open partitions
   std::vector<uint32_t> ended_;                             // ledger indices whose payload to forget next turn

@@ -243,7 +243,7 @@ std::optional<Epoch> SlotRing::seal(uint32_t slot, Seat seat, Epoch epoch, const
   if (load(slot) != mine) return std::nullopt;
   SlotHeader& h = header(slot);
   // Relaxed stores: the seal CAS below (release) is what publishes them.
-  shared_ref(h.request_id).store(info.request_id, std::memory_order_relaxed);
+  shared_ref(h.job_id).store(info.job_id, std::memory_order_relaxed);
   shared_ref(h.partition_id).store(info.partition_id, std::memory_order_relaxed);
   shared_ref(h.attempt).store(info.attempt, std::memory_order_relaxed);
   shared_ref(h.payload_len).store(info.payload_len, std::memory_order_relaxed);
@@ -273,7 +273,7 @@ std::optional<Epoch> SlotRing::quarantine(uint32_t slot, SlotWord expected) {
 SlotRing::Meta SlotRing::meta(uint32_t slot) const {
   const SlotHeader& h = header(slot);
   Meta m;
-  m.request_id = shared_ref(h.request_id).load(std::memory_order_relaxed);
+  m.job_id = shared_ref(h.job_id).load(std::memory_order_relaxed);
   m.partition_id = shared_ref(h.partition_id).load(std::memory_order_relaxed);
   m.attempt = shared_ref(h.attempt).load(std::memory_order_relaxed);
   m.payload_len = shared_ref(h.payload_len).load(std::memory_order_relaxed);
@@ -288,7 +288,7 @@ Result<SlotRing::Meta> SlotRing::check_header(uint32_t slot) const {
   if (m.payload_len > slot_size_) {
     return make_error(ErrorCode::kBadFormat,
                       "slot {} (request {} partition {} attempt {}): payload length {} exceeds slot size {}", slot,
-                      m.request_id, m.partition_id, m.attempt, m.payload_len, slot_size_);
+                      m.job_id, m.partition_id, m.attempt, m.payload_len, slot_size_);
   }
   if (m.meta_epoch >= w.epoch) {
     return make_error(ErrorCode::kBadFormat, "slot {}: metadata epoch {} is not older than the slot's epoch {} ({})",
@@ -304,7 +304,7 @@ Result<SlotRing::Meta> SlotRing::verify(uint32_t slot) const {
     return make_error(ErrorCode::kBadFormat,
                       "slot {} (request {} partition {} attempt {}): payload checksum {:#018x} does not match header "
                       "{:#018x} over {} bytes",
-                      slot, m.request_id, m.partition_id, m.attempt, actual, m.checksum, m.payload_len);
+                      slot, m.job_id, m.partition_id, m.attempt, actual, m.checksum, m.payload_len);
   }
   return m;
 }

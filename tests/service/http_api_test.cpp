@@ -6,8 +6,8 @@
 
 #include <thread>
 
-#include "api_fixture.hpp"
-#include "job_json.hpp"
+#include "proofpipe/service/job_json.hpp"
+#include "support/api_fixture.hpp"
 
 namespace proofpipe::test {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api_fixture.hpp"
+#include "support/api_fixture.hpp"
 #include "support/subprocess.hpp"
 
 namespace proofpipe::test {

@@ -26,7 +26,7 @@ class Intake : public ::testing::Test {
  protected:
   void SetUp() override {
     REQUIRE_FIXTURE(fixture("multi_io", "circuit.zkey"));
-    auto z = coord::load_pipeline_key(fixture("multi_io", "circuit.zkey"));
+    auto z = engine::load_pipeline_key(fixture("multi_io", "circuit.zkey"));
     ASSERT_TRUE(z.is_ok()) << z.status().to_string();
     key = std::move(z).value();
     fs::create_directories(allow);
@@ -85,7 +85,7 @@ class Intake : public ::testing::Test {
   fs::path allow = dir / "allow";
   fs::path outside = dir / "outside";
   IntakePolicy policy;
-  std::shared_ptr<const coord::PipelineKey> key;
+  std::shared_ptr<const engine::PipelineKey> key;
 };
 
 TEST_F(Intake, StagesCopiesOfPathsAndUploads) {

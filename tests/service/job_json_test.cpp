@@ -4,7 +4,7 @@
 // with a missing or mistyped field, naming it. Random jobs are seeded.
 #include <gtest/gtest.h>
 
-#include "job_json.hpp"
+#include "proofpipe/service/job_json.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -54,7 +54,7 @@ TEST(JobJson, RandomJobsRoundTrip) {
       p.last_error = rng() % 2 ? "" : "worker \"synth.1\" died\n(signal 9)";
       p.started_at = when(base);
       p.finished_at = when(base + 5);
-      if (p.status == PartStatus::kDone) p.times = {0.5, 1.25, 2.0, 0.125, 0.75, 1.0};
+      if (p.status == PartStatus::kDone) p.times = part_times(0.5, 1.25, 2.0, {0.125, 0.75, 1.0});
       job.partitions.push_back(p);
     }
     job.total = parts;
@@ -86,7 +86,7 @@ TEST(JobJson, RandomJobsRoundTrip) {
       EXPECT_NEAR(a.started_at, b.started_at, 1e-3);
       EXPECT_NEAR(a.finished_at, b.finished_at, 1e-3);
       EXPECT_EQ(a.times.synth_s, b.times.synth_s);
-      EXPECT_EQ(a.times.msms_s, b.times.msms_s);
+      EXPECT_EQ(a.times.stages.msms_s, b.times.stages.msms_s);
       EXPECT_EQ(j["partitions"][i]["seconds"].is_null(), b.status != PartStatus::kDone);
     }
     EXPECT_FALSE(job_to_json(job, false).contains("partitions"));

@@ -191,7 +191,7 @@ TEST_F(Journal, AttemptsRetriesAndTheJobsEnd) {
   EXPECT_EQ(job.partitions[0].last_error, "worker died");
   EXPECT_EQ(job.state, JobState::kRunning);
   EXPECT_EQ(*j->attempt_started(seq, 0, 120), 2u);
-  const PartTimes t{1, 2, 3, 4, 5, 6};
+  const PartTimes t = part_times(1, 2, 3, {4, 5, 6});
   ASSERT_TRUE(j->partition_done(seq, 0, t, 130).is_ok());
   job = get("a");
   EXPECT_EQ(job.partitions[0].status, PartStatus::kDone);
@@ -199,7 +199,7 @@ TEST_F(Journal, AttemptsRetriesAndTheJobsEnd) {
   EXPECT_EQ(job.partitions[0].started_at, 110) << "the first attempt's start";
   EXPECT_EQ(job.partitions[0].finished_at, 130);
   EXPECT_EQ(job.partitions[0].times.wait_s, 1);
-  EXPECT_EQ(job.partitions[0].times.msms_s, 6);
+  EXPECT_EQ(job.partitions[0].times.stages.msms_s, 6);
   EXPECT_EQ(job.state, JobState::kRunning) << "partition 1 is still queued";
   EXPECT_EQ(job.done, 1u);
   EXPECT_EQ(*j->attempt_started(seq, 1, 140), 1u);

@@ -286,7 +286,7 @@ TEST_F(RingTest, MultiProcessAChildSealsASlotAndTheParentClaimsAndVerifiesIt) {
   ASSERT_TRUE(claimed);
   auto meta = slots.verify(1);
   ASSERT_TRUE(meta.is_ok()) << meta.status().to_string();
-  EXPECT_EQ(meta->request_id, 42u);
+  EXPECT_EQ(meta->job_id, 42u);
   EXPECT_EQ(meta->partition_id, 3u);
   EXPECT_EQ(meta->payload_len, 6000u);
   EXPECT_EQ(slots.payload(1)[5999], std::byte(uint8_t(5999 * 7 + 3)));

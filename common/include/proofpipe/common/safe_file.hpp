@@ -79,6 +79,15 @@ Status write_file_replace(const std::filesystem::path& target, std::string_view 
 // renamed are removed, so either all of them are in place or none is.
 Status commit_together(std::span<PendingFile> files);
 
+// Files that belong together, from their text: each created as a
+// PendingFile, written, then committed together (all or none).
+struct TextFile {
+  std::filesystem::path target;
+  std::string_view text;
+  std::string_view what;  // names it in errors ("proof", "public inputs")
+};
+Status write_together(std::span<const TextFile> files);
+
 // The one way proofpipe reads a whole small file it is handed: opened with
 // O_NONBLOCK (a FIFO is refused, never waited on) and, unless
 // `follow_links`, O_NOFOLLOW; then it must be a regular file of at most

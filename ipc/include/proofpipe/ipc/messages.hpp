@@ -41,7 +41,7 @@ namespace proofpipe::ipc {
 // 5: GRANT kFlagGenerate (a GenerateRequest body), SEALED with public signals
 inline constexpr uint32_t kWireVersion = 5;
 
-enum class Role : uint8_t { kSynth = 1, kGpu = 2, kClient = 3 };  // kClient: `proofpipe status`
+enum class Role : uint8_t { kSynth = 1, kProver = 2, kClient = 3 };  // kClient: `proofpipe status`
 const char* role_name(Role role);
 
 enum class MsgType : uint8_t {
@@ -78,7 +78,7 @@ struct MsgHeader {
   uint32_t incarnation = 0;
   uint32_t slot = 0;
   uint64_t epoch = 0;
-  uint64_t request = 0;
+  uint64_t job = 0;
   uint32_t partition = 0;
   uint32_t attempt = 0;
   uint32_t flags = 0;

@@ -140,7 +140,7 @@ enum class SeatPhase : uint64_t {
 // consumer after its claim (acquire).
 struct alignas(kCacheLine) SlotHeader {
   uint64_t word;
-  uint64_t request_id;
+  uint64_t job_id;
   uint64_t meta_epoch;   // the WRITING epoch under which the fields below were written
   uint64_t payload_len;  // bytes of the slot that hold the record
   uint64_t checksum;     // record_checksum (slot_ring.hpp) of those bytes

@@ -157,7 +157,7 @@ class SlotRing {
 
   // --- writer -----------------------------------------------------------
   struct SealInfo {
-    uint64_t request_id = 0;
+    uint64_t job_id = 0;
     uint32_t partition_id = 0;
     uint32_t attempt = 0;
     uint64_t payload_len = 0;  // <= slot_size() (PP_ASSERT)
@@ -187,7 +187,7 @@ class SlotRing {
 
   // --- metadata and payload ---------------------------------------------
   struct Meta {
-    uint64_t request_id = 0;
+    uint64_t job_id = 0;
     uint32_t partition_id = 0;
     uint32_t attempt = 0;
     uint64_t payload_len = 0;

@@ -1,0 +1,140 @@
+// `proofpipe prove`, `verify` and `export-vkey`: single-process commands over
+// snarkjs files (docs/operations.md, "Files proofpipe writes"), for either
+// curve: the key's base-field prime (prove, export-vkey) or the vkey's
+// "curve" (verify) picks BLS12-381 or BN254, and a file for the other curve
+// is one line, exit 2. `prove` verifies its proof before it writes anything,
+// as `run` does. Errors: one line on stderr, exit 2.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "cli_error.hpp"
+#include "commands.hpp"
+#include "proofpipe/backends/factory.hpp"
+#include "proofpipe/common/safe_file.hpp"
+#include "proofpipe/engine/batch.hpp"
+#include "proofpipe/formats/proof_json.hpp"
+#include "proofpipe/formats/wtns.hpp"
+#include "proofpipe/formats/zkey.hpp"
+#include "proofpipe/groth16/prover.hpp"
+#include "proofpipe/groth16/verifier.hpp"
+
+namespace proofpipe::cli {
+namespace {
+
+// The two outputs: each a regular file, a link or new (never a directory,
+// FIFO or device), not the same file as each other or as an input. Checked
+// before proving, so a bad path fails at once.
+Status check_prove_outputs(const ProveArgs& args) {
+  if (same_file(args.proof, args.public_json)) {
+    return make_error(ErrorCode::kInvalidArgument, "proof '{}' and public '{}' are the same file", args.proof,
+                      args.public_json);
+  }
+  for (const auto& [out, what] : {std::pair{&args.proof, "proof"}, std::pair{&args.public_json, "public"}}) {
+    PP_RETURN_IF_ERROR(check_output_target(*out, what));
+    for (const std::string* in : {&args.zkey, &args.wtns}) {
+      if (same_file(*out, *in)) {
+        return make_error(ErrorCode::kInvalidArgument, "{} '{}' is the same file as the input '{}'", what, *out, *in);
+      }
+    }
+  }
+  return Status::ok();
+}
+
+// A proof that does not verify: a key point off its curve (the load with
+// every point checked names the section and index), else the witness.
+template <class C>
+Status why_invalid(const ProveArgs& args, const std::string& reason) {
+  auto checked = formats::load_zkey_as<C>(args.zkey, {.check_points = true});
+  if (!checked) return checked.status();
+  return make_error(ErrorCode::kInvalidArgument,
+                    "witness '{}': the witness does not satisfy the circuit's constraints (the proof does not verify); "
+                    "nothing written ({})",
+                    args.wtns, reason);
+}
+
+template <class C>
+int prove_as(const ProveArgs& args, groth16::BackendKind kind, std::chrono::steady_clock::time_point t0) {
+  std::string notice;
+  auto backend = backends::make_backend_for<C>(kind, &notice);
+  if (!backend) return fail(backend.status());
+  // prove is quiet on success: the fallback to the CPU is a debug line.
+  if (!notice.empty()) spdlog::debug("{}", notice);
+  auto zkey = formats::load_zkey_as<C>(args.zkey);
+  if (!zkey) return fail(zkey.status());
+  auto witness = formats::load_wtns<C>(args.wtns);
+  if (!witness) return fail(witness.status());
+  if (Status st = formats::check_witness_matches(*zkey, *witness); !st) return fail(st);
+
+  const groth16::ProvingKeyT<C> pk = groth16::proving_key_of(*zkey);
+  auto proof = groth16::prove(**backend, pk, groth16::ConstFrSpan<C>(witness->values));
+  if (!proof) return fail(proof.status());
+  const auto pub = groth16::ConstFrSpan<C>(witness->values).subspan(1, pk.n_public);
+  auto verdict = groth16::verify<C>(formats::verification_key_from_zkey(*zkey), pub, *proof);
+  if (!verdict) return fail(verdict.status());
+  if (!verdict->valid) return fail(why_invalid<C>(args, verdict->reason));
+  if (Status st = formats::write_proof_and_public<C>(args.proof, *proof, args.public_json, pub); !st) return fail(st);
+  spdlog::info("proved curve={} n={} vars={} backend={} s={:.3f}", C::kName, pk.domain_size, pk.n_vars,
+               (*backend)->name(), seconds_since(t0));
+  return kExitOk;
+}
+
+template <class C>
+int verify_as(const VerifyArgs& args) {
+  auto vk = formats::read_verification_key_json<C>(args.vkey);
+  if (!vk) return fail(vk.status());
+  // The proof before the public signals: a proof for the other curve then
+  // says so ("curve mismatch") rather than that a signal is not below r.
+  auto proof = formats::read_proof_json<C>(args.proof);
+  if (!proof) return fail(proof.status());
+  auto pub = formats::read_public_json<C>(args.public_json);
+  if (!pub) return fail(pub.status());
+  auto verdict = groth16::verify<C>(*vk, *pub, *proof);
+  if (!verdict) return fail(verdict.status());
+  if (!verdict->valid) {
+    std::printf("INVALID\n");
+    std::fprintf(stderr, "proofpipe: %s\n", verdict->reason.c_str());
+    return kExitInvalid;
+  }
+  std::printf("OK\n");
+  return kExitOk;
+}
+
+template <class C>
+int export_vkey_as(const ExportVkeyArgs& args) {
+  auto zkey = formats::load_zkey_as<C>(args.zkey);
+  if (!zkey) return fail(zkey.status());
+  const auto& h = zkey->header();
+  const auto vk = formats::verification_key_from_zkey(*zkey, groth16::alphabeta_of<C>(h.alpha1, h.beta2));
+  if (Status st = formats::write_verification_key_json(args.vkey, vk); !st) return fail(st);
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmd_prove(const ProveArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (Status st = check_prove_outputs(args); !st) return fail(st);
+  auto kind = groth16::parse_backend_kind(args.backend);
+  if (!kind) return fail(kind.status());
+  auto curve = formats::zkey_curve(args.zkey);
+  if (!curve) return fail(curve.status());
+  if (Status st = engine::check_backend_curve(*kind, *curve, args.zkey); !st) return fail(st);
+  return curves::with_curve(*curve, [&](auto c) { return prove_as<decltype(c)>(args, *kind, t0); });
+}
+
+int cmd_verify(const VerifyArgs& args) {
+  auto curve = formats::read_json_curve(args.vkey, "verification key");
+  if (!curve) return fail(curve.status());
+  return curves::with_curve(*curve, [&](auto c) { return verify_as<decltype(c)>(args); });
+}
+
+int cmd_export_vkey(const ExportVkeyArgs& args) {
+  auto curve = formats::zkey_curve(args.zkey);
+  if (!curve) return fail(curve.status());
+  return curves::with_curve(*curve, [&](auto c) { return export_vkey_as<decltype(c)>(args); });
+}
+
+}  // namespace proofpipe::cli

@@ -1,0 +1,295 @@
+// Supervision (docs/pipeline.md, docs/shm-layout.md): spawning workers, learning
+// of deaths from the children themselves and handing each one, after the
+// reap, to the Scheduler (which reclaims its slots and settles its
+// partition), respawning with capped backoff, hang checks and shutdown.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "proofpipe/common/fault.hpp"
+#include "proofpipe/ipc/worker.hpp"
+#include "supervisor.hpp"
+
+namespace proofpipe::engine {
+
+using ipc::MsgHeader;
+using ipc::MsgType;
+
+// Five deaths in a row without finishing a unit of work: the seat is in a
+// crash loop (bad binary, bad key, a cap far too small) and is retired.
+constexpr uint32_t kCrashLoopLimit = 5;
+// A seat none of whose workers ever got through set-up (HELLO), exiting with
+// the set-up or usage code: the cause is almost always one that repeats (no
+// CUDA device for --backend cuda, an unreadable key, a bad binary), so it is
+// retired after one retry rather than five.
+constexpr uint32_t kSetupFailureLimit = 2;
+// Respawn backoff: 100 ms doubling per consecutive death, at most 5 s.
+constexpr double kBackoffBaseS = 0.1;
+constexpr double kBackoffCapS = 5.0;
+// How long SHUTDOWN may take before stragglers are SIGKILLed.
+constexpr double kShutdownGraceS = 3.0;
+
+static std::string seat_name(const SeatProcess& w) { return fmt::format("{}.{}", ipc::role_name(w.role), w.seat); }
+
+Status Supervisor::spawn(SeatProcess& w) {
+  const char* exe_name = w.role == ipc::Role::kSynth ? "proofpipe-synth-worker" : "proofpipe-gpu-worker";
+  const std::filesystem::path exe = cfg_.bin_dir / exe_name;
+  if (::access(exe.c_str(), X_OK) != 0) {
+    return make_error(ErrorCode::kNotFound, "worker executable '{}' not found or not executable (build target {})",
+                      exe.string(), exe_name);
+  }
+  w.incarnation = next_incarnation_++;
+  SpawnOptions opt;
+  opt.argv = {exe.string(),
+              "--endpoint",
+              "ipc://" + (run_dir_ / "control").string(),
+              "--ring",
+              ring_prefix_,
+              "--seat",
+              std::to_string(w.seat),
+              "--incarnation",
+              std::to_string(w.incarnation),
+              "--parent",
+              std::to_string(::getpid()),
+              "--backend",
+              cfg_.backend};
+  for (const auto& key : cfg_.keys) opt.argv.insert(opt.argv.end(), {"--zkey", key.string()});
+  opt.env = worker_env(w);
+  const uint64_t cap = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
+  w.leaf.reset();
+  if (cgroups_ && cgroups_->version() != CgroupVersion::kUnavailable) {
+    PP_ASSIGN_OR_RETURN(CgroupLeaf leaf, cgroups_->make_leaf(fmt::format("{}.{}", seat_name(w), w.incarnation), cap));
+    w.leaf.emplace(std::move(leaf));
+    opt.before_exec = [leaf = *w.leaf](pid_t pid) { return leaf.add(pid); };
+  } else if (w.role == ipc::Role::kSynth) {
+    opt.rlimit_as = cap;  // never on the gpu worker: CUDA reserves huge address ranges
+  }
+  auto child = Child::spawn(opt);
+  if (!child) {
+    if (w.leaf) w.leaf->remove();
+    w.leaf.reset();
+    return child.status();
+  }
+  ring_->set_seat_owner(w.seat, uint32_t(child->pid()), w.incarnation);
+  spdlog::debug("spawned {} pid {} incarnation {}", seat_name(w), child->pid(), w.incarnation);
+  w.child.emplace(std::move(*child));
+  w.peer = ipc::routing_id(w.role, w.seat, w.incarnation);
+  scheduler_->seat_started(w.seat, w.incarnation);
+  w.respawn_at = -1;
+  w.kill_reason.clear();
+  reporter_.seat_started(w.seat);
+  return Status::ok();
+}
+
+// The environment of a worker: ours, with --gpus's device for a proving
+// worker, except that destructive fault entries
+// (all but delay and spike) without a ~partition filter reach only the first
+// incarnation of each seat, so a test that kills a worker once sees the run
+// recover; PROOFPIPE_FAULTS_ALL_INCARNATIONS=1 arms them in every incarnation.
+std::vector<std::string> Supervisor::worker_env(const SeatProcess& w) const {
+  // --gpus: proving worker i (the i-th gpu seat) sees only gpus[i % n].
+  const bool pin_device = w.role == ipc::Role::kProver && !cfg_.gpus.empty();
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view kv(*e);
+    if (kv.rfind("PROOFPIPE_FAULTS=", 0) == 0) continue;
+    if (pin_device && kv.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0) continue;
+    env.emplace_back(kv);
+  }
+  if (pin_device) {
+    const size_t gpu_index = w.seat - cfg_.synth_workers;
+    env.push_back("CUDA_VISIBLE_DEVICES=" + cfg_.gpus[gpu_index % cfg_.gpus.size()]);
+  }
+  const char* faults = std::getenv("PROOFPIPE_FAULTS");
+  if (faults == nullptr || *faults == '\0') return env;
+  const char* all = std::getenv("PROOFPIPE_FAULTS_ALL_INCARNATIONS");
+  const bool first = reporter_.incarnations(w.seat) == 0;
+  auto specs = parse_faults(faults);
+  if (!specs || first || (all != nullptr && std::string_view(all) == "1")) {
+    env.push_back(std::string("PROOFPIPE_FAULTS=") + faults);  // a malformed value: the worker reports it
+    return env;
+  }
+  std::erase_if(*specs, [](const FaultSpec& f) {
+    return f.action != FaultAction::kDelay && f.action != FaultAction::kSpike && f.partition < 0;
+  });
+  if (!specs->empty()) env.push_back("PROOFPIPE_FAULTS=" + format_faults(*specs));
+  return env;
+}
+
+// What the wait status alone cannot say: an OOM kill (the leaf's counter) or
+// a SIGKILL the coordinator sent itself. Reads the leaf's figures, then
+// removes it (its only process is reaped).
+ExitInfo Supervisor::classify(SeatProcess& w, ExitInfo info) {
+  info.killed_because = w.kill_reason;
+  if (w.leaf) {
+    const uint64_t ooms = w.leaf->oom_kills();
+    info.oom_killed = ooms > 0 && info.signal == SIGKILL;
+    info.cap_bytes = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
+  }
+  reporter_.seat_exited(w.seat, info.peak_rss_bytes, w.leaf ? &*w.leaf : nullptr);
+  if (w.leaf) {
+    w.leaf->remove();
+    w.leaf.reset();
+  }
+  return info;
+}
+
+void Supervisor::reap_children() {
+  std::vector<std::pair<SeatProcess*, ExitInfo>> dead;
+  for (auto& w : workers_) {
+    if (!w.child) continue;
+    if (auto info = w.child->try_reap()) dead.emplace_back(&w, *info);
+  }
+  if (dead.empty()) return;
+  // Messages a worker sent before it died are taken first: a SEALED or a
+  // PROOF already on the socket saves redoing the work.
+  drain_messages();
+  for (auto& [w, info] : dead) {
+    const ExitInfo full = classify(*w, info);
+    w->child.reset();
+    ring_->clear_seat(w->seat);
+    if (!stopping_) on_death(*w, full);
+  }
+}
+
+void Supervisor::on_death(SeatProcess& w, const ExitInfo& info) {
+  const std::string who = seat_name(w);
+  const std::string cause = fmt::format("{} {}", who, info.describe());
+  std::string held = "holding nothing";
+  if (const auto part = scheduler_->seat(w.seat).partition) {
+    const Partition& p = ledger_.at(*part);
+    held = fmt::format("holding {} (job {}/{} attempt {}, slot {})", p.stem, p.job, p.index, p.attempt,
+                       p.slot ? fmt::to_string(*p.slot) : std::string("none"));
+  }
+  const std::string line = fmt::format("{} (incarnation {}) died: {}; {}", who, w.incarnation, info.describe(), held);
+  reporter_.seat_died(w.seat, line);
+  spdlog::error("{}", line);
+  // Past try_reap: the Scheduler may reclaim every slot word naming this seat.
+  execute(scheduler_->seat_died(w.seat, cause, now()));
+
+  w.consecutive_deaths += 1;
+  const bool setup_exit = info.exit_code == ipc::kWorkerExitSetup || info.exit_code == ipc::kWorkerExitUsage;
+  if (setup_exit && !w.ever_hello && w.consecutive_deaths >= kSetupFailureLimit) {
+    w.retired = true;
+    w.retired_because = fmt::format("its set-up failed {} times in a row ({}; the reason is in its log above)",
+                                    w.consecutive_deaths, info.describe());
+    spdlog::error("{}: {}: not restarted", who, w.retired_because);
+    return;
+  }
+  if (w.consecutive_deaths >= kCrashLoopLimit) {
+    w.retired = true;
+    w.retired_because = fmt::format("it crashed {} times in a row", w.consecutive_deaths);
+    spdlog::error("{} died {} times in a row: not restarted", who, w.consecutive_deaths);
+    return;
+  }
+  const double backoff = std::min(kBackoffCapS, kBackoffBaseS * std::pow(2.0, w.consecutive_deaths - 1));
+  w.respawn_at = now() + backoff;
+}
+
+void Supervisor::respawn_due() {
+  for (auto& w : workers_) {
+    if (w.child || w.retired || w.respawn_at < 0 || now() < w.respawn_at) continue;
+    if (Status st = spawn(w); !st) {
+      spdlog::error("cannot restart {}: {}", seat_name(w), st.message());
+      w.retired = true;
+      w.retired_because = "it could not be restarted: " + st.message();
+      continue;
+    }
+    reporter_.restarted();
+    spdlog::warn("{} restarted (incarnation {})", seat_name(w), w.incarnation);
+    sample("restart");
+  }
+}
+
+// Liveness is progress (ipc/worker.hpp): a seat's beat is the last time its
+// work moved, so a worker whose main thread is stuck while its other threads
+// run is seen too. At work the limit is --hang-timeout; in set-up (the seat
+// record's phase, until HELLO) 10 times that, at least 5 minutes: loading a
+// key of tens of GB or uploading it to a device has long steps that count
+// no progress, and a set-up that never ends is still caught.
+void Supervisor::check_hangs() {
+  constexpr double kSetupFactor = 10, kSetupMinS = 300;
+  const uint64_t now_ms = shm::monotonic_ms();
+  const auto work_ms = uint64_t(cfg_.hang_timeout_s * 1000);
+  const auto setup_ms = uint64_t(std::max(cfg_.hang_timeout_s * kSetupFactor, kSetupMinS) * 1000);
+  for (auto& w : workers_) {
+    if (!w.child) continue;
+    const shm::SeatStatus st = ring_->seat_status(w.seat);
+    const bool in_setup = st.phase == shm::SeatPhase::kSetup;
+    if (st.last_beat_ms == 0 || now_ms < st.last_beat_ms + (in_setup ? setup_ms : work_ms)) continue;
+    w.kill_reason = fmt::format("no heartbeat for {:.1f} s{}", double(now_ms - st.last_beat_ms) / 1000,
+                                in_setup ? " in its set-up" : "");
+    spdlog::error("{} sent {}: killing it", seat_name(w), w.kill_reason);
+    w.child->kill(SIGKILL);       // its death is handled when it is reaped
+    ring_->beat(w.seat, now_ms);  // once
+  }
+}
+
+void Supervisor::abort_if_no_workers() {
+  for (ipc::Role role : {ipc::Role::kSynth, ipc::Role::kProver}) {
+    const bool any = std::any_of(workers_.begin(), workers_.end(),
+                                 [&](const SeatProcess& w) { return w.role == role && !w.retired; });
+    // A service keeps its queue (the journal) for the next start: nothing
+    // is failed for want of workers, the loop just ends.
+    if (any || (host_ == nullptr && ledger_.finished())) continue;
+    std::string why;
+    for (const SeatProcess& w : workers_) {
+      if (w.role == role) why = w.retired_because;  // the last seat's reason; seats of a role fail alike
+    }
+    abort_reason_ = fmt::format("no {} worker left ({})", ipc::role_name(role), why);
+    const bool never_granted = ledger_.count(PartState::kPending) == ledger_.size();
+    if (host_ == nullptr && role == ipc::Role::kProver && cfg_.backend == "cuda" && never_granted &&
+        std::none_of(workers_.begin(), workers_.end(),
+                     [&](const SeatProcess& w) { return w.role == role && w.ever_hello; })) {
+      // Nothing was started (grants wait for a HELLO): a set-up error, exit 2.
+      const std::string devices = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
+      setup_error_ = fmt::format("--backend cuda: no proving worker could use a CUDA device{}: {}", devices, why);
+      return;
+    }
+    if (host_ == nullptr) fail_remaining(abort_reason_);
+    return;
+  }
+}
+
+void Supervisor::fail_remaining(const std::string& cause) { scheduler_->fail_remaining(cause); }
+
+void Supervisor::shutdown_workers() {
+  stopping_ = true;
+  for (auto& w : workers_) {
+    if (w.child) send(w, MsgType::kShutdown, MsgHeader{});
+  }
+  const double deadline = now() + kShutdownGraceS;
+  for (;;) {
+    bool any = false;
+    for (auto& w : workers_) {
+      if (!w.child) continue;
+      if (auto reaped = w.child->try_reap()) {
+        const ExitInfo info = classify(w, *reaped);
+        if (info.exit_code != ipc::kWorkerExitOk) spdlog::warn("{} ended: {}", seat_name(w), info.describe());
+        w.child.reset();
+        ring_->clear_seat(w.seat);
+      } else {
+        any = true;
+      }
+    }
+    if (!any) return;
+    if (now() > deadline) {
+      for (auto& w : workers_) {
+        if (!w.child) continue;
+        spdlog::warn("{} did not stop within {:.0f} s: killing it", seat_name(w), kShutdownGraceS);
+        w.child->kill(SIGKILL);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace proofpipe::engine

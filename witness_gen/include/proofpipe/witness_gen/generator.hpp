@@ -1,0 +1,60 @@
+// Witness generation inside a synthesis worker (docs/witness-gen.md): runs a
+// circom witness generator (node + circom's generate_witness.js, or the
+// executable circom's --c output builds) as a child process of the worker,
+// so it lives in the worker's cgroup and under its memory cap, and hands the
+// .wtns it wrote back as a memfd. Nothing touches the disk:
+//
+//   worker                                        generator (child)
+//   read_regular_file(input) -> memfd "input"  -> fd 4  (/dev/fd/4: input JSON)
+//   memfd "witness"                             -> fd 3  (/dev/fd/3: out.wtns)
+//   pipe <------------------------------------- fd 1, 2 (its messages)
+//   poll; its CPU time moving counts as the      PR_SET_PDEATHSIG SIGKILL: dies
+//   worker's progress (heartbeat)                with the worker
+//
+// A killed worker takes its generator with it (PDEATHSIG) and both memfds
+// vanish with the last process holding them.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/ipc/messages.hpp"
+
+namespace proofpipe::witness_gen {
+
+// The largest input JSON a worker reads (it holds one copy, in a memfd,
+// while the generator runs): far above what circom circuits take.
+inline constexpr uint64_t kMaxInputBytes = 256ull << 20;
+
+// How a generator run ended, and what the worker does about it (the retry
+// rule, docs/witness-gen.md):
+//   kOk            exit 0: the witness is in `witness_fd`.
+//   kInputFailure  exit != 0 without a signal, or SIGABRT (circom's native
+//                  generator reports a failed assert and bad JSON by abort()),
+//                  and its output does not say it ran out of memory; also an
+//                  input file that cannot be read. Deterministic: the same
+//                  input fails the same way again, so the partition fails
+//                  at once (the coordinator still retries it if the worker's
+//                  cgroup recorded an OOM kill meanwhile).
+//   kKilled        SIGKILL: the kernel's OOM killer inside the worker's capped
+//                  cgroup (or an operator): retried within --max-attempts.
+//   kCrashed       any other signal, or an out-of-memory message: retried.
+struct GeneratorRun {
+  enum class End { kOk, kInputFailure, kKilled, kCrashed };
+  End end = End::kCrashed;
+  int exit_code = 0;    // when it exited
+  int signal = 0;       // when a signal ended it
+  int witness_fd = -1;  // kOk: a memfd holding the .wtns (the caller closes it)
+  std::string output;   // the last lines of its stdout and stderr, bounded
+  // "witness generator exited with code 1: Error: Assert Failed. | ..."
+  std::string describe() const;
+};
+
+// Runs the generator `req.command` + [input, output] to its end. `progress`
+// is called while it runs and uses CPU (and as its output arrives), so the
+// worker's heartbeat beats for a working generator and stops for a stuck
+// one. An error only when the child cannot be started (memfd, pipe, fork).
+Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::function<void()>& progress);
+
+}  // namespace proofpipe::witness_gen

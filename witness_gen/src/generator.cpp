@@ -1,0 +1,249 @@
+// run_generator (witness_gen.hpp): the child process, its output, its end.
+#include "proofpipe/witness_gen/generator.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "proofpipe/common/safe_file.hpp"
+
+extern char** environ;
+
+namespace proofpipe::witness_gen {
+namespace {
+
+// The child's fixed descriptors: the generator is told /dev/fd/N.
+constexpr int kChildOutFd = 3;
+constexpr int kChildInFd = 4;
+// How much of its output is kept (the end of it: the error comes last), and
+// how many lines of that reach the partition's cause.
+constexpr size_t kKeepBytes = 8192;
+constexpr size_t kCauseLines = 6;
+constexpr size_t kLineChars = 300;
+// The poll period: how often its CPU time is looked at for progress.
+constexpr int kPollMs = 100;
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+Status sys_error(const char* what) {
+  return make_error(ErrorCode::kIo, "witness generator: {}: {}", what, std::strerror(errno));
+}
+
+Status write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return sys_error("write the input memfd");
+    bytes.remove_prefix(size_t(n));
+  }
+  return Status::ok();
+}
+
+// utime + stime of `pid` in clock ticks (0 once it is gone): its CPU moving
+// is the progress the heartbeat counts.
+uint64_t cpu_ticks(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  const size_t paren = line.rfind(')');  // the name may hold spaces and ')'
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(line.substr(paren + 2));
+  std::string field;
+  uint64_t utime = 0, stime = 0;
+  // Fields 3.. after the name; utime and stime are fields 14 and 15.
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+    if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
+  }
+  return utime + stime;
+}
+
+// The last lines worth reading: node's stack frames ("    at ..."), its
+// version line and caret lines dropped, each line trimmed and cut.
+std::string tail_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    line = line.substr(b, line.find_last_not_of(" \t\r") + 1 - b);
+    if (line.rfind("at ", 0) == 0 || line.rfind("Node.js v", 0) == 0 || line == "^") continue;
+    if (line.size() > kLineChars) line = line.substr(0, kLineChars) + "...";
+    lines.push_back(std::move(line));
+  }
+  const size_t first = lines.size() > kCauseLines ? lines.size() - kCauseLines : 0;
+  std::string out;
+  for (size_t i = first; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
+  return out;
+}
+
+// What a generator says when it ran out of memory (a failed allocation under
+// RLIMIT_AS, V8's heap limit, the wasm memory not growing): not the input's
+// fault, so not deterministic.
+bool says_out_of_memory(const std::string& text) {
+  for (const char* mark : {"bad_alloc", "out of memory", "Out of memory", "Cannot allocate memory",
+                           "could not allocate memory", "WebAssembly.Memory"}) {
+    if (text.find(mark) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// In the child, between fork and exec: async-signal-safe calls only.
+[[noreturn]] void exec_child(char* const* argv, pid_t parent, int out_fd, int in_fd, int log_fd, int null_fd) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);  // the worker died before the prctl
+  // Out of the way of 0..4 first, then into place (dup2 clears CLOEXEC).
+  const int out_hi = ::fcntl(out_fd, F_DUPFD, 10);
+  const int in_hi = ::fcntl(in_fd, F_DUPFD, 10);
+  const int log_hi = ::fcntl(log_fd, F_DUPFD, 10);
+  const int null_hi = ::fcntl(null_fd, F_DUPFD, 10);
+  if (out_hi < 0 || in_hi < 0 || log_hi < 0 || null_hi < 0) ::_exit(127);
+  if (::dup2(null_hi, 0) < 0 || ::dup2(log_hi, 1) < 0 || ::dup2(log_hi, 2) < 0 || ::dup2(out_hi, kChildOutFd) < 0 ||
+      ::dup2(in_hi, kChildInFd) < 0) {
+    ::_exit(127);
+  }
+  ::close_range(kChildInFd + 1, ~0u, 0);  // nothing else of the worker's (sockets, the ring's descriptors)
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
+  ::execve(argv[0], argv, environ);
+  static const char kMsg[] = "proofpipe-synth-worker: cannot execute the witness generator\n";
+  [[maybe_unused]] const ssize_t n = ::write(2, kMsg, sizeof kMsg - 1);
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string GeneratorRun::describe() const {
+  std::string how;
+  if (signal != 0) {
+    how = fmt::format("was killed by signal {} ({})", signal, strsignal(signal));
+  } else {
+    how = fmt::format("exited with code {}", exit_code);
+  }
+  return output.empty() ? "witness generator " + how : fmt::format("witness generator {}: {}", how, output);
+}
+
+Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::function<void()>& progress) {
+  GeneratorRun run;
+  auto input = read_regular_file(req.input, kMaxInputBytes, "input");
+  if (!input) {
+    run.end = GeneratorRun::End::kInputFailure;
+    run.output = input.status().message();
+    return run;
+  }
+  Fd in_fd(::memfd_create("proofpipe-input", MFD_CLOEXEC));
+  if (in_fd.get() < 0) return sys_error("memfd_create");
+  PP_RETURN_IF_ERROR(write_all(in_fd.get(), *input));
+  input->clear();
+  input->shrink_to_fit();
+  Fd out_fd(::memfd_create("proofpipe-witness", MFD_CLOEXEC));
+  if (out_fd.get() < 0) return sys_error("memfd_create");
+  Fd null_fd(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (null_fd.get() < 0) return sys_error("open /dev/null");
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return sys_error("pipe");
+  Fd log_read(pipe_fds[0]), log_write(pipe_fds[1]);
+
+  // Everything the child needs, made before the fork (the worker has threads).
+  std::vector<std::string> args = req.command;
+  args.push_back(fmt::format("/dev/fd/{}", kChildInFd));
+  args.push_back(fmt::format("/dev/fd/{}", kChildOutFd));
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+
+  const pid_t pid = ::fork();
+  if (pid < 0) return sys_error("fork");
+  if (pid == 0) exec_child(argv.data(), parent, out_fd.get(), in_fd.get(), log_write.get(), null_fd.get());
+  log_write.reset();
+  in_fd.reset();  // the child holds its own copy
+  ::fcntl(log_read.get(), F_SETFL, O_NONBLOCK);
+
+  std::string output;
+  const auto drain = [&] {
+    char buf[4096];
+    ssize_t n = 0;
+    bool got = false;
+    while ((n = ::read(log_read.get(), buf, sizeof buf)) > 0) {
+      output.append(buf, size_t(n));
+      if (output.size() > kKeepBytes) output.erase(0, output.size() - kKeepBytes);
+      got = true;
+    }
+    return got;
+  };
+  uint64_t last_ticks = 0;
+  int wstatus = 0;
+  bool hung_up = false;  // it closed its output (or exited): poll the clock only
+  for (;;) {
+    pollfd pfd{log_read.get(), POLLIN, 0};
+    ::poll(&pfd, hung_up ? 0 : 1, kPollMs);
+    hung_up = hung_up || (pfd.revents & (POLLHUP | POLLERR)) != 0;
+    bool moved = drain();
+    const uint64_t ticks = cpu_ticks(pid);
+    moved = moved || ticks != last_ticks;
+    last_ticks = ticks;
+    if (moved) progress();
+    const pid_t w = ::waitpid(pid, &wstatus, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return sys_error("waitpid");
+  }
+  drain();
+  run.output = tail_lines(output);
+
+  const bool oom_text = says_out_of_memory(output);
+  if (WIFEXITED(wstatus)) {
+    run.exit_code = WEXITSTATUS(wstatus);
+    if (run.exit_code == 0) {
+      run.end = GeneratorRun::End::kOk;
+      run.witness_fd = out_fd.release();
+    } else {
+      run.end = oom_text ? GeneratorRun::End::kCrashed : GeneratorRun::End::kInputFailure;
+    }
+  } else if (WIFSIGNALED(wstatus)) {
+    run.signal = WTERMSIG(wstatus);
+    if (run.signal == SIGKILL) {
+      run.end = GeneratorRun::End::kKilled;
+    } else if (run.signal == SIGABRT && !oom_text) {
+      run.end = GeneratorRun::End::kInputFailure;
+    } else {
+      run.end = GeneratorRun::End::kCrashed;
+    }
+  }
+  return run;
+}
+
+}  // namespace proofpipe::witness_gen
