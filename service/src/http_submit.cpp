@@ -82,7 +82,30 @@ std::string job_id_problem(std::string_view id) {
   return {};
 }
 
+std::string json_depth_problem(std::string_view body) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        return fmt::format("the JSON body nests deeper than {} arrays and objects", kMaxJsonDepth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return {};
+}
+
 Result<SubmitRequest> submit_from_json(std::string_view body) {
+  if (std::string problem = json_depth_problem(body); !problem.empty()) return invalid(std::move(problem));
   const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return invalid("the body is not valid JSON");
   if (!j.is_object()) return invalid("the body is not a JSON object");
@@ -117,18 +140,20 @@ Result<SubmitRequest> submit_from_json(std::string_view body) {
   return finish(std::move(r));
 }
 
-Result<SubmitRequest> submit_from_form(httplib::MultipartFormDataMap& parts) {
+Result<SubmitRequest> submit_from_form(std::vector<FormPart> parts) {
+  std::stable_sort(parts.begin(), parts.end(), [](const FormPart& a, const FormPart& b) { return a.name < b.name; });
   SubmitRequest r;
   std::set<std::string> seen;
-  for (auto& [name, part] : parts) {
+  for (auto& part : parts) {
+    const std::string& name = part.name;
     if (name == "witness") {
       if (part.filename.empty()) return invalid("a 'witness' part has no file name (attach it as a file)");
-      r.uploads.push_back(UploadedWitness{part.filename, std::move(part.content)});
+      r.uploads.push_back(UploadedWitness{part.filename, std::string(part.content)});
       continue;
     }
     if (name == "input") {  // circom input JSON; intake checks it is one object
       if (part.filename.empty()) return invalid("an 'input' part has no file name (attach it as a file)");
-      r.inputs.push_back(UploadedWitness{part.filename, std::move(part.content)});
+      r.inputs.push_back(UploadedWitness{part.filename, std::string(part.content)});
       continue;
     }
     if (name != "id" && name != "key" && name != "priority")
@@ -137,12 +162,12 @@ Result<SubmitRequest> submit_from_form(httplib::MultipartFormDataMap& parts) {
     if (!seen.insert(name).second) return invalid(fmt::format("form field '{}' is given twice", name));
     if (!part.filename.empty()) return invalid(fmt::format("form field '{}' must be a value, not a file", name));
     if (name == "id") {
-      r.id = part.content;
+      r.id = std::string(part.content);
     } else if (name == "key") {
-      r.key = part.content;
+      r.key = std::string(part.content);
     } else if (!parse_int64(part.content, &r.priority)) {
-      return invalid(fmt::format("'priority' {} is not an integer from {} to {}", dump_json(json(part.content)),
-                                 INT64_MIN, INT64_MAX));
+      return invalid(fmt::format("'priority' {} is not an integer from {} to {}",
+                                 dump_json(json(std::string(part.content))), INT64_MIN, INT64_MAX));
     }
   }
   return finish(std::move(r));

@@ -63,18 +63,14 @@ TEST(SubmitInputs, WitnessesAndInputsTogetherOrNonObjectsAre400) {
   }
   expect_invalid(submit_from_json(json{{"key", "m"}, {"inputs", "a.json"}}.dump()), "'inputs' must be");
 
-  httplib::MultipartFormDataMap parts;
-  parts.emplace("key", httplib::MultipartFormData{"key", "m", "", ""});
-  parts.emplace("input", httplib::MultipartFormData{"input", input_text(0), "w00.json", "application/json"});
-  parts.emplace("input", httplib::MultipartFormData{"input", input_text(1), "w01.json", "application/json"});
+  const std::string in0 = input_text(0), in1 = input_text(1);
+  std::vector<FormPart> parts = {{"key", "", "m"}, {"input", "w00.json", in0}, {"input", "w01.json", in1}};
   auto r = submit_from_form(parts);
   ASSERT_TRUE(r.is_ok()) << r.status().to_string();
   EXPECT_EQ(r->inputs.size(), 2u);
-  parts.emplace("witness", httplib::MultipartFormData{"witness", "x", "w.wtns", ""});
+  parts.push_back({"witness", "w.wtns", "x"});
   expect_invalid(submit_from_form(parts), "not both");
-  httplib::MultipartFormDataMap unnamed;
-  unnamed.emplace("key", httplib::MultipartFormData{"key", "m", "", ""});
-  unnamed.emplace("input", httplib::MultipartFormData{"input", "{}", "", ""});
+  const std::vector<FormPart> unnamed = {{"key", "", "m"}, {"input", "", "{}"}};
   expect_invalid(submit_from_form(unnamed), "no file name");
 }
 
