@@ -20,6 +20,8 @@
 // first drains what the client is still sending for up to 1 s (at most
 // 64 MiB, in a fixed 16 KiB buffer), so the client reads the answer
 // instead of a reset.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -131,7 +133,12 @@ class Place {
 class Conn : public std::enable_shared_from_this<Conn> {
  public:
   Conn(ApiServer::State& st, tcp::socket sock, std::string addr)
-      : st_(st), io_(*st.io), place_(io_, std::move(addr)), stream_(std::move(sock)), buf_(kReadBufferBytes) {}
+      : st_(st),
+        io_(*st.io),
+        place_(io_, std::move(addr)),
+        stream_(std::move(sock)),
+        buf_(kReadBufferBytes),
+        body_timer_(stream_.get_executor()) {}
 
   void start() {
     beast::error_code ec;
@@ -247,15 +254,22 @@ class Conn : public std::enable_shared_from_this<Conn> {
       return run_handler();
     }
     // The deadline grows with what came: the grace, then one second per
-    // kMinBodyBytesPerSecond received.
+    // kMinBodyBytesPerSecond received. A timer of our own rather than the
+    // stream's (which closes the socket), so the client still hears 408.
     const uint64_t got = body_->get().body().size();
-    stream_.expires_at(body_start_ + std::chrono::milliseconds(st_.cfg.body_grace_ms) +
-                       std::chrono::milliseconds(got * 1000 / kMinBodyBytesPerSecond));
+    stream_.expires_never();
+    body_timer_.expires_at(body_start_ + std::chrono::milliseconds(st_.cfg.body_grace_ms) +
+                           std::chrono::milliseconds(got * 1000 / kMinBodyBytesPerSecond));
+    body_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;  // cancelled: the read came first
+      self->body_late_ = true;
+      self->stream_.cancel();
+    });
     http::async_read_some(stream_, buf_, *body_, [self = shared_from_this()](beast::error_code ec, size_t) {
-      if (ec == beast::error::timeout) {
+      self->body_timer_.cancel();
+      if (self->body_late_) {
         self->keep_alive_ = false;
-        return self->refuse(408, fmt::format("the body came slower than {} bytes a second", kMinBodyBytesPerSecond),
-                            true);
+        return self->refuse(408, fmt::format("the body came slower than {} bytes a second", kMinBodyBytesPerSecond));
       }
       if (ec) return self->close();
       self->read_body();
@@ -366,8 +380,9 @@ class Conn : public std::enable_shared_from_this<Conn> {
   const Route* route_ = nullptr;
   const Route::Handler* handler_ = nullptr;
   std::shared_ptr<LargeBodyPlace> place_held_;
+  net::steady_timer body_timer_;
   Clock::time_point body_start_;
-  bool keep_alive_ = true, busy_ = false;
+  bool keep_alive_ = true, busy_ = false, body_late_ = false;
   std::unique_ptr<char[]> drain_;
   uint64_t drained_ = 0;
 };
@@ -417,6 +432,13 @@ ApiServer::State::State(ServiceCore& c, ApiConfig cf) : core(c), cfg(std::move(c
 ApiServer::State::~State() { shutdown(); }
 
 Status ApiServer::State::listen() {
+  // Each connection is a descriptor: lift the soft limit toward the hard
+  // one so max_connections (and the process's own files) fit, as far as
+  // the hard limit allows.
+  if (rlimit lim{}; ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < cfg.max_connections + 256u) {
+    lim.rlim_cur = std::min<rlim_t>(lim.rlim_max, cfg.max_connections + 256u);
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+  }
   io = std::make_unique<Io>();
   beast::error_code ec;
   const auto address = net::ip::make_address(cfg.host, ec);
