@@ -51,7 +51,8 @@ constexpr size_t kMaxHeaders = 100;
 // The read buffer's cap: a header over 16 KiB fails before this is full.
 constexpr size_t kReadBufferBytes = 64 * 1024;
 constexpr unsigned kIoThreads = 2;
-// Handler threads: as many core calls at once as httplib's pool allowed.
+// Handler threads: as many core calls at once as the server before this
+// one allowed (its pool of 8); more would only queue on the core's locks.
 constexpr unsigned kHandlerThreads = 8;
 constexpr auto kWriteDeadline = std::chrono::seconds(30);
 constexpr auto kLingerTime = std::chrono::seconds(1);
