@@ -1,6 +1,7 @@
 // The API server's set-up (http_api.hpp): the route table (the answers are
 // in http_routes.cpp; the connections, limits and deadlines in
-// http_conn.cpp), the token check, start and stop.
+// http_conn.cpp), the request target's path and query, the token check,
+// start and stop.
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -36,7 +37,45 @@ std::vector<std::string> split_path(std::string_view path) {
   }
 }
 
+std::string percent_decode(std::string_view s, bool plus_is_space) {
+  std::string out;
+  out.reserve(s.size());
+  const auto hex = [](char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += char(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += plus_is_space && s[i] == '+' ? ' ' : s[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+void split_target(std::string_view target, Req& req) {
+  const size_t q = target.find('?');
+  req.path = percent_decode(target.substr(0, q), false);
+  if (q == std::string_view::npos) return;
+  std::string_view query = target.substr(q + 1);
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    if (!pair.empty()) {
+      const size_t eq = pair.find('=');
+      req.params.emplace(percent_decode(pair.substr(0, eq), true),
+                         eq == std::string_view::npos ? "" : percent_decode(pair.substr(eq + 1), true));
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+}
 
 std::string Req::header(std::string_view name) const {
   for (const auto& [n, v] : headers)
@@ -81,7 +120,7 @@ void ApiServer::State::install() {
   routes.push_back(route("/healthz", {{"GET", [](Req&, Res& s) { reply(s, 200, {{"alive", true}}); }}}));
   routes.back().on_io_thread = true;
   routes.push_back(route("/readyz", {{"GET", [this](Req&, Res& s) { readyz(s); }}}));
-  routes.back().on_io_thread = true;  // health() reads a snapshot under a short lock
+  routes.back().on_io_thread = true;  // health() copies a snapshot under short locks: no I/O
   routes.push_back(route("/metrics", {{"GET", [this](Req&, Res& s) {
                                          s.set_content(render_metrics(core.metrics()), kMetricsContentType);
                                        }}}));

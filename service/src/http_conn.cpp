@@ -58,44 +58,6 @@ constexpr auto kWriteDeadline = std::chrono::seconds(30);
 constexpr auto kLingerTime = std::chrono::seconds(1);
 constexpr uint64_t kLingerBytes = uint64_t(64) << 20;
 
-std::string percent_decode(std::string_view s, bool plus_is_space) {
-  std::string out;
-  out.reserve(s.size());
-  const auto hex = [](char c) {
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-  };
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out += char(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-      i += 2;
-    } else {
-      out += plus_is_space && s[i] == '+' ? ' ' : s[i];
-    }
-  }
-  return out;
-}
-
-void split_target(std::string_view target, Req& req) {
-  const size_t q = target.find('?');
-  req.path = percent_decode(target.substr(0, q), false);
-  if (q == std::string_view::npos) return;
-  std::string_view query = target.substr(q + 1);
-  while (!query.empty()) {
-    const size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    if (!pair.empty()) {
-      const size_t eq = pair.find('=');
-      req.params.emplace(percent_decode(pair.substr(0, eq), true),
-                         eq == std::string_view::npos ? "" : percent_decode(pair.substr(eq + 1), true));
-    }
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-}
-
 }  // namespace
 
 struct Io {
@@ -201,7 +163,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
     route_ = st_.match(req_);
     if (!route_) return early(404, fmt::format("no such route: {} {}", req_.method, req_.path));
     handler_ = nullptr;
-    const std::string& verb = req_.method == "HEAD" ? std::string("GET") : req_.method;
+    const std::string verb = req_.method == "HEAD" ? "GET" : req_.method;
     for (const auto& [m, h] : route_->methods)
       if (m == verb) handler_ = &h;
     if (!handler_) {

@@ -36,6 +36,10 @@ struct Req {
   size_t param_count(const std::string& name) const { return params.count(name); }
 };
 
+// Fills req.path (percent-decoded) and req.params (the query: '+' is a
+// space, %XX a byte) from a request target.
+void split_target(std::string_view target, Req& req);
+
 struct Res {
   int status = 200;
   std::vector<std::pair<std::string, std::string>> headers;
