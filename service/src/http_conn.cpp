@@ -110,6 +110,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   void start() {
     beast::error_code ec;
     stream_.socket().set_option(tcp::no_delay(true), ec);  // an answer's two writes go out at once
+    stream_.socket().non_blocking(true, ec);               // read_body's reads never wait
     read_header();
   }
 
@@ -200,10 +201,18 @@ class Conn : public std::enable_shared_from_this<Conn> {
       if (body_follows) keep_alive_ = false;
       return write();
     }
-    body_.emplace(std::move(*head_));
-    body_->body_limit(st_.cfg.max_body_bytes);
+    const bool expect_continue = beast::iequals(head_->get()[http::field::expect], "100-continue");
+    // The body goes straight from the socket into the request's string
+    // (reserved whole: Content-Length is within --max-upload and a place is
+    // held), with no parser or buffer in between; what the header read
+    // took of it already comes out of buf_ first.
+    body_length_ = length;
+    req_.body.reserve(length);
+    const size_t have = std::min<uint64_t>(buf_.size(), length);
+    req_.body.append(static_cast<const char*>(buf_.data().data()), have);
+    buf_.consume(have);
     body_start_ = Clock::now();
-    if (beast::iequals(body_->get()[http::field::expect], "100-continue")) {
+    if (expect_continue) {
       auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
       stream_.expires_after(kWriteDeadline);
       return http::async_write(stream_, *cont, [self = shared_from_this(), cont](beast::error_code e, size_t) {
@@ -215,30 +224,38 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
 
   void read_body() {
-    if (body_->is_done()) {
-      req_.body = std::move(body_->get().body());
-      body_.reset();
-      return run_handler();
-    }
+    if (req_.body.size() == body_length_) return run_handler();
     // The deadline grows with what came: the grace, then one second per
     // kMinBodyBytesPerSecond received. A timer of our own rather than the
     // stream's (which closes the socket), so the client still hears 408.
-    const uint64_t got = body_->get().body().size();
+    const uint64_t got = req_.body.size();
     stream_.expires_never();
     body_timer_.expires_at(body_start_ + std::chrono::milliseconds(st_.cfg.body_grace_ms) +
                            std::chrono::milliseconds(got * 1000 / kMinBodyBytesPerSecond));
     body_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec) return;  // cancelled: the read came first
       self->body_late_ = true;
-      self->stream_.cancel();
+      self->stream_.socket().cancel();
     });
-    http::async_read_some(stream_, buf_, *body_, [self = shared_from_this()](beast::error_code ec, size_t) {
+    // Wait until bytes are there, then take exactly what is there: the
+    // string grows by what the kernel holds, so it is never zero-filled
+    // ahead of the data.
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
       self->body_timer_.cancel();
       if (self->body_late_) {
         self->keep_alive_ = false;
         return self->refuse(408, fmt::format("the body came slower than {} bytes a second", kMinBodyBytesPerSecond));
       }
       if (ec) return self->close();
+      auto& sock = self->stream_.socket();
+      std::string& body = self->req_.body;
+      beast::error_code rec;
+      const uint64_t at = body.size();
+      const size_t want = std::min<uint64_t>(std::max<size_t>(sock.available(rec), 1), self->body_length_ - at);
+      body.resize(at + want);
+      const size_t n = sock.read_some(net::buffer(body.data() + at, want), rec);
+      body.resize(at + n);
+      if (rec && rec != net::error::would_block) return self->close();  // EOF or reset mid-body
       self->read_body();
     });
   }
@@ -341,7 +358,6 @@ class Conn : public std::enable_shared_from_this<Conn> {
   beast::tcp_stream stream_;
   beast::flat_buffer buf_;
   std::optional<http::request_parser<http::empty_body>> head_;
-  std::optional<http::request_parser<http::string_body>> body_;
   Req req_;
   Res res_;
   const Route* route_ = nullptr;
@@ -349,6 +365,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   std::shared_ptr<LargeBodyPlace> place_held_;
   net::steady_timer body_timer_;
   Clock::time_point body_start_;
+  uint64_t body_length_ = 0;
   bool keep_alive_ = true, busy_ = false, body_late_ = false;
   std::unique_ptr<char[]> drain_;
   uint64_t drained_ = 0;

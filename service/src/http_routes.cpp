@@ -56,7 +56,7 @@ void ApiServer::State::submit(Req& req, Res& res) {
   if (req.header("Content-Type").rfind("multipart/form-data", 0) == 0) {
     auto parts = parse_form(req.body, boundary);
     if (!parts) return reply_status(res, parts.status());
-    parsed = submit_from_form(std::move(*parts));
+    parsed = submit_from_form(std::move(*parts), &req.body);
   } else {
     parsed = submit_from_json(req.body);
   }

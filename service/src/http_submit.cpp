@@ -217,20 +217,28 @@ Result<SubmitRequest> submit_from_json(std::string_view body) {
   return finish(std::move(r));
 }
 
-Result<SubmitRequest> submit_from_form(std::vector<FormPart> parts) {
+Result<SubmitRequest> submit_from_form(std::vector<FormPart> parts, std::string* body) {
   std::stable_sort(parts.begin(), parts.end(), [](const FormPart& a, const FormPart& b) { return a.name < b.name; });
+  // The largest file, whose bytes are moved rather than copied (below).
+  const FormPart* largest = nullptr;
+  for (const auto& p : parts)
+    if (body && !p.filename.empty() && (!largest || p.content.size() > largest->content.size())) largest = &p;
+  std::vector<UploadedWitness>* largest_in = nullptr;  // and at which place (the vector may still grow)
+  size_t largest_at = 0;
   SubmitRequest r;
   std::set<std::string> seen;
   for (auto& part : parts) {
     const std::string& name = part.name;
     if (name == "witness") {
       if (part.filename.empty()) return invalid("a 'witness' part has no file name (attach it as a file)");
-      r.uploads.push_back(UploadedWitness{part.filename, std::string(part.content)});
+      r.uploads.push_back(UploadedWitness{part.filename, &part == largest ? std::string() : std::string(part.content)});
+      if (&part == largest) largest_in = &r.uploads, largest_at = r.uploads.size() - 1;
       continue;
     }
     if (name == "input") {  // circom input JSON; intake checks it is one object
       if (part.filename.empty()) return invalid("an 'input' part has no file name (attach it as a file)");
-      r.inputs.push_back(UploadedWitness{part.filename, std::string(part.content)});
+      r.inputs.push_back(UploadedWitness{part.filename, &part == largest ? std::string() : std::string(part.content)});
+      if (&part == largest) largest_in = &r.inputs, largest_at = r.inputs.size() - 1;
       continue;
     }
     if (name != "id" && name != "key" && name != "priority")
@@ -246,6 +254,16 @@ Result<SubmitRequest> submit_from_form(std::vector<FormPart> parts) {
       return invalid(fmt::format("'priority' {} is not an integer from {} to {}",
                                  dump_json(json(std::string(part.content))), INT64_MIN, INT64_MAX));
     }
+  }
+  if (largest_in) {
+    // Every other part is copied out by now, so the body can be cut to
+    // this one in place: a move within its buffer, no second allocation.
+    const size_t at = size_t(largest->content.data() - body->data()), length = largest->content.size();
+    std::string bytes = std::move(*body);
+    body->clear();
+    bytes.erase(0, at);
+    bytes.resize(length);
+    (*largest_in)[largest_at].bytes = std::move(bytes);
   }
   return finish(std::move(r));
 }

@@ -22,9 +22,11 @@ namespace proofpipe::service {
 // (json_depth_problem), so no later walk of the tree recurses that deep.
 Result<SubmitRequest> submit_from_json(std::string_view body);
 
-// The parts in name order (the order the fields are checked in), each
-// file's content copied once into the request.
-Result<SubmitRequest> submit_from_form(std::vector<FormPart> parts);
+// The parts in name order (the order the fields are checked in). With
+// `body` (the text the parts view), the largest file takes the body's own
+// storage (cut to its bytes in place) and only the others are copied, so a
+// one-file upload costs its body once; *body is left empty.
+Result<SubmitRequest> submit_from_form(std::vector<FormPart> parts, std::string* body = nullptr);
 
 // Arrays and objects nested at most this deep in a JSON body.
 inline constexpr size_t kMaxJsonDepth = 64;
