@@ -15,7 +15,8 @@
 //     Content-Length, no compression: 411, 415), its size (413) and a
 //     large-body place (503), answered before "100 Continue" when asked;
 //   - the body at kMinBodyBytesPerSecond after the grace (as Apache's
-//     mod_reqtimeout counts it): slower is cut off.
+//     mod_reqtimeout counts it): slower is 408 and closed. The body is read
+//     straight from the socket into the request's one reserved string.
 // An answer sent before the body was read closes the connection; closing
 // first drains what the client is still sending for up to 1 s (at most
 // 64 MiB, in a fixed 16 KiB buffer), so the client reads the answer
