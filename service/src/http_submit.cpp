@@ -112,7 +112,7 @@ Status parse_inputs(std::string_view v, std::vector<UploadedWitness>& out) {
   if (v[0] == '{') {
     for (auto& [name, text] : members_by_name(v)) items.emplace_back(name, text);
   } else {
-    for_each_member(v, [&](std::string, std::string_view text) { items.emplace_back(std::string(), text); });
+    for_each_member(v, [&](const std::string&, std::string_view text) { items.emplace_back(std::string(), text); });
     const size_t width = std::max<size_t>(2, std::to_string(items.empty() ? 0 : items.size() - 1).size());
     for (size_t place = 0; place < items.size(); ++place) items[place].first = fmt::format("{:0{}}", place, width);
   }
