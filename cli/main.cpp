@@ -188,6 +188,9 @@ int main(int argc, char** argv) {
       ->default_val(60)
       ->check(CLI::Range(0.0, 86400.0));
   sv->add_option("--max-upload", serve.max_upload, "largest request body, e.g. 1GiB")->default_val("1GiB");
+  sv->add_option("--max-connections", serve.max_connections, "open API connections (one address: half)")
+      ->default_val(1024)
+      ->check(CLI::Range(2u, 1000000u));
   sv->add_option("--queue", serve.queue, "sqlite (the journal in --state-dir) or postgresql://... (many nodes)")
       ->default_val("sqlite");
   sv->add_option("--node-id", serve.node_id, "this node's id in a shared queue (default: HOSTNAME-PID)");

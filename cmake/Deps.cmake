@@ -17,5 +17,8 @@ find_package(nlohmann_json REQUIRED)
 find_package(cppzmq REQUIRED)
 # The service (service/): its job journal and its HTTP/JSON API.
 find_package(SQLite3 REQUIRED)
+# The API server is Boost.Beast over Boost.Asio (header-only in Boost 1.74,
+# libboost-dev); the HTTP clients still use cpp-httplib.
+find_package(Boost 1.74 REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx)  # the service's shared queue (docs/scale-out.md)

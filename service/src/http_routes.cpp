@@ -15,9 +15,6 @@ namespace {
 
 constexpr size_t kDefaultListLimit = 100;
 constexpr size_t kMaxListLimit = 10000;
-// Parts in one multipart form (httplib's own cap is 1024 files).
-constexpr size_t kMaxFormParts = 1024;
-
 // The ServiceCore error codes as HTTP statuses (service_core.hpp).
 int http_status(ErrorCode code) {
   switch (code) {
@@ -30,32 +27,6 @@ int http_status(ErrorCode code) {
     default: return 500;
   }
 }
-
-// One of cfg.max_large_bodies places, for a body over kLargeBodyBytes while
-// it is in memory (read, parsed, handed to the core).
-class LargeBodyPlace {
- public:
-  LargeBodyPlace(std::atomic<unsigned>& taken, unsigned max, uint64_t length) : taken_(taken) {
-    if (length <= kLargeBodyBytes) return;
-    held_ = true;
-    if (taken_.fetch_add(1) >= max) {
-      release();
-      refused_ = true;
-    }
-  }
-  ~LargeBodyPlace() { release(); }
-  LargeBodyPlace(const LargeBodyPlace&) = delete;
-  LargeBodyPlace& operator=(const LargeBodyPlace&) = delete;
-  bool refused() const { return refused_; }
-
- private:
-  void release() {
-    if (held_) taken_.fetch_sub(1);
-    held_ = false;
-  }
-  std::atomic<unsigned>& taken_;
-  bool held_ = false, refused_ = false;
-};
 
 // GET and DELETE of one job answer alike: the job, or 404.
 void reply_job(Res& res, const std::string& id, const Result<std::optional<Job>>& job) {
@@ -77,41 +48,19 @@ void reply_error(Res& res, int status, std::string message) {
 
 void reply_status(Res& res, const Status& st) { reply_error(res, http_status(st.code()), st.message()); }
 
-void ApiServer::State::submit(const Req& req, Res& res, const httplib::ContentReader& read) {
-  const LargeBodyPlace place(large_bodies, cfg.max_large_bodies, req.get_header_value<uint64_t>("Content-Length"));
-  const bool form = req.is_multipart_form_data();
-  const bool json_body = req.get_header_value("Content-Type").rfind("application/json", 0) == 0;
-  if (place.refused() || (!form && !json_body)) {
-    // httplib answers a body it could not read (413, 400) itself.
-    const auto drop = [](const char*, size_t) { return true; };
-    if (!(form ? read([](const httplib::MultipartFormData&) { return true; }, drop) : read(drop))) return;
-    if (!form && !json_body) return reply_error(res, 415, "send application/json or multipart/form-data");
-    return reply_busy(res);
-  }
+void ApiServer::State::submit(Req& req, Res& res) {
+  // The connection checked the framing, the size and the Content-Type and
+  // holds this body's large-body place until the answer is out.
   Result<SubmitRequest> parsed = Status(ErrorCode::kInternal, "not parsed");
-  if (form) {
-    httplib::MultipartFormDataMap parts;
-    auto cur = parts.end();
-    const bool ok = read(
-        [&](const httplib::MultipartFormData& part) {
-          cur = parts.emplace(part.name, part);
-          return parts.size() <= kMaxFormParts;
-        },
-        [&](const char* data, size_t n) {
-          cur->second.content.append(data, n);
-          return true;
-        });
-    if (!ok) return;
-    parsed = submit_from_form(parts);
+  const std::string boundary = form_boundary(req.header("Content-Type"));
+  if (req.header("Content-Type").rfind("multipart/form-data", 0) == 0) {
+    auto parts = parse_form(req.body, boundary);
+    if (!parts) return reply_status(res, parts.status());
+    parsed = submit_from_form(std::move(*parts), &req.body);
   } else {
-    std::string body;
-    if (!read([&](const char* data, size_t n) {
-          body.append(data, n);
-          return true;
-        }))
-      return;
-    parsed = submit_from_json(body);
+    parsed = submit_from_json(req.body);
   }
+  req.body = std::string();  // the request holds the uploads now
   if (!parsed) return reply_status(res, parsed.status());
   const auto result = core.submit(*parsed);
   if (!result) return reply_status(res, result.status());
@@ -133,7 +82,7 @@ void ApiServer::State::list(const Req& req, Res& res) {
   std::optional<JobState> state;
   size_t limit = kDefaultListLimit;
   for (const auto& [name, value] : req.params) {
-    if (req.get_param_value_count(name) > 1) return reply_error(res, 400, fmt::format("'{}' is given twice", name));
+    if (req.param_count(name) > 1) return reply_error(res, 400, fmt::format("'{}' is given twice", name));
     if (name == "state") {
       state = parse_job_state(value);
       if (!state)
@@ -156,13 +105,9 @@ void ApiServer::State::list(const Req& req, Res& res) {
   reply(res, 200, {{"jobs", std::move(out)}});
 }
 
-void ApiServer::State::get_job(const Req& req, Res& res) {
-  reply_job(res, req.matches[1], core.job(req.matches[1].str()));
-}
+void ApiServer::State::get_job(const Req& req, Res& res) { reply_job(res, req.matches[1], core.job(req.matches[1])); }
 
-void ApiServer::State::cancel(const Req& req, Res& res) {
-  reply_job(res, req.matches[1], core.cancel(req.matches[1].str()));
-}
+void ApiServer::State::cancel(const Req& req, Res& res) { reply_job(res, req.matches[1], core.cancel(req.matches[1])); }
 
 void ApiServer::State::get_proof(const Req& req, Res& res) {
   const std::string id = req.matches[1], name = req.matches[2];

@@ -109,6 +109,7 @@ Status serve(const ServeOptions& args) {
   api_cfg.port = port;
   api_cfg.token = token;
   api_cfg.max_body_bytes = *max_upload;
+  api_cfg.max_connections = args.max_connections;
   auto api = ApiServer::start(svc, api_cfg);
   if (!api) return (api.status());
   std::fprintf(stderr, "proofpipe serve: listening on http://%s:%d%s; keys %s; state %s; %zu partition%s queued\n",

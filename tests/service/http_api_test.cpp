@@ -215,6 +215,16 @@ TEST_F(ApiTest, WrongMethodIs405WithAllow) {
   EXPECT_EQ(status_of(client->Delete("/healthz")), 405);
 }
 
+TEST_F(ApiTest, HeadAnswersAsGetWithoutTheBody) {
+  const std::string got = raw("HEAD /v1/keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  ASSERT_EQ(got.rfind("HTTP/1.1 200", 0), 0u) << got;
+  EXPECT_NE(got.find("Content-Length: 12\r\n"), std::string::npos) << got;  // {"keys":[]} and a newline
+  EXPECT_EQ(got.size(), got.find("\r\n\r\n") + 4) << got;                   // and no body
+  const auto get = client->Get("/v1/keys");
+  ASSERT_EQ(status_of(get), 200);
+  EXPECT_EQ(get->body.size(), 12u);
+}
+
 TEST_F(ApiTest, HealthReadinessAndMetrics) {
   EXPECT_EQ(status_of(client->Get("/healthz")), 200);
   EXPECT_EQ(status_of(client->Get("/readyz")), 200);

@@ -1,7 +1,8 @@
-// The HTTP/JSON API of `proofpipe serve`, version 1 (docs/api.md): a
-// cpp-httplib server on its own threads that turns requests into
-// ServiceCore calls and their answers into JSON. It never touches the
-// journal or the engine itself.
+// The HTTP/JSON API of `proofpipe serve`, version 1 (docs/api.md): an
+// asynchronous Boost.Beast server (a few I/O threads, no thread per
+// connection) that turns requests into ServiceCore calls on a small pool of
+// handler threads and their answers into JSON. It never touches the journal
+// or the engine itself.
 //
 //   POST   /v1/jobs                     201 new | 200 same id, same content | 409 other content
 //   GET    /v1/jobs?state=&limit=       200 {"jobs": [...]}, newest first
@@ -40,7 +41,20 @@ struct ApiConfig {
   // get 503 and Retry-After, so uploads cannot add up past this many times
   // max_body_bytes (each is read whole before the core sees it).
   unsigned max_large_bodies = 2;
+  // Open connections (--max-connections), and the share of them one client
+  // address may hold (0: half, so one address never shuts out the rest).
+  // One over either is answered 503 and closed at once.
+  unsigned max_connections = 1024;
+  unsigned max_connections_per_address = 0;
+  // A request's line and headers must be in within this long of the
+  // connection being ready for it (also the idle keep-alive limit); a body
+  // must keep up kMinBodyBytesPerSecond after the same grace.
+  unsigned header_timeout_ms = 10000;
+  unsigned body_grace_ms = 10000;
 };
+// A body read at less than this on average (after the grace) is cut off:
+// a client trickling a large upload cannot hold its place for ever.
+inline constexpr uint64_t kMinBodyBytesPerSecond = 64 * 1024;
 // A body at most this large (a JSON submit, a DELETE) never waits for a
 // large-body place.
 inline constexpr uint64_t kLargeBodyBytes = uint64_t(1) << 20;
@@ -59,7 +73,7 @@ class ApiServer {
   // Idempotent.
   void stop();
 
-  struct State;  // the httplib server and its thread (http_api.cpp)
+  struct State;  // the routes, the I/O threads and the handler pool (http_server.hpp)
 
  private:
   explicit ApiServer(std::unique_ptr<State> state);

@@ -22,6 +22,7 @@ struct ServeOptions {
   std::vector<std::string> allow_dirs;  // witness paths must lie under one of these (default: uploads only)
   double drain_timeout_s = 60;
   std::string max_upload = "1GiB";  // one request body (a multipart upload of .wtns files)
+  unsigned max_connections = 1024;  // open API connections; one address may hold half
   // The queue: "sqlite" (the journal in --state-dir) or a postgresql:// URL
   // shared by many nodes (docs/scale-out.md).
   std::string queue = "sqlite";

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Load and hostile clients for `proofpipe serve` (scripts/bench_service_load.sh).
+
+Every mode talks to 127.0.0.1 only, runs for a bounded time and prints one
+JSON object:
+  submit  N clients, each on one kept-alive connection, POST /v1/jobs (JSON
+          form, a server path) as fast as answers come: submits/s, p50, p99;
+  slow    N connections trickling a request's header one byte per 100 ms
+          while /healthz is probed on fresh connections every 20 ms: the
+          probes' p50, p99, max and failures (a probe gives up after 2 s);
+  attack  one unauthenticated attack while the server's RSS is sampled
+          every 10 ms: line (a request line without newline, 4 connections),
+          headers (200,000 headers of 1 KB), body (a 300 MB body): the RSS
+          rise in MiB.
+"""
+import argparse
+import http.client
+import json
+import socket
+import sys
+import threading
+import time
+
+
+def pct(values, p):
+    if not values:
+        return None
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))]
+
+
+def submit(a):
+    lat, errors = [], []
+    lock = threading.Lock()
+    stop_at = time.monotonic() + a.seconds
+    headers = {"Content-Type": "application/json"}
+    if a.token:
+        headers["Authorization"] = "Bearer " + a.token
+
+    def client(n):
+        conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=10)
+        i = 0
+        while time.monotonic() < stop_at:
+            body = json.dumps({"id": f"load-{a.tag}-{n}-{i}", "key": a.key, "witnesses": [a.witness]})
+            i += 1
+            t0 = time.monotonic()
+            try:
+                conn.request("POST", "/v1/jobs", body, headers)
+                r = conn.getresponse()
+                r.read()
+                ok = r.status in (200, 201)
+            except (OSError, http.client.HTTPException) as e:
+                ok = False
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=10)
+                r = e
+            dt = (time.monotonic() - t0) * 1000
+            with lock:
+                (lat if ok else errors).append(dt if ok else str(getattr(r, "status", r)))
+        conn.close()
+
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(a.clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - t0
+    return {"clients": a.clients, "submits": len(lat), "submits_per_s": round(len(lat) / wall, 1),
+            "p50_ms": round(pct(lat, 50), 2) if lat else None, "p99_ms": round(pct(lat, 99), 2) if lat else None,
+            "errors": len(errors), "first_errors": errors[:3]}
+
+
+def probe(port):
+    t0 = time.monotonic()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+            s.settimeout(2)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            got = b""
+            while b"\r\n\r\n" not in got:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                got += chunk
+            ok = got.startswith(b"HTTP/1.1 200")
+    except OSError:
+        ok = False
+    return ok, (time.monotonic() - t0) * 1000
+
+
+def slow(a):
+    socks = []
+    for _ in range(a.clients):
+        try:
+            s = socket.create_connection(("127.0.0.1", a.port), timeout=2)
+            s.setblocking(False)
+            socks.append(s)
+        except OSError:
+            break
+    head = b"GET /v1/keys HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 4096
+    lat, failed, byte = [], 0, 0
+    stop_at = time.monotonic() + a.seconds
+    next_byte = time.monotonic()
+    while time.monotonic() < stop_at:
+        if time.monotonic() >= next_byte:
+            for s in socks:
+                try:
+                    s.send(head[byte:byte + 1])
+                except OSError:
+                    pass
+            byte += 1
+            next_byte += 0.1
+        ok, ms = probe(a.port)
+        lat.append(ms)
+        failed += 0 if ok else 1
+        time.sleep(0.02)
+    open_at_end = 0
+    for s in socks:
+        try:
+            s.send(b"a")
+            open_at_end += 1
+        except OSError:
+            pass
+        s.close()
+    return {"slow_clients": len(socks), "still_open": open_at_end, "probes": len(lat), "failed": failed,
+            "p50_ms": round(pct(lat, 50), 2), "p99_ms": round(pct(lat, 99), 2), "max_ms": round(max(lat), 2)}
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def pour(port, first, byte, total, stop_at):
+    """Sends `first`, then `total` bytes of `byte` in 64 KiB pieces, until
+    the server closes or stop_at; the bytes it took."""
+    sent = 0
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+            s.settimeout(2)
+            s.sendall(first)
+            piece = byte * 65536
+            while sent < total and time.monotonic() < stop_at:
+                sent += s.send(piece)
+    except OSError:
+        pass
+    return sent
+
+
+def attack(a):
+    base = rss_kib(a.pid)
+    peak = [base]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            try:
+                peak[0] = max(peak[0], rss_kib(a.pid))
+            except OSError:
+                return
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    stop_at = time.monotonic() + a.seconds
+    sent = []
+    t0 = time.monotonic()
+    if a.kind == "line":
+        def one():
+            sent.append(pour(a.port, b"GET /", b"a", 64 << 20, stop_at))
+        ts = [threading.Thread(target=one) for _ in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    elif a.kind == "headers":
+        line = b"X-H: " + b"v" * 1017 + b"\r\n"  # 1 KB each
+        sent.append(pour(a.port, b"GET /v1/keys HTTP/1.1\r\nHost: x\r\n", line, 200000 * len(line), stop_at))
+    else:
+        head = (b"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 300000000\r\n\r\n")
+        sent.append(pour(a.port, head, b"x", 300000000, stop_at))
+    wall = time.monotonic() - t0
+    time.sleep(0.2)
+    done.set()
+    sampler.join()
+    return {"attack": a.kind, "bytes_taken": sum(sent), "seconds": round(wall, 2),
+            "rss_before_mib": round(base / 1024, 1), "rss_peak_mib": round(peak[0] / 1024, 1),
+            "rss_rise_mib": round((peak[0] - base) / 1024, 1), "alive": probe(a.port)[0]}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["submit", "slow", "attack"])
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--clients", type=int, default=16)
+    p.add_argument("--seconds", type=float, default=5)
+    p.add_argument("--token", default="")
+    p.add_argument("--key", default="g")
+    p.add_argument("--witness", default="")
+    p.add_argument("--tag", default="a")
+    p.add_argument("--pid", type=int, default=0)
+    p.add_argument("--kind", choices=["line", "headers", "body"], default="line")
+    a = p.parse_args()
+    out = {"submit": submit, "slow": slow, "attack": attack}[a.mode](a)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
