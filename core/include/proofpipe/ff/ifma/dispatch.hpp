@@ -1,0 +1,27 @@
+// Whether the eight-lane AVX-512 IFMA field code (field8.hpp) may run in this
+// process. The scalar ff::Field path is the fallback and the reference; the
+// IFMA path is taken only when the CPU reports AVX-512F, VL and IFMA, the OS
+// saves the ZMM and opmask state (XCR0), and PROOFPIPE_SIMD is not "off".
+#pragma once
+
+namespace proofpipe::ff::ifma {
+
+enum class SimdPath { kScalar, kIfma };
+
+// The CPU and OS side alone (cpuid + xgetbv); false off x86-64.
+bool cpu_has_ifma();
+
+// The decision for a given CPU answer and PROOFPIPE_SIMD value (nullptr when
+// unset): "off" forces kScalar; anything else leaves the CPU to decide.
+SimdPath choose_simd_path(bool cpu_has_ifma, const char* env_value);
+
+// The decision for this process, from cpu_has_ifma() and the environment,
+// taken on the first call and kept (the environment is read once).
+SimdPath simd_path();
+
+// Re-reads the environment: for tests that set PROOFPIPE_SIMD themselves.
+SimdPath detect_simd_path();
+
+const char* simd_path_name(SimdPath p);
+
+}  // namespace proofpipe::ff::ifma
