@@ -211,22 +211,23 @@ struct Field8 {
   }
 };
 
-// Batched inversion of 8*m elements held as m Field8 values, in place:
-// Montgomery's trick down the array in every lane (3 vector products per
-// Field8), then once more across the eight lane totals in scalar code, where
-// the single inversion is ff::Field::inverse(). Elements that are 0 mod p
-// come back as 0 (ff::Field's convention) and do not poison the others.
-// `prefix` is caller-owned scratch of m values. Results are in [0, 2p).
+// Batched inversion of 8*m elements held as m Packs, in place: Montgomery's
+// trick down the array in every lane (3 vector products per Pack), then once
+// more across the eight lane totals in scalar code, where the single
+// inversion is ff::Field::inverse(). Elements that are 0 mod p (0 or p) come
+// back as 0, ff::Field's convention, and do not poison the others. `prefix`
+// is caller-owned scratch of m Packs. Results are in [0, 2p).
 template <class P>
-PP_IFMA_TARGET void batch_inverse(Field8<P>* x, size_t m, Field8<P>* prefix) {
+PP_IFMA_TARGET void batch_inverse(Pack<P>* x, size_t m, Pack<P>* prefix) {
   using V = Field8<P>;
   using F = Field<P>;
   if (m == 0) return;
   const V one = V::one();
   V acc = one;
   for (size_t i = 0; i < m; ++i) {
-    prefix[i] = acc;
-    acc = acc * x[i].blend(x[i].zero_mask(), one);
+    acc.store(prefix[i]);
+    const V xi = V::load(x[i]);
+    acc = acc * xi.blend(xi.zero_mask(), one);
   }
   F lane[8], lane_prefix[8];
   acc.to_fields(lane);
@@ -237,17 +238,17 @@ PP_IFMA_TARGET void batch_inverse(Field8<P>* x, size_t m, Field8<P>* prefix) {
   }
   F inv = run.inverse();  // every lane total is a product of non-zero values
   for (int e = 8; e-- > 0;) {
-    F t = inv * lane_prefix[e];
+    const F t = inv * lane_prefix[e];
     inv = inv * lane[e];
     lane[e] = t;
   }
   V inv8 = V::from_fields(lane);
   for (size_t i = m; i-- > 0;) {
-    const __mmask8 z = x[i].zero_mask();
-    const V xi = x[i].blend(z, one);
-    const V r = inv8 * prefix[i];
-    inv8 = inv8 * xi;
-    x[i] = r.blend(z, V::zero());
+    const V xi = V::load(x[i]);
+    const __mmask8 z = xi.zero_mask();
+    const V r = inv8 * V::load(prefix[i]);
+    inv8 = inv8 * xi.blend(z, one);
+    r.blend(z, V::zero()).store(x[i]);
   }
 }
 
