@@ -182,12 +182,15 @@ struct Field8 {
   PP_IFMA_INLINE Field8 canonical() const { return sub_if_geq(*this, K::kP); }
 
   // ----- conversion from / to ff::Field (64-bit limbs, Montgomery R64) -----
-  // Eight consecutive elements. The transposition goes through a 64-byte-
-  // aligned scratch; the radix change is shifts on whole registers.
-  PP_IFMA_INLINE static Field8 from_fields(const F* x) {
+  // load_raw / store_raw move the integer itself between 64-bit and 52-bit
+  // limbs, Montgomery factor unchanged: lane e is base[e * stride], lanes at
+  // and past `count` load as 0 and are not stored. store_raw writes the
+  // fully reduced integer. The transposition goes through a 64-byte-aligned
+  // scratch; the radix change is shifts on whole registers.
+  PP_IFMA_INLINE static Field8 load_raw(const F* base, size_t stride, size_t count = 8) {
     alignas(64) uint64_t w[N][8];
     for (size_t e = 0; e < 8; ++e)
-      for (size_t j = 0; j < N; ++j) w[j][e] = x[e].l[j];
+      for (size_t j = 0; j < N; ++j) w[j][e] = e < count ? base[e * stride].l[j] : 0;
     __m512i W[N];
     for (size_t j = 0; j < N; ++j) W[j] = _mm512_load_si512(w[j]);
     Field8 a;
@@ -197,10 +200,10 @@ struct Field8 {
       if (s > 12 && q + 1 < N) t = _mm512_or_si512(t, shl(W[q + 1], unsigned(64 - s)));
       a.v[k] = _mm512_and_si512(t, bc(kMask52));
     }
-    return a * constant(K::kIn);
+    return a;
   }
-  PP_IFMA_INLINE void to_fields(F* out) const {
-    const Field8 r = (*this * constant(K::kOut)).canonical();
+  PP_IFMA_INLINE void store_raw(F* base, size_t stride, size_t count = 8) const {
+    const Field8 r = canonical();
     alignas(64) uint64_t w[N][8];
     for (size_t j = 0; j < N; ++j) {
       __m512i W = _mm512_setzero_si512();
@@ -211,9 +214,12 @@ struct Field8 {
       }
       _mm512_store_si512(w[j], W);
     }
-    for (size_t e = 0; e < 8; ++e)
-      for (size_t j = 0; j < N; ++j) out[e].l[j] = w[j][e];
+    for (size_t e = 0; e < count && e < 8; ++e)
+      for (size_t j = 0; j < N; ++j) base[e * stride].l[j] = w[j][e];
   }
+  // Eight consecutive elements, x*R64 -> x*R52 (one product by K_in) and back.
+  PP_IFMA_INLINE static Field8 from_fields(const F* x) { return load_raw(x, 1) * constant(K::kIn); }
+  PP_IFMA_INLINE void to_fields(F* out) const { (*this * constant(K::kOut)).store_raw(out, 1); }
 };
 
 // Batched inversion of 8*m elements held as m Packs, in place: Montgomery's
