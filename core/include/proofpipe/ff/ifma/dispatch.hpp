@@ -16,8 +16,23 @@ bool cpu_has_ifma();
 SimdPath choose_simd_path(bool cpu_has_ifma, const char* env_value);
 
 // The decision for this process, from cpu_has_ifma() and the environment,
-// taken on the first call and kept (the environment is read once).
+// taken on the first call and kept (the environment is read once); a
+// ScopedSimdPath in force takes precedence.
 SimdPath simd_path();
+
+// Forces simd_path() for its lifetime, process-wide (tests and benchmarks
+// that compare both paths in one process). kIfma is only honoured where
+// cpu_has_ifma(). Not for concurrent use: one at a time, no MSM running.
+class ScopedSimdPath {
+ public:
+  explicit ScopedSimdPath(SimdPath p);
+  ~ScopedSimdPath();
+  ScopedSimdPath(const ScopedSimdPath&) = delete;
+  ScopedSimdPath& operator=(const ScopedSimdPath&) = delete;
+
+ private:
+  int previous_;
+};
 
 // Re-reads the environment: for tests that set PROOFPIPE_SIMD themselves.
 SimdPath detect_simd_path();
