@@ -126,7 +126,9 @@ class AffineBuckets {
     stats_ = stats;
     if constexpr (kIfmaApplies) {
       ifma_ = ff::ifma::simd_path() == ff::ifma::SimdPath::kIfma;
-      if (ifma_) {  // 2 Packs per 8 entries (prefix, den) and one result per entry: 36 KB at cap 512
+      // 2 Packs per 8 entries (prefix, den) and one result point per entry:
+      // at cap 512, BN254 40 + 32 KB, BLS12-381 64 + 48 KB; with the slots still in L2.
+      if (ifma_) {
         packs_ = std::make_unique_for_overwrite<Packs[]>(2 * ((cap_ + 7) / 8));
         result_ = std::make_unique_for_overwrite<A[]>(cap_);
       }
