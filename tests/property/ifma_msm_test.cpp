@@ -13,6 +13,7 @@
 #include "proofpipe/ff/ifma/dispatch.hpp"
 #include "proofpipe/msm/buckets.hpp"
 #include "proofpipe/msm/msm.hpp"
+#include "proofpipe/msm/reduce.hpp"
 #include "support/msm_inputs.hpp"
 #include "support/test_seed.hpp"
 
@@ -110,6 +111,45 @@ TEST(IfmaMsm, Bn254BucketEngineSpecialCases) {
     return eng.reduce().to_jacobian();
   };
   EXPECT_EQ(run(ifma::SimdPath::kIfma), run(ifma::SimdPath::kScalar));
+}
+
+// The reduction tree's pair additions: identities on either side, equal
+// points (tangent), opposite points (the destination empties) and generic
+// pairs, over more than one 512-entry batch, both paths, both curves.
+template <class Cfg>
+void pair_adds_agree(const std::vector<ec::Affine<Cfg>>& base, std::mt19937_64& rng) {
+  using A = ec::Affine<Cfg>;
+  const size_t n = 1500;
+  std::vector<A> dst0(n), src(n);
+  for (size_t k = 0; k < n; ++k) {
+    const A p = base[rng() % base.size()], q = base[rng() % base.size()];
+    const unsigned kind = unsigned(rng() % 8);
+    dst0[k] = kind == 0 ? A::identity() : p;
+    src[k] = kind == 1 ? A::identity() : kind == 2 ? p : kind == 3 ? -p : q;
+  }
+  auto run = [&](ifma::SimdPath path) {
+    ifma::ScopedSimdPath guard(path);
+    std::vector<A> dst = dst0;
+    std::vector<std::pair<A*, const A*>> pairs;
+    for (size_t k = 0; k < n; ++k) pairs.push_back({&dst[k], &src[k]});
+    msm::MsmStats stats;
+    msm::detail::add_pairs<Cfg>(pairs, &stats);
+    return dst;
+  };
+  const auto on = run(ifma::SimdPath::kIfma), off = run(ifma::SimdPath::kScalar);
+  for (size_t k = 0; k < n; ++k) {
+    ASSERT_EQ(on[k], off[k]) << "pair " << k;
+    ASSERT_EQ(ec::Jacobian<Cfg>::from_affine(on[k]),
+              ec::Jacobian<Cfg>::from_affine(dst0[k]) + ec::Jacobian<Cfg>::from_affine(src[k]))
+        << "pair " << k;
+  }
+}
+
+TEST(IfmaMsm, PairAdditionsOfTheReductionTreeAgree) {
+  PP_REQUIRE_IFMA_CPU();
+  PP_SEEDED_RNG(rng);
+  pair_adds_agree<bn254::G1Cfg>(bn_points(40, rng), rng);
+  pair_adds_agree<ec::G1Cfg>(msm_test_points<ec::G1Cfg>(40, rng), rng);
 }
 
 }  // namespace
