@@ -15,6 +15,7 @@
 #include "proofpipe/ff/ifma/dispatch.hpp"
 #include "proofpipe/ff/ifma/field8.hpp"
 
+#if defined(PP_IFMA_COMPILED)
 namespace {
 
 namespace ff = proofpipe::ff;
@@ -201,5 +202,6 @@ BENCHMARK(BM_ScalarBatchInverse<bn::FqParams>)->Name("bn_fq_batch_inverse_scalar
 BENCHMARK(BM_IfmaBatchInverse<bn::FqParams>)->Name("bn_fq_batch_inverse_ifma8");
 
 }  // namespace
+#endif  // PP_IFMA_COMPILED
 
 BENCHMARK_MAIN();

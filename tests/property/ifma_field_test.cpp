@@ -25,6 +25,8 @@ namespace {
 
 namespace ifma = ff::ifma;
 
+#if defined(PP_IFMA_COMPILED)
+
 // Skips the calling test unless the IFMA path may run; logs the path.
 #define PP_REQUIRE_IFMA()                                                                             \
   do {                                                                                                \
@@ -290,6 +292,10 @@ TYPED_TEST(IfmaFieldTest, BatchAffineChordMatchesScalarFormulas) {
     }
   }
 }
+
+#else
+TEST(IfmaFieldTest, NotCompiled) { GTEST_SKIP() << "not an x86-64 GCC/Clang build: no IFMA kernels"; }
+#endif  // PP_IFMA_COMPILED
 
 TEST(IfmaDispatch, EnvironmentOffForcesScalar) {
   EXPECT_EQ(ifma::choose_simd_path(true, "off"), ifma::SimdPath::kScalar);

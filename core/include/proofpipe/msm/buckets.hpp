@@ -20,6 +20,7 @@
 #include "proofpipe/ec/xyzz.hpp"
 #include "proofpipe/ff/ifma/batch_affine.hpp"
 #include "proofpipe/ff/ifma/dispatch.hpp"
+#include "proofpipe/ff/ifma/radix52.hpp"
 #include "proofpipe/msm/msm.hpp"
 #include "proofpipe/msm/reduce.hpp"
 
@@ -109,7 +110,7 @@ class AffineBuckets {
   using A = ec::Affine<Cfg>;
   using X = ec::Xyzz<Cfg>;
   // G1 batches may run on the eight-lane IFMA kernel; G2's stay scalar.
-  static constexpr bool kIfmaApplies = !Cfg::kG2;
+  static constexpr bool kIfmaApplies = !Cfg::kG2 && ff::ifma::kIfmaCompiled;
 
   // One engine per tile; storage is allocated here without initialisation
   // (the flags say what is live), so a tile pays only for the pages it
@@ -365,6 +366,7 @@ void AffineBuckets<Cfg>::flush() {
 // bucket and flag updates as the scalar backward pass.
 template <class Cfg>
 void AffineBuckets<Cfg>::flush_backward_ifma(size_t m) {
+#if defined(PP_IFMA_COMPILED)
   if constexpr (kIfmaApplies) {
     ff::ifma::batch_affine_chord(&slot_[0].den, kSlotStride, m, &result_[0].x, packs_.get());
     ++stats_->batch_inversions;
@@ -383,6 +385,9 @@ void AffineBuckets<Cfg>::flush_backward_ifma(size_t m) {
     for (const Entry& e : redo_) add(e.bucket, *e.point, e.neg != 0);
     redo_.clear();
   }
+#else
+  (void)m;
+#endif
 }
 
 }  // namespace proofpipe::msm::detail

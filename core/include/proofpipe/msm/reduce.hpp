@@ -40,8 +40,10 @@ inline double tree_reduce_cost(double nb, double live, double inversion) {
   return 2 * nb * live * 6.3 + (lg + 2 * nb * live / 2048) * inversion + 28 * (h_len + l_len) + 9 * (lg / 2);
 }
 
+#if defined(PP_IFMA_COMPILED)
 template <class Cfg>
 void add_pairs_ifma(std::vector<std::pair<ec::Affine<Cfg>*, const ec::Affine<Cfg>*>>& pairs, MsmStats* stats);
+#endif
 
 // *pairs[k].first += *pairs[k].second for every k, affine in and out, the
 // identity encoded as (0,0) on either side. Destinations must be distinct
@@ -51,9 +53,11 @@ template <class Cfg>
 void add_pairs(std::vector<std::pair<ec::Affine<Cfg>*, const ec::Affine<Cfg>*>>& pairs, MsmStats* stats) {
   using F = typename Cfg::Field;
   using A = ec::Affine<Cfg>;
+#if defined(PP_IFMA_COMPILED)
   if constexpr (!Cfg::kG2) {
     if (ff::ifma::simd_path() == ff::ifma::SimdPath::kIfma) return add_pairs_ifma<Cfg>(pairs, stats);
   }
+#endif
   constexpr size_t kBatch = 2048;
   struct Slot {
     F den, prefix, num;
@@ -104,6 +108,7 @@ void add_pairs(std::vector<std::pair<ec::Affine<Cfg>*, const ec::Affine<Cfg>*>>&
   }
 }
 
+#if defined(PP_IFMA_COMPILED)
 // add_pairs with the products on eight IFMA lanes (ff/ifma/batch_affine.hpp):
 // the same special cases in scalar code, then the kernel, then the results
 // copied to their destinations. Batches of 512 (an inversion's share stays
@@ -156,6 +161,7 @@ void add_pairs_ifma(std::vector<std::pair<ec::Affine<Cfg>*, const ec::Affine<Cfg
     stats->batch_adds += m;
   }
 }
+#endif  // PP_IFMA_COMPILED
 
 // sum_b (b+1) * v[b] for nb = 2^k affine values (identity allowed). v is
 // clobbered; `copy` is scratch of nb points.

@@ -30,6 +30,7 @@
 #include <cstddef>
 
 #include "proofpipe/ff/ifma/field8.hpp"
+#if defined(PP_IFMA_COMPILED)
 
 namespace proofpipe::ff::ifma {
 
@@ -98,3 +99,5 @@ PP_IFMA_TARGET void batch_affine_chord(const Field<P>* slots, size_t stride, siz
 }
 
 }  // namespace proofpipe::ff::ifma
+
+#endif  // PP_IFMA_COMPILED

@@ -4,7 +4,19 @@
 // saves the ZMM and opmask state (XCR0), and PROOFPIPE_SIMD is not "off".
 #pragma once
 
+// The kernels (field8.hpp, batch_affine.hpp) exist in x86-64 builds by GCC
+// or Clang; elsewhere only this header's functions do (they say kScalar).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PP_IFMA_COMPILED 1
+#endif
+
 namespace proofpipe::ff::ifma {
+
+#if defined(PP_IFMA_COMPILED)
+inline constexpr bool kIfmaCompiled = true;
+#else
+inline constexpr bool kIfmaCompiled = false;
+#endif
 
 enum class SimdPath { kScalar, kIfma };
 
@@ -22,7 +34,9 @@ SimdPath simd_path();
 
 // Forces simd_path() for its lifetime, process-wide (tests and benchmarks
 // that compare both paths in one process). kIfma is only honoured where
-// cpu_has_ifma(). Not for concurrent use: one at a time, no MSM running.
+// cpu_has_ifma(), but over PROOFPIPE_SIMD=off too: it is for code that
+// compares both paths on purpose. Not for concurrent use: one at a time, no
+// MSM running.
 class ScopedSimdPath {
  public:
   explicit ScopedSimdPath(SimdPath p);

@@ -17,6 +17,9 @@
 // L = 8) and are normalised once at the end.
 #pragma once
 
+#include "proofpipe/ff/ifma/dispatch.hpp"
+#if defined(PP_IFMA_COMPILED)
+
 #include <immintrin.h>
 
 #include <cstddef>
@@ -291,3 +294,5 @@ PP_IFMA_TARGET void pack_to_fields(const Pack<P>& a, Field<P>* out) {
 }
 
 }  // namespace proofpipe::ff::ifma
+
+#endif  // PP_IFMA_COMPILED
