@@ -188,14 +188,27 @@ struct Field8 {
   // load_raw / store_raw move the integer itself between 64-bit and 52-bit
   // limbs, Montgomery factor unchanged: lane e is base[e * stride], lanes at
   // and past `count` load as 0 and are not stored. store_raw writes the
-  // fully reduced integer. The transposition goes through a 64-byte-aligned
-  // scratch; the radix change is shifts on whole registers.
+  // fully reduced integer, transposed through a 64-byte-aligned scratch; the
+  // radix change is shifts on whole registers.
   PP_IFMA_INLINE static Field8 load_raw(const F* base, size_t stride, size_t count = 8) {
-    alignas(64) uint64_t w[N][8];
-    for (size_t e = 0; e < 8; ++e)
-      for (size_t j = 0; j < N; ++j) w[j][e] = e < count ? base[e * stride].l[j] : 0;
+    // Contiguous elements: a scalar transposition through an aligned buffer
+    // (round trip to ff::Field: 89 vs 80 M/s for BN254 Fq with gathers).
+    // Strided ones (the MSM's slots): one masked gather per 64-bit word
+    // (G1 MSM at 2^16, alternating runs: BN254 1.52-1.65 vs 1.57-1.70 us per
+    // point, BLS12-381 3.03-3.25 vs 3.15-3.24: a few per cent).
     __m512i W[N];
-    for (size_t j = 0; j < N; ++j) W[j] = _mm512_load_si512(w[j]);
+    if (stride == 1 && count >= 8) {
+      alignas(64) uint64_t w[N][8];
+      for (size_t e = 0; e < 8; ++e)
+        for (size_t j = 0; j < N; ++j) w[j][e] = base[e].l[j];
+      for (size_t j = 0; j < N; ++j) W[j] = _mm512_load_si512(w[j]);
+    } else {
+      const long long step = static_cast<long long>(stride * N);
+      const __m512i idx = _mm512_set_epi64(7 * step, 6 * step, 5 * step, 4 * step, 3 * step, 2 * step, step, 0);
+      const __mmask8 live = count >= 8 ? __mmask8(0xff) : __mmask8((1u << count) - 1);
+      for (size_t j = 0; j < N; ++j)
+        W[j] = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), live, idx, base[0].l + j, 8);
+    }
     Field8 a;
     for (size_t k = 0; k < L; ++k) {
       const size_t bit = 52 * k, q = bit / 64, s = bit % 64;
