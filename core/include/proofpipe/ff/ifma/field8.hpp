@@ -203,7 +203,7 @@ struct Field8 {
         for (size_t j = 0; j < N; ++j) w[j][e] = base[e].l[j];
       for (size_t j = 0; j < N; ++j) W[j] = _mm512_load_si512(w[j]);
     } else {
-      const long long step = static_cast<long long>(stride * N);
+      const long long step = static_cast<long long>(stride) * static_cast<long long>(N);
       const __m512i idx = _mm512_set_epi64(7 * step, 6 * step, 5 * step, 4 * step, 3 * step, 2 * step, step, 0);
       const __mmask8 live = count >= 8 ? __mmask8(0xff) : __mmask8((1u << count) - 1);
       for (size_t j = 0; j < N; ++j)
