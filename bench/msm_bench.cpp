@@ -16,12 +16,16 @@
 
 #include <chrono>
 #include <random>
+#include <span>
+#include <type_traits>
 #include <vector>
 
 #include "proofpipe/common/parallel.hpp"
 #include "proofpipe/ec/batch_normalize.hpp"
 #include "proofpipe/ec/bls12_381.hpp"
+#include "proofpipe/ec/bn254.hpp"
 #include "proofpipe/ec/xyzz.hpp"
+#include "proofpipe/ff/ifma/dispatch.hpp"
 #include "proofpipe/msm/buckets.hpp"
 #include "proofpipe/msm/msm.hpp"
 
@@ -122,6 +126,63 @@ void BM_Msm(benchmark::State& state) {
 }
 BENCHMARK(BM_Msm<ec::G1Cfg>)->Name("g1_msm")->DenseRange(12, 20, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Msm<ec::G2Cfg>)->Name("g2_msm")->DenseRange(12, 18, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// G1 MSM with the bucket additions on the scalar path and on the eight-lane
+// IFMA path (ff/ifma/batch_affine.hpp), BN254 and BLS12-381, alternating in
+// one run: the before/after of the IFMA kernel. us_pt_cpu is the figure to
+// compare on a shared machine; run with PROOFPIPE_THREADS=1 for one core.
+template <class Cfg, bool kIfma>
+void BM_MsmSimd(benchmark::State& state) {
+  namespace ifma = ff::ifma;
+  if (kIfma && !ifma::cpu_has_ifma()) {
+    state.SkipWithError("no AVX-512 IFMA on this CPU");
+    return;
+  }
+  const size_t n = size_t(1) << state.range(0);
+  constexpr bool kBn = std::is_same_v<Cfg, bn254::G1Cfg>;
+  static std::vector<ec::Affine<Cfg>> pts;  // grown once, shared by both paths
+  if (pts.size() < n) {
+    if constexpr (kBn) {  // P_i = P_{i-1} + G from a random start, one normalisation
+      std::vector<bn254::G1> jac(n);
+      auto p =
+          bn254::G1::from_affine(bn254::generator<Cfg>()).mul(bn254::Fr::from_u64(0x9e3779b97f4a7c15).to_canonical());
+      for (auto& j : jac) j = p = p.add_affine(bn254::generator<Cfg>());
+      pts.resize(n);
+      ec::batch_to_affine<Cfg>(jac, pts);
+    } else {
+      pts = make_points<Cfg>(n, ec::g1_generator(), 4);
+    }
+  }
+  using Scalar = std::conditional_t<kBn, bn254::Fr, ff::Fr>;
+  std::vector<Scalar> sc(n);
+  std::mt19937_64 rng(5);
+  for (auto& x : sc) x = Scalar::random(rng);
+  std::span<const ec::Affine<Cfg>> p(pts.data(), n);
+  ifma::ScopedSimdPath path(kIfma ? ifma::SimdPath::kIfma : ifma::SimdPath::kScalar);
+  double cpu = 0;
+  for (auto _ : state) {
+    const double c0 = process_cpu_seconds();
+    benchmark::DoNotOptimize(msm::msm_g1(p, std::span<const Scalar>(sc)));
+    cpu += process_cpu_seconds() - c0;
+  }
+  state.counters["us_pt_cpu"] = cpu / double(state.iterations()) / double(n) * 1e6;
+}
+BENCHMARK(BM_MsmSimd<bn254::G1Cfg, false>)
+    ->Name("bn_g1_msm_scalar")
+    ->Arg(16)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MsmSimd<bn254::G1Cfg, true>)
+    ->Name("bn_g1_msm_ifma")
+    ->Arg(16)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MsmSimd<ec::G1Cfg, false>)
+    ->Name("bls_g1_msm_scalar")
+    ->Arg(16)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MsmSimd<ec::G1Cfg, true>)->Name("bls_g1_msm_ifma")->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
