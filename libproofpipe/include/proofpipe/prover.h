@@ -17,9 +17,11 @@
  * sizes on entry. On PROVER_OK they hold the lengths written, not counting
  * the terminating NUL that is always written. On PROVER_ERROR_SHORT_BUFFER
  * nothing is written to either buffer and they hold the sizes needed,
- * NUL included. groth16_proof_size and groth16_public_size_for_zkey_* give
- * sizes that are always enough, so one call with buffers of those sizes
- * never returns PROVER_ERROR_SHORT_BUFFER.
+ * NUL included. A proof's length varies with its random blinding, so the
+ * proof size needed fits that proof, not necessarily the next one (the
+ * public size is the same for the same witness). groth16_proof_size and
+ * groth16_public_size_for_zkey_* give sizes that are always enough: a call
+ * with buffers of those sizes never returns PROVER_ERROR_SHORT_BUFFER.
  *
  * Error messages are written to error_msg, cut to error_msg_maxsize - 1
  * bytes and NUL-terminated (nothing when error_msg is NULL or the size 0).
