@@ -3,7 +3,8 @@
 library by path, the rapidsnark prototypes declared by hand, bytes in and
 JSON text out. For each bundled curve: a proof that snarkjs verifies, the
 short-buffer protocol (code 2 and the sizes needed), a witness of the wrong
-length (code 3), a bad zkey (code 1 and its message), and one prover object
+length (code 3), a bad zkey (code 1 and its message), no proof returned
+for a corrupt key or an unsatisfied witness (code 1), and one prover object
 proving from 4 Python threads at once (ctypes drops the GIL for the call),
 every proof verified.
 
@@ -40,6 +41,17 @@ def load(path):
                  "groth16_prover_prove", "groth16_prover", "groth16_verify"):
         getattr(lib, name).restype = c_int
     return lib
+
+
+def section(data, wanted):
+    """(offset, size) of section `wanted` of an iden3 binfile (zkey, wtns)."""
+    off, count = 12, int.from_bytes(data[8:12], "little")
+    for _ in range(count):
+        kind, size = int.from_bytes(data[off:off + 4], "little"), int.from_bytes(data[off + 4:off + 12], "little")
+        if kind == wanted:
+            return off + 12, size
+        off += 12 + size
+    raise SystemExit(f"ctypes_test: no section {wanted}")
 
 
 def check(cond, what):
@@ -125,6 +137,24 @@ def run_curve(lib, data, circuit, wrong_circuit, snarkjs, tmp):
     check(rc == PROVER_ERROR and bad.value is None and "zkey" in err.value.decode(), f"bad zkey gave {rc}")
     rc = lib.groth16_prover_create_zkey_file(byref(bad), os.path.join(tmp, "missing.zkey").encode(), err, ERR)
     check(rc == PROVER_ERROR and "no such file" in err.value.decode(), f"missing zkey: {err.value.decode()}")
+
+    # A proof that does not verify is never returned: code 1 naming the
+    # cause, a key point off its curve or else the witness.
+    g1 = 96 if json.loads(vkey)["curve"] == "bls12381" else 64
+    bad_key = bytearray(zkey)
+    h_off, _ = section(bad_key, 9)
+    bad_key[h_off + 3 * g1 + g1 // 2] ^= 1  # H point 3's y: off the curve, still below q
+    bad_prover = Prover(lib, bytes(bad_key))
+    rc, proof, _, _, _, msg = bad_prover.prove(witnesses[0], proof_cap.value, public_cap.value)
+    check(rc == PROVER_ERROR and proof == "" and "section 9 (H) point 3 is not on the curve" in msg,
+          f"corrupt key: {rc} {msg}")
+    bad_prover.close()
+    bad_w = bytearray(witnesses[0])
+    w_off, _ = section(bad_w, 2)
+    bad_w[w_off + 6 * 32] ^= 1  # the first private input: a constraint no longer holds
+    rc, proof, _, _, _, msg = prover.prove(bytes(bad_w), proof_cap.value, public_cap.value)
+    check(rc == PROVER_ERROR and proof == "" and "does not satisfy the circuit's constraints" in msg,
+          f"unsatisfied witness: {rc} {msg}")
 
     # Four threads, one object, each proof verified.
     failures = []
