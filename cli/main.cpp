@@ -89,6 +89,22 @@ int main(int argc, char** argv) {
   p->add_option("public", prove.public_json, "output public.json")->required();
   p->add_option("--backend", prove.backend, "auto|cpu|cuda")->default_val("auto");
 
+  FullproveArgs fullprove;
+  auto* fp = app.add_subcommand(
+      "fullprove", "make the witness with the circom generator (in a capped child), then prove it as prove does");
+  fp->add_option("input", fullprove.input, "input.json (the circuit's inputs)")->required();
+  fp->add_option("generator", fullprove.generator, "circuit.wasm, its circuit_js folder, or a native generator")
+      ->required();
+  fp->add_option("zkey", fullprove.zkey, "circuit.zkey (Groth16, BLS12-381 or BN254)")->required();
+  fp->add_option("proof", fullprove.proof, "output proof.json")->required();
+  fp->add_option("public", fullprove.public_json, "output public.json")->required();
+  fp->add_option("--mem-max", fullprove.mem_max, "memory cap on the generator, e.g. 2G (cgroup; else RLIMIT_AS)")
+      ->default_val("16G");
+  fp->add_option("--max-attempts", fullprove.max_attempts, "generator runs before giving up (crashes, OOM kills)")
+      ->default_val(3)
+      ->check(count_range(1, 100));
+  fp->add_option("--backend", fullprove.backend, "auto|cpu|cuda")->default_val("auto");
+
   VerifyArgs verify;
   auto* v = app.add_subcommand("verify", "verify a proof: prints OK (exit 0) or INVALID (exit 1); 2 on error");
   v->add_option("vkey", verify.vkey, "verification_key.json")->required();
@@ -235,6 +251,7 @@ int main(int argc, char** argv) {
     return fail(err.what());
   }
   if (p->parsed()) return cmd_prove(prove);
+  if (fp->parsed()) return cmd_fullprove(fullprove);
   if (v->parsed()) return cmd_verify(verify);
   if (e->parsed()) return cmd_export_vkey(vk);
   if (sd->parsed()) return cmd_setup_dev(setup_dev);

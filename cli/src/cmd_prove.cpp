@@ -18,6 +18,7 @@
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/formats/wtns.hpp"
 #include "proofpipe/formats/zkey.hpp"
+#include "proofpipe/groth16/prove_checked.hpp"
 #include "proofpipe/groth16/prover.hpp"
 #include "proofpipe/groth16/verifier.hpp"
 
@@ -43,18 +44,6 @@ Status check_prove_outputs(const ProveArgs& args) {
   return Status::ok();
 }
 
-// A proof that does not verify: a key point off its curve (the load with
-// every point checked names the section and index), else the witness.
-template <class C>
-Status why_invalid(const ProveArgs& args, const std::string& reason) {
-  auto checked = formats::load_zkey_as<C>(args.zkey, {.check_points = true});
-  if (!checked) return checked.status();
-  return make_error(ErrorCode::kInvalidArgument,
-                    "witness '{}': the witness does not satisfy the circuit's constraints (the proof does not verify); "
-                    "nothing written ({})",
-                    args.wtns, reason);
-}
-
 template <class C>
 int prove_as(const ProveArgs& args, groth16::BackendKind kind, std::chrono::steady_clock::time_point t0) {
   std::string notice;
@@ -66,15 +55,12 @@ int prove_as(const ProveArgs& args, groth16::BackendKind kind, std::chrono::stea
   if (!zkey) return fail(zkey.status());
   auto witness = formats::load_wtns<C>(args.wtns);
   if (!witness) return fail(witness.status());
-  if (Status st = formats::check_witness_matches(*zkey, *witness); !st) return fail(st);
 
+  // The same prove-then-verify as the C library's (groth16/prove_checked.hpp).
   const groth16::ProvingKeyT<C> pk = groth16::proving_key_of(*zkey);
-  auto proof = groth16::prove(**backend, pk, groth16::ConstFrSpan<C>(witness->values));
+  auto proof = groth16::prove_checked<C>(**backend, *zkey, pk, formats::verification_key_from_zkey(*zkey), *witness);
   if (!proof) return fail(proof.status());
   const auto pub = groth16::ConstFrSpan<C>(witness->values).subspan(1, pk.n_public);
-  auto verdict = groth16::verify<C>(formats::verification_key_from_zkey(*zkey), pub, *proof);
-  if (!verdict) return fail(verdict.status());
-  if (!verdict->valid) return fail(why_invalid<C>(args, verdict->reason));
   if (Status st = formats::write_proof_and_public<C>(args.proof, *proof, args.public_json, pub); !st) return fail(st);
   spdlog::info("proved curve={} n={} vars={} backend={} s={:.3f}", C::kName, pk.domain_size, pk.n_vars,
                (*backend)->name(), seconds_since(t0));

@@ -26,6 +26,14 @@ struct ProveArgs {
 };
 int cmd_prove(const ProveArgs& args);
 
+// fullprove: snarkjs's argument order; the witness from a circom generator
+// in a child under --mem-max (cgroup, else RLIMIT_AS), then `prove`.
+struct FullproveArgs {
+  std::string input, generator, zkey, proof, public_json, backend = "auto", mem_max = "16G";
+  unsigned max_attempts = 3;
+};
+int cmd_fullprove(const FullproveArgs& args);
+
 struct VerifyArgs {
   std::string vkey, public_json, proof;
 };

@@ -1,4 +1,5 @@
-// MappedFile: open + fstat + mmap(PROT_READ, MAP_PRIVATE), unmapped on destruction.
+// MappedFile: open + fstat + mmap(PROT_READ, MAP_PRIVATE), unmapped on
+// destruction; or an anonymous read-only copy of caller bytes; or a view.
 #include "proofpipe/formats/mapped_file.hpp"
 
 #include <fcntl.h>
@@ -61,14 +62,46 @@ Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
   return f;
 }
 
+Result<MappedFile> MappedFile::copy_of(std::span<const uint8_t> bytes, std::filesystem::path name) {
+  MappedFile f;
+  f.path_ = std::move(name);
+  f.kind_ = Kind::kCopy;
+  if (bytes.empty()) return f;
+  // A mapping of its own rather than a vector: page-aligned like a file's,
+  // and made read-only once filled, so the readers' views cannot be written.
+  void* p = ::mmap(nullptr, bytes.size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    return make_error(ErrorCode::kResourceExhausted, "'{}': cannot map {} bytes for a copy: {}", f.path_.string(),
+                      bytes.size(), std::strerror(errno));
+  }
+  std::memcpy(p, bytes.data(), bytes.size());
+  (void)::mprotect(p, bytes.size(), PROT_READ);
+  f.data_ = static_cast<const uint8_t*>(p);
+  f.size_ = bytes.size();
+  return f;
+}
+
+MappedFile MappedFile::view_of(std::span<const uint8_t> bytes, std::filesystem::path name) {
+  MappedFile f;
+  f.path_ = std::move(name);
+  f.kind_ = Kind::kView;
+  f.data_ = bytes.data();
+  f.size_ = bytes.size();
+  return f;
+}
+
 MappedFile::MappedFile(MappedFile&& o) noexcept
-    : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), path_(std::move(o.path_)) {}
+    : data_(std::exchange(o.data_, nullptr)),
+      size_(std::exchange(o.size_, 0)),
+      kind_(o.kind_),
+      path_(std::move(o.path_)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   if (this != &o) {
     reset();
     data_ = std::exchange(o.data_, nullptr);
     size_ = std::exchange(o.size_, 0);
+    kind_ = o.kind_;
     path_ = std::move(o.path_);
   }
   return *this;
@@ -81,12 +114,12 @@ void MappedFile::release(std::span<const uint8_t> range) const {
   const uintptr_t lo = (reinterpret_cast<uintptr_t>(range.data()) + kPage - 1) & ~(kPage - 1);
   const uintptr_t hi = (reinterpret_cast<uintptr_t>(range.data()) + range.size()) & ~(kPage - 1);
   const uintptr_t base = reinterpret_cast<uintptr_t>(data_);
-  if (data_ == nullptr || hi <= lo || lo < base || hi > base + size_) return;
+  if (kind_ != Kind::kFile || data_ == nullptr || hi <= lo || lo < base || hi > base + size_) return;
   (void)::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
 }
 
 void MappedFile::reset() noexcept {
-  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+  if (data_ != nullptr && kind_ != Kind::kView) ::munmap(const_cast<uint8_t*>(data_), size_);
   data_ = nullptr;
   size_ = 0;
 }

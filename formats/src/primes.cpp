@@ -37,10 +37,15 @@ std::optional<curves::CurveId> curve_of_prime(FieldKind kind, std::span<const ui
 
 Result<curves::CurveId> file_curve(const std::filesystem::path& path, const char* kind, uint32_t version,
                                    uint32_t section, FieldKind field) {
-  const std::string what = fmt::format("{} '{}'", kind, path.string());
   auto mapped = MappedFile::open(path);
   if (!mapped.is_ok()) return Status(mapped.status().code(), std::string(kind) + " " + mapped.status().message());
-  PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(mapped.value().bytes(), kind, version, what));
+  return bytes_curve(mapped.value().bytes(), path, kind, version, section, field);
+}
+
+Result<curves::CurveId> bytes_curve(std::span<const uint8_t> bytes, const std::filesystem::path& name, const char* kind,
+                                    uint32_t version, uint32_t section, FieldKind field) {
+  const std::string what = fmt::format("{} '{}'", kind, name.string());
+  PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(bytes, kind, version, what));
   PP_ASSIGN_OR_RETURN(Cursor c, f.cursor(section));
   PP_ASSIGN_OR_RETURN(uint32_t n8, c.u32("n8"));
   if (n8 > 1024) return f.error("unsupported curve: n8 = {}", n8);

@@ -25,6 +25,9 @@ std::optional<curves::CurveId> curve_of_prime(FieldKind kind, std::span<const ui
 // a prime of neither curve.
 Result<curves::CurveId> file_curve(const std::filesystem::path& path, const char* kind, uint32_t version,
                                    uint32_t section, FieldKind field);
+// The same over bytes already in memory, `name` standing for the path.
+Result<curves::CurveId> bytes_curve(std::span<const uint8_t> bytes, const std::filesystem::path& name, const char* kind,
+                                    uint32_t version, uint32_t section, FieldKind field);
 
 // Checks a header's element size `n8` and prime bytes (LE, n8 bytes) against
 // curve C's r or q. Errors, through f.error(): "curve bn128 (its scalar field

@@ -1,4 +1,4 @@
-// The .wtns reader (load_wtns, read_wtns_prefix), writer side excepted, and
+// The .wtns reader (load_wtns, load_wtns_from, read_wtns_prefix), writer side excepted, and
 // the witness-against-key checks (check_witness_matches, check_wtns_for).
 #include "proofpipe/formats/wtns.hpp"
 
@@ -19,14 +19,11 @@ namespace {
 // Checks the header and both sections, then converts values [0, count) into
 // dest(n_witness) (which returns where to put them; count = its size). With
 // check_rest, the values past count are checked (< r) without being kept.
-// The file's pages are released as they are read (at most ~8 MiB of it
-// resident at once): the mapping is this call's alone.
+// A file's pages are released as they are read (at most ~8 MiB of it
+// resident at once; MappedFile::release does nothing for a copy or view).
 template <class C, class Dest>
-Result<uint32_t> read_values(const std::filesystem::path& path, bool check_rest, Dest&& dest) {
-  const std::string what = fmt::format("wtns '{}'", path.string());
-  auto mapped = MappedFile::open(path);
-  if (!mapped.is_ok()) return Status(mapped.status().code(), "wtns " + mapped.status().message());
-  const MappedFile& file = mapped.value();
+Result<uint32_t> read_values_from(const MappedFile& file, bool check_rest, Dest&& dest) {
+  const std::string what = fmt::format("wtns '{}'", file.path().string());
   PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(file.bytes(), "wtns", 2, what));
 
   // Section 1: u32 n8, prime (n8 bytes), u32 nWitness.
@@ -53,13 +50,28 @@ Result<uint32_t> read_values(const std::filesystem::path& path, bool check_rest,
   return n_witness;
 }
 
+// read_values_from over the file at `path`, mapped for this call alone.
+template <class C, class Dest>
+Result<uint32_t> read_values(const std::filesystem::path& path, bool check_rest, Dest&& dest) {
+  auto mapped = MappedFile::open(path);
+  if (!mapped.is_ok()) return Status(mapped.status().code(), "wtns " + mapped.status().message());
+  return read_values_from<C>(mapped.value(), check_rest, std::forward<Dest>(dest));
+}
+
 }  // namespace
 
 template <class C>
 Result<WitnessT<C>> load_wtns(const std::filesystem::path& path) {
+  auto mapped = MappedFile::open(path);
+  if (!mapped.is_ok()) return Status(mapped.status().code(), "wtns " + mapped.status().message());
+  return load_wtns_from<C>(mapped.value());
+}
+
+template <class C>
+Result<WitnessT<C>> load_wtns_from(const MappedFile& file) {
   WitnessT<C> w;
-  w.path = path;
-  auto n = read_values<C>(path, false, [&](uint32_t n_witness) -> Result<std::span<typename C::Fr>> {
+  w.path = file.path();
+  auto n = read_values_from<C>(file, false, [&](uint32_t n_witness) -> Result<std::span<typename C::Fr>> {
     w.values.resize(n_witness);  // bounded by the file size just checked
     return std::span<typename C::Fr>(w.values);
   });
@@ -121,6 +133,7 @@ Result<curves::CurveId> wtns_curve(const std::filesystem::path& path) {
 
 #define PP_WTNS(C)                                                                               \
   template Result<WitnessT<C>> load_wtns<C>(const std::filesystem::path&);                       \
+  template Result<WitnessT<C>> load_wtns_from<C>(const MappedFile&);                             \
   template Result<uint32_t> read_wtns_prefix<C>(const std::filesystem::path&, std::span<C::Fr>); \
   template Status check_witness_matches(const ZkeyT<C>&, const WitnessT<C>&);                    \
   template Status check_wtns_for(const ZkeyT<C>&, const std::filesystem::path&, std::span<C::Fr>);

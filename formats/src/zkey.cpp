@@ -90,17 +90,22 @@ std::span<const T> view_or_copy(const MappedFile& file, std::span<const uint8_t>
 
 template <class C>
 Result<ZkeyT<C>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadOptions& options) {
+  auto mapped = MappedFile::open(path);
+  if (!mapped.is_ok()) return Status(mapped.status().code(), "zkey " + mapped.status().message());
+  return load_zkey_from<C>(std::move(mapped).value(), options);
+}
+
+template <class C>
+Result<ZkeyT<C>> load_zkey_from(MappedFile file, const ZkeyLoadOptions& options) {
   using G1Cfg = typename C::G1Cfg;
   using G2Cfg = typename C::G2Cfg;
   using G1Affine = typename C::G1Affine;
   using G2Affine = typename C::G2Affine;
   using Coef = ZkeyCoefT<C>;
   constexpr uint64_t g1_bytes = kG1Bytes<C>, g2_bytes = kG2Bytes<C>;
-  const std::string what = fmt::format("zkey '{}'", path.string());
-  auto mapped = MappedFile::open(path);
-  if (!mapped.is_ok()) return Status(mapped.status().code(), "zkey " + mapped.status().message());
+  const std::string what = fmt::format("zkey '{}'", file.path().string());
   ZkeyT<C> z;
-  z.file_ = std::move(mapped).value();
+  z.file_ = std::move(file);
   PP_ASSIGN_OR_RETURN(BinFile f, BinFile::parse(z.file_.bytes(), "zkey", 1, what));
 
   // Section 1: the protocol.
@@ -191,34 +196,49 @@ Result<ZkeyT<C>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadO
         return Status::ok();
       }));
 
-  if (options.check_points) {
-    auto check = [&](auto pts, uint32_t sec) -> Status {
-      for (size_t i = 0; i < pts.size(); ++i) {
-        if (!coords_reduced(pts[i])) {
-          return f.error("section {} ({}) point {}: coordinate not reduced modulo q", sec, section_name(sec), i);
-        }
-        if (!pts[i].on_curve()) {
-          return f.error("section {} ({}) point {} is not on the curve", sec, section_name(sec), i);
-        }
-      }
-      return Status::ok();
-    };
-    PP_RETURN_IF_ERROR(check(z.ic_, kZkeyIC));
-    PP_RETURN_IF_ERROR(check(z.a_, kZkeyA));
-    PP_RETURN_IF_ERROR(check(z.b1_, kZkeyB1));
-    PP_RETURN_IF_ERROR(check(z.b2_, kZkeyB2));
-    PP_RETURN_IF_ERROR(check(z.c_, kZkeyC));
-    PP_RETURN_IF_ERROR(check(z.h_, kZkeyH));
-  }
+  if (options.check_points) PP_RETURN_IF_ERROR(check_zkey_points(z));
   return z;
 }
 
-template Result<ZkeyT<curves::Bls12_381>> load_zkey_as<curves::Bls12_381>(const std::filesystem::path&,
-                                                                          const ZkeyLoadOptions&);
-template Result<ZkeyT<curves::Bn254>> load_zkey_as<curves::Bn254>(const std::filesystem::path&, const ZkeyLoadOptions&);
+template <class C>
+Status check_zkey_points(const ZkeyT<C>& z) {
+  const std::string what = fmt::format("zkey '{}'", z.path().string());
+  auto check = [&](auto pts, uint32_t sec) -> Status {
+    for (size_t i = 0; i < pts.size(); ++i) {
+      if (!coords_reduced(pts[i])) {
+        return make_error(ErrorCode::kBadFormat, "{}: section {} ({}) point {}: coordinate not reduced modulo q", what,
+                          sec, section_name(sec), i);
+      }
+      if (!pts[i].on_curve()) {
+        return make_error(ErrorCode::kBadFormat, "{}: section {} ({}) point {} is not on the curve", what, sec,
+                          section_name(sec), i);
+      }
+    }
+    return Status::ok();
+  };
+  PP_RETURN_IF_ERROR(check(z.ic(), kZkeyIC));
+  PP_RETURN_IF_ERROR(check(z.a(), kZkeyA));
+  PP_RETURN_IF_ERROR(check(z.b1(), kZkeyB1));
+  PP_RETURN_IF_ERROR(check(z.b2(), kZkeyB2));
+  PP_RETURN_IF_ERROR(check(z.c(), kZkeyC));
+  PP_RETURN_IF_ERROR(check(z.h(), kZkeyH));
+  return Status::ok();
+}
+
+#define PP_ZKEY(C)                                                                                 \
+  template Result<ZkeyT<C>> load_zkey_as<C>(const std::filesystem::path&, const ZkeyLoadOptions&); \
+  template Result<ZkeyT<C>> load_zkey_from<C>(MappedFile, const ZkeyLoadOptions&);                 \
+  template Status check_zkey_points(const ZkeyT<C>&);
+PP_ZKEY(curves::Bls12_381)
+PP_ZKEY(curves::Bn254)
+#undef PP_ZKEY
 
 Result<curves::CurveId> zkey_curve(const std::filesystem::path& path) {
   return detail::file_curve(path, "zkey", 1, kZkeyGroth16Header, detail::FieldKind::kBase);
+}
+
+Result<curves::CurveId> zkey_curve(const MappedFile& file) {
+  return detail::bytes_curve(file.bytes(), file.path(), "zkey", 1, kZkeyGroth16Header, detail::FieldKind::kBase);
 }
 
 }  // namespace proofpipe::formats

@@ -1,6 +1,8 @@
 // MappedFile: a read-only, private mmap of a whole file, owned RAII-style.
 // It is the storage under the zkey/wtns/r1cs readers; it is not a writer and
-// not a growable buffer. POSIX mmap(2); errors name the file.
+// not a growable buffer. POSIX mmap(2); errors name the file. The same readers
+// also run over bytes already in memory (the C library's buffers): an owned
+// read-only copy (copy_of) or a borrowed view (view_of).
 #pragma once
 
 #include <cstddef>
@@ -28,6 +30,14 @@ class MappedFile {
   // An empty file is valid and yields an empty span (nothing is mapped).
   [[nodiscard]] static Result<MappedFile> open(const std::filesystem::path& path);
 
+  // A private read-only copy of `bytes` in an anonymous mapping (so the
+  // caller's memory may go once this returns); `name` stands for the path in
+  // messages. kResourceExhausted when the mapping cannot be made.
+  [[nodiscard]] static Result<MappedFile> copy_of(std::span<const uint8_t> bytes, std::filesystem::path name);
+  // A view of the caller's bytes, which must outlive the object and every
+  // span taken from it; nothing is unmapped on destruction.
+  static MappedFile view_of(std::span<const uint8_t> bytes, std::filesystem::path name);
+
   MappedFile() = default;
   MappedFile(MappedFile&& o) noexcept;
   MappedFile& operator=(MappedFile&& o) noexcept;
@@ -45,7 +55,8 @@ class MappedFile {
   // For a process that checks a large section once and does not need it
   // afterwards (the coordinator scans ~200 MB of coefficients at 2^20), so
   // that its RSS does not grow by the section's size. Advisory: errors are
-  // ignored.
+  // ignored. Only for a file's mapping: on a copy_of or view_of it does
+  // nothing, since anonymous pages dropped that way would read back as zeros.
   void release(std::span<const uint8_t> range) const;
   size_t size() const { return size_; }
   const std::filesystem::path& path() const { return path_; }
@@ -53,8 +64,11 @@ class MappedFile {
  private:
   void reset() noexcept;
 
+  enum class Kind : uint8_t { kFile, kCopy, kView };
+
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  Kind kind_ = Kind::kFile;
   std::filesystem::path path_;
 };
 

@@ -11,6 +11,7 @@
 #include "proofpipe/common/status.hpp"
 #include "proofpipe/curves.hpp"
 #include "proofpipe/formats/fwd.hpp"
+#include "proofpipe/formats/mapped_file.hpp"
 
 namespace proofpipe::formats {
 
@@ -30,6 +31,11 @@ struct WitnessT {
 // (nWitness * 32), and "w[17] is not below r". kBadFormat for content errors.
 template <class C = curves::Bls12_381>
 [[nodiscard]] Result<WitnessT<C>> load_wtns(const std::filesystem::path& path);
+// The same over bytes already mapped or viewed (the C library's witness
+// buffer: MappedFile::view_of); `path` in the result and in messages is
+// the file's path().
+template <class C = curves::Bls12_381>
+[[nodiscard]] Result<WitnessT<C>> load_wtns_from(const MappedFile& file);
 
 // The curve a wtns is for, from its header's prime (r). kBadFormat naming
 // the file when it is neither curve's.

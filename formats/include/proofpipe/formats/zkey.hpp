@@ -119,11 +119,24 @@ template <class C>
 [[nodiscard]] Result<ZkeyT<C>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadOptions& options = {});
 // The BLS12-381 reader (the pipeline's), below the class.
 [[nodiscard]] Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options = {});
+// The same checks over bytes already mapped, copied or viewed (the C
+// library's buffers: MappedFile::copy_of, view_of); the key keeps `file`,
+// and messages name its path().
+template <class C>
+[[nodiscard]] Result<ZkeyT<C>> load_zkey_from(MappedFile file, const ZkeyLoadOptions& options = {});
+
+// ZkeyLoadOptions::check_points's check on a loaded key: every point of
+// sections 3 and 5-9 reduced and on its curve, else kBadFormat naming the
+// section and index ("section 9 (H) point 3 is not on the curve"). For a
+// proof that does not verify: was the key corrupt, or the witness wrong?
+template <class C>
+[[nodiscard]] Status check_zkey_points(const ZkeyT<C>& zkey);
 
 // The curve a zkey is for, from its header's base-field prime q, reading
 // only the section table and section 2's first bytes. kBadFormat naming the
 // file for a key of neither curve (or not a Groth16 zkey at all).
 [[nodiscard]] Result<curves::CurveId> zkey_curve(const std::filesystem::path& path);
+[[nodiscard]] Result<curves::CurveId> zkey_curve(const MappedFile& file);
 
 // Each key's curve, in order (a pipeline worker maps every key of its run,
 // of either curve): the first error, or kInvalidArgument when none is given.
@@ -183,7 +196,7 @@ class ZkeyT {
 
  private:
   template <class D>
-  friend Result<ZkeyT<D>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadOptions& options);
+  friend Result<ZkeyT<D>> load_zkey_from(MappedFile file, const ZkeyLoadOptions& options);
   ZkeyT() = default;
 
   MappedFile file_;
