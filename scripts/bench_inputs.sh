@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# From circuit inputs to proofs (issue 29, docs/witness-gen.md): the circom
+# From circuit inputs to proofs (docs/witness-gen.md): the circom
 # user's usual path against `proofpipe run --inputs`, on the same inputs of
 # one circuit, same machine, same run of this script.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pipeline against sequential proving (issue 4): wall time and peak memory of
+# Pipeline against sequential proving: wall time and peak memory of
 # `proofpipe run` over P partitions against P sequential `proofpipe prove`
 # calls on the same key and witnesses, same machine, same run.
 #

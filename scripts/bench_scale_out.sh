@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale-out on one machine (issue 26, docs/scale-out.md): the same workload
+# Scale-out on one machine (docs/scale-out.md): the same workload
 # through 1 `proofpipe serve` node on the SQLite journal, 1 node on a
 # PostgreSQL queue and 3 nodes sharing that queue, and what the queue itself
 # costs per partition.

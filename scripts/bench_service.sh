@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The resident service against one-shot runs (issue 25): P single-partition
+# The resident service against one-shot runs: P single-partition
 # jobs at 2^k constraints through one `proofpipe serve` against P separate
 # `proofpipe run` calls on the same key and witnesses, same machine, same
 # run, same worker counts. Each `run` pays the key's load and checks, the

@@ -49,21 +49,21 @@ prepare() {
     # drop such objects so they are compiled again.
     { ninja -C "$BD" -t deps 2>/dev/null || true; } | awk '/: #deps 0,/ {sub(":$", "", $1); print $1}' |
         while read -r obj; do echo "rebuilding $obj (no header list)"; rm -f "$BD/$obj"; done
-    cmake --build "$BD" -j "$(nproc)" --target pp_gpu_tests proofpipe proofpipe-gpu-worker \
+    cmake --build "$BD" -j "$(nproc)" --target pp_cuda_gpu_tests proofpipe proofpipe-gpu-worker \
         proofpipe-synth-worker pp_device_bench pp_record_bench
     # The carry-chain scan (PtxCarryScan, tests/cuda_host) over this build's
     # own kept PTX: CI scans its build, but these are the binaries that go
     # to the device. Not carried (the tool carries at most 64 MiB).
-    cmake --build "$BD" -j "$(nproc)" --target pp_cuda_host_tests
-    "$BD/bin/pp_cuda_host_tests" --gtest_filter='PtxCarryScan.*' | grep -E 'violations|PASSED|FAILED'
-    rm -f "$BD/bin/pp_cuda_host_tests"
+    cmake --build "$BD" -j "$(nproc)" --target pp_cuda_unit_tests
+    "$BD/bin/pp_cuda_unit_tests" --gtest_filter='PtxCarryScan.*' | grep -E 'violations|PASSED|FAILED'
+    rm -f "$BD/bin/pp_cuda_unit_tests"
     rm -rf "$BD/lib" && mkdir -p "$BD/lib"
     # Every shared library the binaries load except the C/C++ runtime, which
     # the device image has in newer versions (glibc and libstdc++ are
     # backward compatible; the libraries below are not there at all). All of
     # glibc's own libraries stay behind: libresolv & co. use GLIBC_PRIVATE
     # symbols and load only next to their own libc.
-    for b in pp_gpu_tests proofpipe proofpipe-gpu-worker proofpipe-synth-worker pp_device_bench pp_record_bench; do
+    for b in pp_cuda_gpu_tests proofpipe proofpipe-gpu-worker proofpipe-synth-worker pp_device_bench pp_record_bench; do
         ldd "$BD/bin/$b" | awk '$3 ~ /^\// {print $3}'
     done | sort -u | grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libresolv|libutil|libanl|libnss_[a-z]+|ld-linux[^/]*)\.so' |
         while read -r lib; do cp -L "$lib" "$BD/lib/"; done
@@ -108,7 +108,7 @@ gpu_tests() {
         budget=$(left 150)
         if (( budget < 20 )); then echo "-- no time left for $group" | tee -a "$out/gpu_tests.log"; rc=124; continue; fi
         echo "-- gtest_filter=$group" | tee -a "$out/gpu_tests.log"
-        timeout -k 5 "$budget" "$BD/bin/pp_gpu_tests" --gtest_filter="$group" --gtest_output="xml:$WORK/gpu_tests_$i.xml" \
+        timeout -k 5 "$budget" "$BD/bin/pp_cuda_gpu_tests" --gtest_filter="$group" --gtest_output="xml:$WORK/gpu_tests_$i.xml" \
             >"$WORK/gpu_group.log" 2>&1
         rc_g=$?
         cat "$WORK/gpu_group.log" >>"$out/gpu_tests.log"
@@ -130,7 +130,7 @@ gpu_tests() {
         if [[ -n $san ]]; then
             echo "-- compute-sanitizer memcheck: $first_failed" | tee -a "$out/gpu_tests.log"
             timeout -k 5 "$(left 90)" "$san" --tool memcheck --print-limit 20 --error-exitcode 99 \
-                "$BD/bin/pp_gpu_tests" --gtest_filter="$first_failed" >"$WORK/sanitizer.log" 2>&1
+                "$BD/bin/pp_cuda_gpu_tests" --gtest_filter="$first_failed" >"$WORK/sanitizer.log" 2>&1
             echo "sanitizer exit $?" >>"$WORK/sanitizer.log"
             grep -E '=========|FAILED|exit' "$WORK/sanitizer.log" | head -30
         else
@@ -156,7 +156,7 @@ sanitize_small() {
         if (( budget < 30 )); then echo "sanitizer $tool: no time left" >>"$out/summary.txt"; continue; fi
         echo "== compute-sanitizer $tool (small tests, ${budget} s at most)"
         timeout -k 5 "$budget" "$san" --tool "$tool" --print-limit 20 --error-exitcode 99 \
-            "$BD/bin/pp_gpu_tests" --gtest_filter="$SANITIZE_FILTER" >"$WORK/sanitizer_$tool.log" 2>&1
+            "$BD/bin/pp_cuda_gpu_tests" --gtest_filter="$SANITIZE_FILTER" >"$WORK/sanitizer_$tool.log" 2>&1
         rc=$?
         if [[ $rc == 124 || $rc == 137 ]]; then  # inconclusive, not a failure: the tools slow kernels 10-100x
             echo "sanitizer $tool: timed out after $budget s (inconclusive; partial log in logs.tar.gz)" | tee -a "$out/summary.txt"

@@ -4,13 +4,16 @@
 # Configures a host-only build with -DPP_SANITIZE=... in build-asan/ or
 # build-tsan/ (PP_SANITIZE_BUILD overrides), builds what the chosen suites
 # run, and runs them with ctest.
-#   address,undefined (the default): the suites named by PP_SANITIZE_SUITES
-#     (folder labels; default: unit property integration shm pipeline).
+#   address,undefined (the default): the suites named by PP_SANITIZE_SUITES:
+#     test binaries as ROOM_KIND (engine_unit: tests/engine's unit tests,
+#     pp_engine_unit_tests), a kind alone for every room's binary of that
+#     kind, or lower_unit: the unit tests of the rooms below the service
+#     (what CI's sanitizer stage runs). Default: unit property integration.
 #     With clang the tree is also the fuzz build (-DPP_FUZZ=ON), so
 #     `PP_FUZZ_BUILD=build-asan scripts/fuzz.sh` runs the fuzz targets from it.
-#   thread: the shm and unit suites (the ring, the control plane, the
-#     coordinator's scheduler and ledger) and the PipelineRun tests (real
-#     pipelines: worker thread pools, heartbeat threads).
+#   thread: the ring, the control plane, the engine's scheduler and ledger
+#     (the unit tests of the rooms below the service) and the PipelineRun
+#     tests (real pipelines: worker thread pools, heartbeat threads).
 # Compiler: clang-14 when installed (scripts/setup.sh installs it), else the
 # default c++; CC/CXX override. Optimisation with assertions on (not
 # NDEBUG): clang -O1, the level ASan's authors recommend; gcc -O2, because
@@ -29,15 +32,12 @@ case $san in
     exit 2
     ;;
 esac
-suites=${PP_SANITIZE_SUITES:-unit property integration shm pipeline}
+suites=${PP_SANITIZE_SUITES:-unit property integration}
 for s in $suites; do
-  case $s in
-    unit | property | integration | shm | pipeline | fault | service) ;;
-    *)
-      echo "sanitize.sh: error: PP_SANITIZE_SUITES: unknown suite '$s'" >&2
-      exit 2
-      ;;
-  esac
+  if [[ ! $s =~ ^([a-z_]+_)?(unit|property|integration|fault)$ ]]; then
+    echo "sanitize.sh: error: PP_SANITIZE_SUITES: '$s' is not ROOM_KIND or a kind (unit property integration fault)" >&2
+    exit 2
+  fi
 done
 
 if [[ -z ${CXX:-} ]] && command -v clang++-14 >/dev/null; then
@@ -61,32 +61,49 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # scripts/tsan.supp: libzmq's message handoff (not instrumented) only.
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp}
 
-# ctest's -R for every test of the given suites (tests/<suite>/, built into
-# pp_<suite>_tests): the binaries' own test-suite names. A ctest label names
-# a category (unit, integration), which several folders share.
+# The unit tests of the rooms below the service: the ring, the control
+# plane, the engine's scheduler and ledger, the readers.
+lower_unit="common_unit core_unit formats_unit groth16_unit backends_unit ipc_unit shm_unit witness_gen_unit engine_unit"
+
+# The test binaries the suites name: ROOM_KIND as it is, a kind as every
+# pp_*_KIND_tests target of the build.
+suite_targets() {
+  local all
+  all=$(ninja -C "$build" -t targets all | sed -n 's/^\(pp_[a-z_]*_tests\): .*/\1/p' | sort -u)
+  for s in "$@"; do
+    if [[ $s == lower_unit ]]; then
+      # shellcheck disable=SC2086
+      suite_targets $lower_unit
+    elif [[ $s == *_* ]]; then echo "pp_${s}_tests"; else grep "^pp_[a-z_]*_${s}_tests$" <<<"$all" || true; fi
+  done
+}
+
+# ctest's -R for every test of the given binaries: their own test-suite
+# names (a ctest label names a kind, which every room shares).
 suite_regex() {
   local names=()
-  for s in "$@"; do
-    mapfile -t -O "${#names[@]}" names < <("$build/bin/pp_${s}_tests" --gtest_list_tests |
+  for t in "$@"; do
+    mapfile -t -O "${#names[@]}" names < <("$build/bin/$t" --gtest_list_tests |
       sed -n 's/^\([^ #][^ ]*\)\..*/\1/p' | sort -u)
   done
   (IFS='|'; echo "^(${names[*]})\\.")
 }
 
 if [[ $san == thread ]]; then
-  suites="shm unit"
-  ninja -C "$build" -j "$jobs" pp_shm_tests pp_unit_tests pp_pipeline_tests proofpipe
-  re=$(suite_regex shm unit)
+  mapfile -t targets < <(suite_targets lower_unit)
+  ninja -C "$build" -j "$jobs" "${targets[@]}" pp_engine_integration_tests proofpipe
+  re=$(suite_regex "${targets[@]}")
   cd "$build"
   ctest --output-on-failure -j "$jobs" --timeout 900 -R "$re|^PipelineRun\\." "$@"
 else
-  targets=()
-  for s in $suites; do targets+=("pp_${s}_tests"); done
-  # The process-level suites run the real binaries.
-  [[ " $suites " =~ \ (integration|pipeline|fault|service)\  ]] && targets+=(proofpipe)
-  ninja -C "$build" -j "$jobs" "${targets[@]}"
   # shellcheck disable=SC2086
-  re=$(suite_regex $suites)
+  mapfile -t targets < <(suite_targets $suites)
+  # The process-level suites run the real binaries.
+  [[ " $suites " =~ (integration|fault) ]] && targets+=(proofpipe)
+  ninja -C "$build" -j "$jobs" "${targets[@]}"
+  tests=()
+  for t in "${targets[@]}"; do [[ $t == pp_* ]] && tests+=("$t"); done
+  re=$(suite_regex "${tests[@]}")
   cd "$build"
   ctest --output-on-failure -j "$jobs" --timeout 900 -R "$re" "$@"
 fi

@@ -1,4 +1,4 @@
-// pp_device_bench: the GPU figures issue #7 asks for, in one run, each next
+// pp_device_bench: the GPU figures, in one run, each next
 // to a CPU reference measured in the same run on the same machine
 // (docs/design/overview.md §9: ratios, never absolute times from another day).
 //   field   device Fr/Fq multiplications per second (PTX and portable paths)

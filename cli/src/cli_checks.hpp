@@ -2,7 +2,7 @@
 // refused before anything runs, in one line naming the flag
 // ("proofpipe: error: --slots: ..."), exit 2. Counts must be whole numbers
 // of at least 1: "--slots 0" no longer quietly means the default (leave the
-// flag out for that). Sizes are checked where they are used (run_setup.cpp).
+// flag out for that). Sizes are checked where they are used (engine/src/batch.cpp).
 #pragma once
 
 #include <cmath>

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "proofpipe/common/clock.hpp"
 #include "proofpipe/common/status.hpp"
 
 namespace proofpipe::cli {
@@ -20,9 +21,5 @@ inline int fail(std::string message) {
   return kExitError;
 }
 inline int fail(const Status& st) { return fail(st.message()); }
-
-inline double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace proofpipe::cli

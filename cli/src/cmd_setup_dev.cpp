@@ -56,7 +56,7 @@ int setup_dev_as(const SetupDevArgs& args, std::chrono::steady_clock::time_point
   if (!r1cs) return fail(r1cs.status());
   auto log_n = write_dev_key(*r1cs, args.zkey);
   if (!log_n) return fail(log_n.status());
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = seconds_since(t0);
   std::fprintf(
       stderr, "proofpipe: setup-dev wrote '%s' (TESTING ONLY): curve %s, domain 2^%u, %u wires, %u public, %.2f s\n",
       args.zkey.c_str(), std::string(C::kName).c_str(), *log_n, r1cs->header.n_wires, r1cs->header.n_public(), secs);

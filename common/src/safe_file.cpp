@@ -173,6 +173,22 @@ Status commit_together(std::span<PendingFile> files) {
   return Status::ok();
 }
 
+std::string read_kernel_text(const std::filesystem::path& path) {
+  constexpr size_t kMax = 1 << 20;  // /proc/self/mountinfo of a busy host is tens of KB
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string text;
+  char buf[8192];
+  while (text.size() < kMax) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, size_t(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 Status write_together(std::span<const TextFile> files) {
   std::vector<PendingFile> pending;
   for (const TextFile& f : files) {

@@ -90,7 +90,7 @@ Result<ec::Jacobian<Cfg>> device_msm(const ec::Affine<Cfg>* points, const ff::Fr
 Status reserve_msm_g1(MsmScratch& scratch, size_t n, cudaStream_t stream);
 Status reserve_msm_g2(MsmScratch& scratch, size_t n, cudaStream_t stream);
 
-// Benchmark inputs (msm_timing.cpp): out[i] = +-base[i % nb], n points from
+// Benchmark inputs (msm_g1.cu): out[i] = +-base[i % nb], n points from
 // nb distinct ones; and n pseudo-random scalars (below 2^254, Montgomery
 // form taken as is) from `seed`. Enqueued on `stream`, not synchronised.
 Status expand_points_g1(const ec::G1Affine* base, size_t nb, ec::G1Affine* out, size_t n, cudaStream_t stream);

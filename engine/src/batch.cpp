@@ -259,7 +259,7 @@ Result<PipelineConfig> pipeline_config(const WorkerSetup& f, const KeySizes& key
   if (cfg.mem_max == 0) {
     PP_ASSIGN_OR_RETURN(cfg.slots, choose_slot_count(args, cfg.slot_size, &cfg.slots_reason));
   } else {
-    // --mem-max derives K and the caps (mem_plan.hpp); --slots/--mem-budget
+    // --mem-max derives K and the caps (plan.hpp); --slots/--mem-budget
     // and the per-worker caps, where given, win if they fit inside it.
     uint32_t explicit_slots = 0;
     if (args.slots != 0 || !args.mem_budget.empty()) {

@@ -1,5 +1,6 @@
 // The kernel's cgroup files and the probe for our memory cgroup (cgroup_fs.hpp).
 #include "cgroup_fs.hpp"
+#include "proofpipe/common/safe_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -108,13 +109,6 @@ CgroupFs& real_cgroup_fs() {
 
 namespace {
 
-std::string read_text(const char* path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // "<mount point> of the first mount of `type` whose options hold `option`"
 // ("" for any); "" when none. /proc/mounts escapes spaces as \040: cgroup
 // mount points have none.
@@ -142,8 +136,8 @@ bool contains(const std::vector<std::string>& words, const std::string& w) {
 CgroupEnv CgroupEnv::system() {
   CgroupEnv env;
   env.fs = &real_cgroup_fs();
-  env.proc_self_cgroup = read_text("/proc/self/cgroup");
-  env.proc_mounts = read_text("/proc/mounts");
+  env.proc_self_cgroup = read_kernel_text("/proc/self/cgroup");
+  env.proc_mounts = read_kernel_text("/proc/mounts");
   env.self = ::getpid();
   return env;
 }

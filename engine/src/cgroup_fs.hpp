@@ -1,6 +1,6 @@
 // What the cgroup layer (cgroup.hpp) and `proofpipe doctor` read and write of
 // the kernel's cgroup files, behind a small interface so that tests can put a
-// fake kernel under them (tests/unit/fake_cgroupfs.hpp: a tree in a temporary
+// fake kernel under them (tests/engine/fake_cgroup_kernel.hpp: a tree in a temporary
 // folder whose writes are checked against the kernel's rules), and the probe
 // that finds this process's memory cgroup from /proc/self/cgroup and
 // /proc/mounts given as text.

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/shm/segment.hpp"
 
@@ -23,13 +24,6 @@ namespace {
 constexpr uint64_t kNofileWant = 1024;
 // Docker's default /dev/shm (64 MiB) or less: too small for any real key's ring.
 constexpr uint64_t kSmallShm = 64ull << 20;
-
-std::string read_text(const char* path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -257,10 +251,10 @@ DoctorEnv DoctorEnv::system() {
     env.shm_total = uint64_t(st.f_blocks) * st.f_frsize;
     env.shm_free = uint64_t(st.f_bavail) * st.f_frsize;
   }
-  env.overcommit_memory = read_text("/proc/sys/vm/overcommit_memory");
-  env.overcommit_ratio = read_text("/proc/sys/vm/overcommit_ratio");
-  env.meminfo = read_text("/proc/meminfo");
-  env.thp = read_text("/sys/kernel/mm/transparent_hugepage/enabled");
+  env.overcommit_memory = read_kernel_text("/proc/sys/vm/overcommit_memory");
+  env.overcommit_ratio = read_kernel_text("/proc/sys/vm/overcommit_ratio");
+  env.meminfo = read_kernel_text("/proc/meminfo");
+  env.thp = read_kernel_text("/sys/kernel/mm/transparent_hugepage/enabled");
   for (auto [res, dest] : {std::pair{RLIMIT_NOFILE, &env.nofile}, std::pair{RLIMIT_MEMLOCK, &env.memlock}}) {
     struct rlimit rl {};
     if (::getrlimit(res, &rl) != 0) continue;
@@ -269,7 +263,7 @@ DoctorEnv DoctorEnv::system() {
   }
   env.root = ::geteuid() == 0;
   env.cuda = backends::cuda_inventory();
-  std::istringstream cpuinfo(read_text("/proc/cpuinfo"));
+  std::istringstream cpuinfo(read_kernel_text("/proc/cpuinfo"));
   for (std::string line; std::getline(cpuinfo, line);) {
     if (line.rfind("flags", 0) == 0) {
       env.cpu_flags = line.substr(line.find(':') + 1);

@@ -1,4 +1,4 @@
-// PipelineKeyT<C>: the one implementation of PipelineKey (pipeline_key.hpp),
+// PipelineKeyT<C>: the one implementation of PipelineKey (key.hpp),
 // instantiated for both curves by load_pipeline_key's with_curve.
 #include "proofpipe/engine/key.hpp"
 

@@ -1,4 +1,4 @@
-// The memory plan for --mem-max (mem_plan.hpp) and the model it is made from.
+// The memory plan for --mem-max (plan.hpp) and the model it is made from.
 //
 // The model was measured, not guessed: `proofpipe gen` workloads of 2^14,
 // 2^16 and 2^18 constraints (domains 2^15, 2^17, 2^19; slots of 3.43, 13.70
@@ -167,7 +167,7 @@ Result<MemPlan> make_mem_plan(uint64_t total, const MemPlanInputs& in) {
     plan.slots_reason = in.slots_reason;
   } else {
     // As many slots as fit, up to synth + 2 x gpu workers: more never helps
-    // (run_setup.hpp, choose_slot_count).
+    // (plan.hpp, choose_slot_count).
     const uint64_t useful = std::min<uint64_t>(S + 2 * G, shm::kMaxSlots);
     const uint64_t fit = (total - base) / in.slot_size;
     plan.slots = uint32_t(std::min(fit, useful));

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "proofpipe/common/blake2b.hpp"
+#include "proofpipe/common/clock.hpp"
 #include "proofpipe/common/version.hpp"
 
 namespace proofpipe::engine {
@@ -45,13 +46,6 @@ std::string absolute_path(const fs::path& p) {
 }  // namespace
 
 std::string version_string() { return fmt::format("{} ({})", kReleaseVersion, kGitDescribe); }
-
-std::string iso8601(std::chrono::system_clock::time_point t) {
-  const std::time_t secs = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  ::gmtime_r(&secs, &tm);
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
-}
 
 Result<std::string> blake2b_file(const fs::path& file) {
   // O_NOFOLLOW: the key was checked as a regular file; a link swapped in since is not read.
@@ -97,8 +91,8 @@ nlohmann::json Provenance::finish(const std::vector<std::string>& proved_stems) 
   return {{"version", version_string()},
           {"git_describe", kGitDescribe},
           {"command_line", command_line()},
-          {"started_at", iso8601(started_)},
-          {"ended_at", iso8601(std::chrono::system_clock::now())},
+          {"started_at", iso8601_utc(started_)},
+          {"ended_at", iso8601_utc(std::chrono::system_clock::now())},
           {"hostname", hostname()},
           {"curve", curve_},
           {"zkey",

@@ -1,5 +1,5 @@
-// The Reporter (reporter.hpp). Peak-accurate sampling (issue 6,
-// docs/metrics.md): every --sample-ms and at
+// The Reporter (reporter.hpp). Peak-accurate sampling (docs/metrics.md):
+// every --sample-ms and at
 // every pipeline event, each process's RSS and high-water mark (procfs) and
 // each worker's cgroup usage and peak, the ring by slot state, and the
 // ledger. After reading a high-water mark the sampler resets it (VmHWM via

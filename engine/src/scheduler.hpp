@@ -2,7 +2,7 @@
 // queue, the ready queue, which partition each slot carries, the dispatch
 // order, every check of a worker's message, and every reclaim and requeue
 // after a death or a scan. It does no I/O and reads no clock: the Supervisor
-// (pipeline.hpp) feeds it events and a run-clock value and executes the
+// (supervisor.hpp) feeds it events and a run-clock value and executes the
 // actions it returns, so a unit test drives it over a SlotRing on a
 // std::vector (tests/unit/scheduler_test.cpp). Only loads and CASes on the
 // slot words touch the ring (docs/shm-layout.md, "Reclaim rules").

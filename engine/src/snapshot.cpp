@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "proofpipe/engine/provenance.hpp"
+#include "proofpipe/common/clock.hpp"
 
 namespace proofpipe::engine {
 
@@ -35,7 +35,7 @@ nlohmann::json status_json(const EngineSnapshot& s) {
   for (const auto& [state, n] : s.slots) slots[state] = n;
   return {{"pid", s.pid},
           {"zkey", s.zkey},
-          {"started", iso8601(s.started)},
+          {"started", iso8601_utc(s.started)},
           {"elapsed_s", s.elapsed_s},
           {"eta_s", s.eta_s ? json(*s.eta_s) : json(nullptr)},
           {"in_flight", in_flight},

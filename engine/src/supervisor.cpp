@@ -1,6 +1,6 @@
-// The coordinator's set-up, event loop and scheduling (pipeline.hpp).
-// Messages are handled in pipeline_messages.cpp; deaths, reclaim and shutdown
-// in pipeline_recovery.cpp; figures, sampling and status by the Reporter
+// The Supervisor's set-up, event loop and scheduling (supervisor.hpp).
+// Messages are handled in supervisor_messages.cpp; deaths, reclaim and
+// shutdown in supervisor_recovery.cpp; figures, sampling and status by the Reporter
 // (reporter.cpp).
 #include <signal.h>
 #include <sys/signalfd.h>

@@ -1,4 +1,4 @@
-// The Supervisor's side of worker messages (pipeline.hpp): it answers status
+// The Supervisor's side of worker messages (supervisor.hpp): it answers status
 // requests, hands every other message to the Scheduler (which checks it and
 // decides) and executes the actions that come back: sends, samples, and the
 // verification and writing of a proof before the Scheduler commits it once.

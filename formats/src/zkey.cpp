@@ -7,19 +7,11 @@
 
 #include "primes.hpp"
 #include "proofpipe/formats/binfile.hpp"
+#include "zkey_sizes.hpp"
 
 namespace proofpipe::formats {
 
 namespace {
-
-template <class C>
-constexpr uint32_t kG1Bytes = 2 * ZkeyHeaderT<C>::kN8q;  // 96 (BLS12-381), 64 (BN254)
-template <class C>
-constexpr uint32_t kG2Bytes = 4 * ZkeyHeaderT<C>::kN8q;  // 192, 128
-// Section 2: 4+n8q + 4+32 + 3*4 + 3 G1 + 3 G2 (964 bytes for BLS12-381, 660 for BN254).
-template <class C>
-constexpr uint64_t kGroth16HeaderBytes = 4 + ZkeyHeaderT<C>::kN8q + 4 + 32 + 12 + 3 * kG1Bytes<C> + 3 * kG2Bytes<C>;
-static_assert(kGroth16HeaderBytes<curves::Bls12_381> == 964 && kGroth16HeaderBytes<curves::Bn254> == 660);
 
 const char* protocol_name(uint32_t p) {
   switch (p) {

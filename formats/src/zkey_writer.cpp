@@ -4,6 +4,7 @@
 #include "proofpipe/formats/zkey_writer.hpp"
 
 #include "bin_writer.hpp"
+#include "zkey_sizes.hpp"
 
 #include <unistd.h>
 
@@ -18,14 +19,6 @@
 namespace proofpipe::formats {
 namespace {
 
-template <class C>
-constexpr uint64_t kG1Bytes = sizeof(typename C::G1Affine);  // 96 (BLS12-381), 64 (BN254)
-template <class C>
-constexpr uint64_t kG2Bytes = sizeof(typename C::G2Affine);  // 192, 128
-template <class C>
-constexpr uint64_t kGroth16HeaderBytes =
-    4 + ZkeyHeaderT<C>::kN8q + 4 + ZkeyHeaderT<C>::kN8r + 12 + 3 * kG1Bytes<C> + 3 * kG2Bytes<C>;
-static_assert(kGroth16HeaderBytes<curves::Bls12_381> == 964 && kGroth16HeaderBytes<curves::Bn254> == 660);
 constexpr uint64_t kEmptyContributionsBytes = 64 + 4;
 constexpr uint32_t kNumSections = 10;
 

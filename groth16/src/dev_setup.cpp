@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "proofpipe/common/assert.hpp"
+#include "proofpipe/common/clock.hpp"
 #include "proofpipe/common/parallel.hpp"
 #include "proofpipe/ec/batch_normalize.hpp"
 #include "proofpipe/groth16/prover.hpp"
@@ -161,10 +162,6 @@ typename C::G1Affine g1_times(const typename C::Fr& k) {
 template <class C>
 typename C::G2Affine g2_times(const typename C::Fr& k) {
   return C::G2::from_affine(C::g2_generator()).mul(k.to_canonical()).to_affine();
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace

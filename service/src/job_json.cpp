@@ -2,6 +2,7 @@
 // the shapes are documented in docs/api.md). The server and the clients
 // share these functions, so the two sides cannot drift apart.
 #include "proofpipe/service/job_json.hpp"
+#include "proofpipe/common/clock.hpp"
 
 #include <cmath>
 #include <ctime>
@@ -100,14 +101,7 @@ Result<PartitionInfo> partition_from_json(const json& j) {
 
 json time_to_json(double unix_seconds) {
   if (unix_seconds <= 0 || !std::isfinite(unix_seconds)) return nullptr;
-  // Milliseconds, rounded once, so that 59.9996 s is the next minute and
-  // never ":60".
-  const auto ms_total = static_cast<int64_t>(std::llround(unix_seconds * 1000.0));
-  const std::time_t secs = static_cast<std::time_t>(ms_total / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                     tm.tm_hour, tm.tm_min, tm.tm_sec, ms_total % 1000);
+  return iso8601_utc(unix_seconds, /*millis=*/true);
 }
 
 Result<double> time_from_json(const json& j) {

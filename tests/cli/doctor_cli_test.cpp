@@ -1,4 +1,4 @@
-// `proofpipe doctor` on this machine (issue 28): its exit code agrees with
+// `proofpipe doctor` on this machine: its exit code agrees with
 // its FAIL lines, text and --json say the same, --zkey sizes the ring from the
 // key, and a bad --zkey is one error line and exit 2. What the checks report
 // on other hosts is tests/unit/doctor_test.cpp's.

@@ -1,4 +1,4 @@
-// `proofpipe gen` (issue 8): the synthetic circuit's witnesses satisfy their
+// `proofpipe gen`: the synthetic circuit's witnesses satisfy their
 // R1CS by snarkjs's own check (an evaluation independent of ours), have the
 // shape of real witnesses (many zeros and ones), differ between partitions,
 // and prove: our proofs with the dev key verify with snarkjs.

@@ -1,4 +1,4 @@
-// `cmake --install` (issue 23): proofpipe and its two workers in
+// `cmake --install`: proofpipe and its two workers in
 // <prefix>/bin and the demo circuit in <prefix>/share/proofpipe; the
 // installed prefix, moved elsewhere, still runs `demo`, which finds its data
 // relative to its own executable: no source path is built into the binary.

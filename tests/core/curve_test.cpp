@@ -13,7 +13,7 @@
 
 #include "proofpipe/ec/batch_normalize.hpp"
 #include "proofpipe/ec/xyzz.hpp"
-#include "proofpipe/ec/zkey_layout.hpp"
+#include "proofpipe/formats/zkey.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/test_seed.hpp"
 
@@ -180,107 +180,6 @@ TYPED_TEST(CurveTest, BatchToAffine) {
   ec::batch_to_affine<Cfg>(std::span<const J>(), std::span<ec::Affine<Cfg>>());  // empty is fine
 }
 
-// ---- zkey point encoding (ec/zkey_layout.hpp) ----
-
-// 48 little-endian bytes of the Montgomery image v * 2^384 mod q, computed
-// with GMP only: independent of the field code under test.
-void append_mont_bytes(std::vector<uint8_t>& out, const mpz_class& v) {
-  const mpz_class q = modulus_of<Fq>();
-  const mpz_class m = (v << 384) % q;
-  const auto limbs = from_mpz<6>(m);
-  const size_t at = out.size();
-  out.resize(at + 48);
-  for (size_t i = 0; i < 48; ++i) out[at + i] = uint8_t(limbs[i / 8] >> (8 * (i % 8)));
-}
-
-mpz_class hex_mpz(const char* h) { return mpz_class(h, 16); }
-
-TEST(ZkeyLayout, HandBuiltG1AndG2Bytes) {
-  std::vector<uint8_t> g1;
-  append_mont_bytes(
-      g1, hex_mpz("17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb"));
-  append_mont_bytes(
-      g1, hex_mpz("08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1"));
-  ASSERT_EQ(g1.size(), ec::kG1Bytes);
-  auto p1 = ec::read_g1(g1, ec::PointCheck::kSubgroup);
-  ASSERT_TRUE(p1.is_ok()) << p1.status().to_string();
-  EXPECT_EQ(*p1, ec::g1_generator());
-  std::vector<uint8_t> back(ec::kG1Bytes);
-  ec::write_g1(*p1, std::span<uint8_t, ec::kG1Bytes>(back.data(), ec::kG1Bytes));
-  EXPECT_EQ(back, g1);
-
-  // G2: x.c0 | x.c1 | y.c0 | y.c1.
-  std::vector<uint8_t> g2;
-  for (const char* h :
-       {"024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8",
-        "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e",
-        "0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801",
-        "0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be"}) {
-    append_mont_bytes(g2, hex_mpz(h));
-  }
-  auto p2 = ec::read_g2(g2, ec::PointCheck::kSubgroup);
-  ASSERT_TRUE(p2.is_ok()) << p2.status().to_string();
-  EXPECT_EQ(*p2, ec::g2_generator());
-  std::vector<uint8_t> back2(ec::kG2Bytes);
-  ec::write_g2(*p2, std::span<uint8_t, ec::kG2Bytes>(back2.data(), ec::kG2Bytes));
-  EXPECT_EQ(back2, g2);
-
-  // Infinity is all-zero bytes, both ways.
-  std::vector<uint8_t> zeros(ec::kG2Bytes, 0);
-  auto inf = ec::read_g2(zeros);
-  ASSERT_TRUE(inf.is_ok());
-  EXPECT_TRUE(inf->is_identity());
-  auto inf1 = ec::read_g1(std::span(zeros).first(ec::kG1Bytes), ec::PointCheck::kSubgroup);
-  ASSERT_TRUE(inf1.is_ok());
-  EXPECT_TRUE(inf1->is_identity());
-}
-
-TEST(ZkeyLayout, RejectsMalformedPoints) {
-  PP_SEEDED_RNG(rng);
-  std::vector<uint8_t> bytes(ec::kG1Bytes);
-  auto put = [&](const ec::G1Affine& p) { std::memcpy(bytes.data(), &p, sizeof(p)); };
-  // Wrong length.
-  EXPECT_EQ(ec::read_g1(std::span(bytes).first(95)).status().code(), ErrorCode::kInvalidArgument);
-  // Off the curve.
-  auto g = ec::g1_generator();
-  g.y = g.y + Fq::one();
-  put(g);
-  EXPECT_EQ(ec::read_g1(bytes).status().code(), ErrorCode::kBadFormat);
-  // Coordinate not reduced: Montgomery limbs = q.
-  put(ec::g1_generator());
-  const auto q = Fq::C::kP;
-  std::memcpy(bytes.data(), q.data(), 48);
-  EXPECT_EQ(ec::read_g1(bytes).status().code(), ErrorCode::kBadFormat);
-  // On the curve but outside the subgroup: passes kOnCurve, fails kSubgroup.
-  put(random_curve_point<ec::G1Cfg>(rng));
-  EXPECT_TRUE(ec::read_g1(bytes, ec::PointCheck::kOnCurve).is_ok());
-  EXPECT_EQ(ec::read_g1(bytes, ec::PointCheck::kSubgroup).status().code(), ErrorCode::kBadFormat);
-  std::vector<uint8_t> b2(ec::kG2Bytes);
-  const auto bad2 = random_curve_point<ec::G2Cfg>(rng);
-  std::memcpy(b2.data(), &bad2, sizeof(bad2));
-  EXPECT_TRUE(ec::read_g2(b2).is_ok());
-  EXPECT_FALSE(ec::read_g2(b2, ec::PointCheck::kSubgroup).is_ok());
-}
-
-TEST(ZkeyLayout, ValidateSpanNamesFirstBadPoint) {
-  PP_SEEDED_RNG(rng);
-  std::vector<ec::G1Affine> pts(40, ec::g1_generator());
-  pts[3] = ec::G1Affine::identity();
-  EXPECT_TRUE(ec::validate_g1(pts).is_ok());
-  EXPECT_TRUE(ec::validate_g1(std::span<const ec::G1Affine>()).is_ok());
-  pts[17].y = pts[17].y + Fq::one();
-  pts[31].y = pts[31].y + Fq::one();
-  const Status st = ec::validate_g1(pts);
-  EXPECT_EQ(st.code(), ErrorCode::kBadFormat);
-  EXPECT_NE(st.message().find("point 17:"), std::string::npos) << st.message();
-  std::vector<ec::G2Affine> p2(5, ec::g2_generator());
-  EXPECT_TRUE(ec::validate_g2(p2, ec::PointCheck::kSubgroup).is_ok());
-  p2[4] = random_curve_point<ec::G2Cfg>(rng);
-  EXPECT_TRUE(ec::validate_g2(p2).is_ok());
-  EXPECT_FALSE(ec::validate_g2(p2, ec::PointCheck::kSubgroup).is_ok());
-}
-
-// The next `count` quoted strings after "key" in a JSON text (decimal values).
 std::vector<mpz_class> json_numbers(const std::string& text, const std::string& key, int count) {
   std::vector<mpz_class> out;
   size_t pos = text.find("\"" + key + "\"");
@@ -296,11 +195,11 @@ std::vector<mpz_class> json_numbers(const std::string& text, const std::string& 
 }
 
 // A real snarkjs BLS12-381 key (tests/data, made by scripts/make_fixtures.sh):
-// its section-2 header points decode, through read_g1/read_g2, to the
+// its section-2 header points, as the zkey reader gives them, are the
 // decimal coordinates snarkjs exported in verification_key.json, and gamma_2
-// is the G2 generator (snarkjs never changes gamma). File offsets from
+// is the G2 generator (snarkjs never changes gamma). The n8q offset from
 // docs/design/formats.md §2.3.
-TEST(ZkeyLayout, SnarkjsKeyHeaderPointsMatchVerificationKey) {
+TEST(ZkeyHeader, SnarkjsKeyHeaderPointsMatchVerificationKey) {
   const std::string dir = std::string(PP_TEST_DATA_DIR) + "/multi_io/";
   std::ifstream zf(dir + "circuit.zkey", std::ios::binary), vf(dir + "verification_key.json");
   if (!zf || !vf) GTEST_SKIP() << "fixtures not generated (scripts/make_fixtures.sh)";
@@ -310,22 +209,20 @@ TEST(ZkeyLayout, SnarkjsKeyHeaderPointsMatchVerificationKey) {
   const std::string vk = vs.str();
   ASSERT_GE(z.size(), 1004u);
   ASSERT_EQ(z[40], 48);  // n8q
-  auto g1_at = [&](size_t off) {
-    return ec::read_g1(std::span(z).subspan(off, ec::kG1Bytes), ec::PointCheck::kSubgroup);
-  };
-  auto g2_at = [&](size_t off) {
-    return ec::read_g2(std::span(z).subspan(off, ec::kG2Bytes), ec::PointCheck::kSubgroup);
-  };
-  auto alpha = g1_at(140);
-  ASSERT_TRUE(alpha.is_ok()) << alpha.status().to_string();
+  // The key's header as the prover reads it (formats::load_zkey_as, its
+  // points checked on the curve and in the subgroup).
+  formats::ZkeyLoadOptions options;
+  options.points = false;
+  auto key = formats::load_zkey_as<curves::Bls12_381>(dir + "circuit.zkey", options);
+  ASSERT_TRUE(key.is_ok()) << key.status().to_string();
+  const auto& h = key->header();
+  const auto* alpha = &h.alpha1;
   const auto va = json_numbers(vk, "vk_alpha_1", 2);
   ASSERT_EQ(va.size(), 2u);
   EXPECT_EQ(value_of(alpha->x), va[0]);
   EXPECT_EQ(value_of(alpha->y), va[1]);
-  for (auto [key, off] :
-       {std::pair{"vk_beta_2", size_t(332)}, {"vk_gamma_2", size_t(524)}, {"vk_delta_2", size_t(812)}}) {
-    auto p = g2_at(off);
-    ASSERT_TRUE(p.is_ok()) << key << ": " << p.status().to_string();
+  for (auto [key, point] : {std::pair{"vk_beta_2", &h.beta2}, {"vk_gamma_2", &h.gamma2}, {"vk_delta_2", &h.delta2}}) {
+    const auto* p = point;
     const auto v = json_numbers(vk, key, 4);
     ASSERT_EQ(v.size(), 4u) << key;
     EXPECT_EQ(value_of(p->x.c0), v[0]) << key;
@@ -333,9 +230,9 @@ TEST(ZkeyLayout, SnarkjsKeyHeaderPointsMatchVerificationKey) {
     EXPECT_EQ(value_of(p->y.c0), v[2]) << key;
     EXPECT_EQ(value_of(p->y.c1), v[3]) << key;
   }
-  EXPECT_EQ(*g2_at(524), ec::g2_generator());
-  EXPECT_TRUE(g1_at(236).is_ok());  // beta_1
-  EXPECT_TRUE(g1_at(716).is_ok());  // delta_1
+  EXPECT_EQ(h.gamma2, ec::g2_generator());
+  EXPECT_TRUE(h.beta1.on_curve());
+  EXPECT_TRUE(h.delta1.on_curve());
 }
 
 }  // namespace

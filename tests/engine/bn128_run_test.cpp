@@ -1,4 +1,4 @@
-// `proofpipe run` and `demo` with bn128 (BN254) keys (issue 22): a batch of
+// `proofpipe run` and `demo` with bn128 (BN254) keys: a batch of
 // the circom-compiled multi_io_bn128 witnesses through the real synthesis
 // and proving worker processes (CPU backend), every proof checked by snarkjs
 // and by `proofpipe verify`; the take intake; --resume over bn128 outputs;

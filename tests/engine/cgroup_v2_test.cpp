@@ -1,4 +1,4 @@
-// The cgroup layer's v2 path (coordinator/src/cgroup.hpp) against a fake
+// The cgroup layer's v2 path (engine/src/cgroup.hpp) against a fake
 // kernel (fake_cgroup_kernel.hpp): a cgroup2 tree in a
 // temporary folder whose writes are checked against the kernel's rules. The
 // coordinator must leave its cgroup before enabling controllers there, each

@@ -1,4 +1,4 @@
-// `proofpipe doctor`'s checks (coordinator/src/doctor.hpp) on faked hosts: a
+// `proofpipe doctor`'s checks (engine/src/doctor_env.hpp) on faked hosts: a
 // good one, a small /dev/shm, no CUDA, cgroup v1, v2 delegated and not,
 // strict overcommit, low limits, a CPU without ADX; the --json shape and the
 // exit code (1 exactly when a line is FAIL).

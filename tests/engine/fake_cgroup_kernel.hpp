@@ -1,4 +1,4 @@
-// A fake cgroup v2 kernel for the cgroup layer's tests (coordinator/src/cgroup_fs.hpp):
+// A fake cgroup v2 kernel for the cgroup layer's tests (engine/src/cgroup_fs.hpp):
 // a cgroup2 tree laid out in a temporary folder with the files the kernel
 // provides, whose changes (writes, mkdir, rmdir) are checked against the
 // kernel's rules (Documentation/admin-guide/cgroup-v2.rst) before they are

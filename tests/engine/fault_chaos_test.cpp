@@ -1,4 +1,4 @@
-// Seeded chaos (issue 5): a 20-partition run while a killer SIGKILLs random
+// Seeded chaos: a 20-partition run while a killer SIGKILLs random
 // synthesis and proving workers at random moments (at least 10 kills, some
 // of them proving workers mid-proof, i.e. holding a CONSUMING slot). Then
 // SIGKILL of the coordinator itself: its workers must be gone within 2 s,

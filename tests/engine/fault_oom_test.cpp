@@ -1,4 +1,4 @@
-// A real OOM kill under a per-worker memory cap (issue 5). One partition
+// A real OOM kill under a per-worker memory cap. One partition
 // (index 3) makes its synthesis worker allocate without bound (the `oom`
 // fault, armed in every incarnation), so the kernel kills that worker inside
 // its capped cgroup on every attempt: the death must be classified as OOM,

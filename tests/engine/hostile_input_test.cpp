@@ -1,4 +1,4 @@
-// Hostile inputs on a root proving host (issue #21): clean-up removes only
+// Hostile inputs on a root proving host: clean-up removes only
 // what proofpipe made (--run-dir, the stale-run scans of run directories and
 // /dev/shm), inputs that are not regular files are refused at once instead
 // of hanging open(), and every bad flag value is one "proofpipe: error:" line

@@ -1,4 +1,4 @@
-// `proofpipe run --inputs --witness-gen` (issue 29, docs/witness-gen.md):
+// `proofpipe run --inputs --witness-gen` (docs/witness-gen.md):
 // circuit input JSON to proofs, the witnesses generated inside the synthesis
 // workers, with circom's wasm generator and (where nasm built it) the native
 // one; every proof checked by snarkjs. A bad input JSON and a circuit

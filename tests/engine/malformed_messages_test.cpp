@@ -1,10 +1,10 @@
-// A hostile peer on the control socket of a real `proofpipe run` (issue #21):
+// A hostile peer on the control socket of a real `proofpipe run`:
 // garbage frames, headers shaped like ours that name slot 999, partition
 // 2^31, a seat or incarnation that is not live, a truncated header or body,
 // and random bytes. Each is dropped and counted (summary.json's
 // stale_messages_dropped and malformed_messages_dropped), the coordinator
 // neither aborts nor stops, and every proof of the batch is committed and
-// verifies. The message checks are in coordinator/src/scheduler.cpp and
+// verifies. The message checks are in engine/src/scheduler.cpp and
 // ipc/src/channel.cpp; docs/pipeline.md describes the wire format.
 #include <gtest/gtest.h>
 

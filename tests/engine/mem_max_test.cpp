@@ -1,4 +1,4 @@
-// `proofpipe run --mem-max TOTAL` (issue #25, docs/operations.md "One memory
+// `proofpipe run --mem-max TOTAL` (docs/operations.md "One memory
 // budget"): a run at the smallest TOTAL the plan takes proves every
 // partition with no OOM kill while the parent cgroup (coordinator, ring and
 // workers) never holds more than TOTAL, at any sample or at its peak; a

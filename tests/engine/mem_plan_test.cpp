@@ -1,4 +1,4 @@
-// The --mem-max plan (coordinator/src/mem_plan.hpp): the model covers every
+// The --mem-max plan (engine/include/proofpipe/engine/plan.hpp): the model covers every
 // figure it was measured from, the plan is refused one byte below its
 // minimum and made at it, its parts never add up to more than TOTAL (random
 // totals, seeded), K stops at synth + 2 x gpu workers, explicit --slots and

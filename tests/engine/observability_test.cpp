@@ -1,4 +1,4 @@
-// Observability of `proofpipe run` (issue 6): the metrics file follows the
+// Observability of `proofpipe run`: the metrics file follows the
 // schema in docs/metrics.md (slot states sum to K at every record), a memory
 // spike between two samples still shows in the reported peak, and `proofpipe
 // status` answers during a run with the right workers and pids.

@@ -1,4 +1,4 @@
-// The operator's view of `proofpipe run` (issue 23): per-partition timings
+// The operator's view of `proofpipe run`: per-partition timings
 // that add up (wait, synthesis, proving, total), the plain progress line
 // without a terminal, `--backend cuda` without a device refused before any
 // grant, `--resume`, and the provenance fields of summary.json.

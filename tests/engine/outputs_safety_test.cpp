@@ -1,4 +1,4 @@
-// What proofpipe writes, as root on a shared host (issue #21): no write
+// What proofpipe writes, as root on a shared host: no write
 // follows a link planted at a temporary or final name; a FIFO, device or
 // directory given as an output, or one path given twice, is a one-line error;
 // `prove` verifies before it writes and names a corrupt key or a witness that

@@ -1,4 +1,4 @@
-// Bad input through `proofpipe run` (issue 4): each case exits 2 with one
+// Bad input through `proofpipe run`: each case exits 2 with one
 // line naming the problem, writes no output files, and leaves no shared
 // memory or run directory behind (everything is checked before anything is
 // created).
@@ -89,7 +89,7 @@ TEST_F(PipelineBadInput, MemoryBudgetBelowOneSlotIsAnError) {
 // `--backend cuda` where no GPU can be used: every proving worker fails its
 // set-up the same way. The run must end promptly (each seat retried once,
 // not five times with backoff) as a set-up error (exit 2, one error line)
-// before any partition was granted (issue 23), and clean up. Skipped where
+// before any partition was granted, and clean up. Skipped where
 // an NVIDIA driver is present (the run would prove).
 TEST_F(PipelineBadInput, CudaBackendWithoutDeviceFailsFast) {
   if (fs::exists("/dev/nvidiactl") || fs::exists("/proc/driver/nvidia")) GTEST_SKIP() << "an NVIDIA driver is present";

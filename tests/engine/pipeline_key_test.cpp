@@ -1,4 +1,4 @@
-// engine::PipelineKey (coordinator/src/pipeline_key.hpp) on the snarkjs
+// engine::PipelineKey (engine/include/proofpipe/engine/key.hpp) on the snarkjs
 // fixtures of both curves: the curve and proof size read from the zkey, a
 // witness checked in the key's curve (the other curve's is "curve
 // mismatch"), and snarkjs's own proof of w00 verified through the raw-bytes

@@ -1,4 +1,4 @@
-// `proofpipe run` with the real processes (issue 4): 10 partitions through 3
+// `proofpipe run` with the real processes: 10 partitions through 3
 // synthesis workers, 1 proving worker and 2 slots; every proof checked by
 // snarkjs and by `proofpipe verify` and compared with single `prove` calls;
 // the take intake (the CUDA backend's) forced on the CPU backend; then

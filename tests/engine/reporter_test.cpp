@@ -1,4 +1,4 @@
-// The coordinator's Reporter (coordinator/src/reporter.hpp) without
+// The engine's Reporter (engine/src/reporter.hpp) without
 // processes: the terminal progress line, and the status JSON that `proofpipe
 // status` gets, from a ledger, a ring and the Scheduler's seats.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The run-directory module (coordinator/src/run_dir.hpp) and the stale-run
+// The run-directory module (engine/include/proofpipe/engine/run_dir.hpp) and the stale-run
 // scans (stale.hpp): what counts as a proofpipe run directory, stale or
 // live, and that clean-up removes only proofpipe's own files, never a
 // folder's unknown contents or another user's files.

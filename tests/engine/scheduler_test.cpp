@@ -1,4 +1,4 @@
-// The coordinator's Scheduler over plain memory (coordinator/src/scheduler.hpp):
+// The engine's Scheduler over plain memory (engine/src/scheduler.hpp):
 // a SlotRing over a std::vector of headers and payload bytes, a run clock the
 // test sets, and the actions it returns read back instead of sockets. The
 // test plays the workers: it makes their CASes on the ring and sends their

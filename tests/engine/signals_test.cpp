@@ -1,4 +1,4 @@
-// Signals during shutdown (issue 21): a run is interrupted with SIGTERM, and
+// Signals during shutdown: a run is interrupted with SIGTERM, and
 // more SIGTERM/SIGINT follow while the coordinator is still stopping its
 // workers. Every one of them must be handled, not just the first: exit 130,
 // summary.json written and consistent, no ring, run dir or cgroup of the
@@ -113,7 +113,7 @@ TEST(PipelineSignals, LaterSignalsDuringShutdownAreHandled) {
   EXPECT_TRUE(summary["interrupted"].get<bool>());
   EXPECT_EQ(summary["partitions"], 12);
   const int proved = summary["proved"].get<int>();
-  // The unfinished ones were interrupted, not failed (issue 23).
+  // The unfinished ones were interrupted, not failed.
   EXPECT_EQ(proved + int(summary["interrupted_partitions"].size()), 12) << summary.dump(2);
   EXPECT_GE(summary["interrupted_partitions"].size(), 1u) << summary.dump(2);
   EXPECT_TRUE(summary["failed"].empty()) << summary.dump(2);

@@ -2,8 +2,8 @@
 // K=2 slots, 3 partitions) whose every decision is the shipping code's:
 // slot words change only through the real SlotRing, and the coordinator is
 // the real engine::Scheduler over the real engine::Ledger
-// (coordinator/src/scheduler.hpp), fed the messages the real workers send
-// (synth_loop.cpp, gpu_loop.cpp). slot_model_test.cpp explores every
+// (engine/src/scheduler.hpp), fed the messages the real workers send
+// (synth_loop.cpp, prover_loop.cpp). slot_model_test.cpp explores every
 // interleaving. Protocol being modelled: docs/shm-layout.md "Reclaim rules",
 // docs/pipeline.md.
 //

@@ -1,4 +1,4 @@
-// A stalled worker (issue 21): the `stall` fault blocks the worker's main
+// A stalled worker: the `stall` fault blocks the worker's main
 // thread for good while its other threads (heartbeat, pool, ZeroMQ) run on,
 // as a deadlock or a kernel that never returns would. Liveness is progress,
 // so the coordinator must see it within --hang-timeout, kill it and recover

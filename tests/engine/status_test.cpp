@@ -1,4 +1,4 @@
-// `proofpipe status` as an operator reads it (issue 23): partition names
+// `proofpipe status` as an operator reads it: partition names
 // rather than run indices, the ETA and each partition's stage times in
 // --json, incarnations counted as summary.json counts them, and with several
 // live runs a table of them (pid, zkey, started, progress) instead of an

@@ -1,4 +1,4 @@
-// Witness generation under faults (issue 29, docs/witness-gen.md), with
+// Witness generation under faults (docs/witness-gen.md), with
 // small shell stand-ins for the generator where the fault needs one:
 //  - a generator that allocates past --synth-mem-max is OOM-killed inside the
 //    worker's cgroup, the death is classified as OOM and the partition is

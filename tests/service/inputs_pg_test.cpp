@@ -1,4 +1,4 @@
-// Circom inputs on the shared PostgreSQL queue (issue 29, docs/scale-out.md):
+// Circom inputs on the shared PostgreSQL queue (docs/scale-out.md):
 // the input JSON is stored in the queue (schema version 2) and claimed only
 // by a node that has a --witness-gen for its key; a node without one refuses
 // such a job at intake (400 naming the key) and never claims its partitions,

@@ -1,4 +1,4 @@
-// Jobs given as circom inputs instead of witnesses (issue 29, the service's
+// Jobs given as circom inputs instead of witnesses (the service's
 // part; docs/api.md): both request forms' parsing (an inline object keyed by
 // name or a list, uploaded "input" files; never with witnesses; an inline
 // input that is not an object) and the SQLite journal (kind stored, the

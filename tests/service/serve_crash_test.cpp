@@ -1,4 +1,4 @@
-// The service under kill -9 (issue 25): 30 partitions over 6 jobs, the
+// The service under kill -9: 30 partitions over 6 jobs, the
 // service and all its workers SIGKILLed together at random moments (seeded,
 // replayable with PP_SEED) at least 5 times and started again on the same
 // state directory each time. In the end every acknowledged job is done, each

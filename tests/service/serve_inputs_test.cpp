@@ -1,4 +1,4 @@
-// `proofpipe serve` taking circom inputs instead of witnesses (issue 29,
+// `proofpipe serve` taking circom inputs instead of witnesses (
 // docs/api.md, docs/witness-gen.md): a real service whose key "m" has a wasm
 // generator (--witness-gen m=wasm:...). Inline inputs and `proofpipe submit
 // --inputs` uploads are proved end to end, every proof checked by snarkjs; a

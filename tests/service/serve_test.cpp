@@ -1,4 +1,4 @@
-// `proofpipe serve` end to end (issue 25): a real service with real workers,
+// `proofpipe serve` end to end: a real service with real workers,
 // driven over HTTP as a client would: submit, poll, fetch proofs (checked
 // with snarkjs; for a bls12381 and a bn128 key, a witness of the other curve
 // refused at intake; keys of both curves in one service), idempotent resubmission and conflict, cancel, priority

@@ -1,6 +1,6 @@
-// Run-directory fixtures for the clean-up tests (issue #21): a pid that is
+// Run-directory fixtures for the clean-up tests: a pid that is
 // certainly not running, a private (0700) folder as proofpipe makes one, and
-// a run.json with proofpipe's fields (coordinator/src/run_dir.hpp).
+// a run.json with proofpipe's fields (engine/include/proofpipe/engine/run_dir.hpp).
 #pragma once
 
 #include <sys/types.h>

@@ -1,5 +1,5 @@
-// The synthesis worker's witness generator runner (synth_worker/src/witness_gen.hpp)
-// and the coordinator's resolution of --witness-gen (witness_gen_setup.hpp):
+// The synthesis worker's witness generator runner (witness_gen/include/proofpipe/witness_gen/generator.hpp)
+// and the resolution of --witness-gen (resolve.hpp):
 // circom's wasm generator (node) and native one (built from the fixture's
 // circom --c sources where nasm is installed) write witnesses byte-identical
 // to the `snarkjs wtns calculate` ones in tests/data; how each way a

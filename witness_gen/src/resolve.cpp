@@ -1,4 +1,4 @@
-// resolve_generator and list_inputs (witness_gen_setup.hpp).
+// resolve_generator and list_inputs (resolve.hpp).
 #include "proofpipe/witness_gen/resolve.hpp"
 
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-// Proving worker loop (gpu_loop.hpp). Fault sites, in the order a partition
+// Proving worker loop (prover_loop.hpp). Fault sites, in the order a partition
 // reaches them (docs/design/recovery.md §6): gpu.after_claim (slot held),
 // gpu.intake (taken-inputs intake only: the upload failed with the slot
 // held; device_lost/error), gpu.after_release (record out, slot free),
@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "curve_keys.hpp"
 #include "proofpipe/backends/factory.hpp"
 #include "proofpipe/common/fault.hpp"
 #include "proofpipe/common/progress.hpp"
@@ -80,10 +81,8 @@ struct KeyContext {
   ipc::PartitionLayout layout;
   std::unique_ptr<groth16::ProverBackendT<C>> backend;
 };
-// The run's keys of curve C, by their index in the run (a DISPATCH names a
-// key by it); the other curve's keys are empty entries.
 template <class C>
-using KeyContexts = std::vector<std::optional<KeyContext<C>>>;
+using KeyContexts = workers::CurveKeys<KeyContext<C>>;
 
 // The backend of the first key present (at least one must be).
 template <class C>
@@ -136,13 +135,9 @@ class GpuWorker {
   }
 
   Status handle_dispatch(const MsgHeader& d) {
-    // Only keys it gave us: another index is the coordinator's bug, and the
+    // A bad key index (curve_keys.hpp): nothing is claimed yet, and the
     // worker stops (the crash-loop breaker ends a run that repeats it).
-    if (d.key >= keys_.size() || !keys_[d.key]) {
-      return make_error(ErrorCode::kInternal, "dispatch names key {}, not a {} key of the run's {}", d.key, C::kName,
-                        keys_.size());
-    }
-    cur_ = &*keys_[d.key];
+    PP_ASSIGN_OR_RETURN(cur_, workers::key_at<C>(keys_, d.key, "dispatch"));
     shm::SlotRing& slots = s_.ring().slots();
     const auto claimed = d.slot < slots.slot_count() ? slots.claim(d.slot, s_.seat(), d.epoch) : std::nullopt;
     if (!claimed) return s_.send(MsgType::kClaimLost, d);
@@ -414,9 +409,7 @@ int run(const ipc::WorkerArgs& args) {
   if (!s.ready(ipc::encode_gpu_hello({name, name == "cuda" ? dev.visible : "", take ? "take" : "copy"})))
     return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kDispatch, [&](const ipc::Message& m) {
-    // A key index out of range goes to a worker that refuses it.
-    const uint32_t key = m.header.key;
-    const bool to_bn = key < curve.size() ? curve[key] == curves::CurveId::kBn254 : !bls.worker;
+    const bool to_bn = workers::goes_to_bn254(curve, m.header.key, bls.worker.has_value());
     return to_bn ? bn.worker->handle_dispatch(m.header) : bls.worker->handle_dispatch(m.header);
   });
 }

@@ -18,6 +18,8 @@
 #include <span>
 #include <vector>
 
+#include "curve_keys.hpp"
+#include "proofpipe/common/clock.hpp"
 #include "proofpipe/common/fault.hpp"
 #include "proofpipe/common/progress.hpp"
 #include "proofpipe/formats/wtns.hpp"
@@ -38,16 +40,14 @@ struct KeyView {
   groth16::ProvingKeyT<C> pk;
   ipc::PartitionLayout layout;
 };
-// The run's keys of curve C, by their index in the run (a GRANT names a key
-// by it); the other curve's keys are empty entries.
 template <class C>
-using KeyViews = std::vector<std::optional<KeyView<C>>>;
+using KeyViews = workers::CurveKeys<KeyView<C>>;
 
 template <class C>
 class SynthWorker {
  public:
   using Fr = typename C::Fr;
-  SynthWorker(ipc::WorkerSession& session, const KeyViews<C>& keys) : s_(session), keys_(keys) {}
+  SynthWorker(ipc::WorkerSession& session, KeyViews<C>& keys) : s_(session), keys_(keys) {}
 
   // One GRANT: fills the slot and seals it, or aborts the write and says why.
   Status handle_grant(const ipc::Message& m) {
@@ -58,16 +58,12 @@ class SynthWorker {
       spdlog::warn("stale grant dropped: slot {} epoch {} is not WRITING by us", g.slot, g.epoch);
       return Status::ok();
     }
-    // The coordinator sends only keys it gave us; a bad index is its bug,
-    // answered as a permanent failure rather than a crash.
-    if (g.key >= keys_.size() || !keys_[g.key]) {
-      return fail(g,
-                  make_error(ErrorCode::kInternal, "grant names key {}, not a {} key of the run's {}", g.key, C::kName,
-                             keys_.size()),
-                  /*permanent=*/true);
-    }
-    const groth16::ProvingKeyT<C>& pk = keys_[g.key]->pk;
-    const ipc::PartitionLayout& layout = keys_[g.key]->layout;
+    // A bad key index (curve_keys.hpp): the slot we hold is given back and
+    // the partition fails for good.
+    auto key = workers::key_at<C>(keys_, g.key, "grant");
+    if (!key) return fail(g, key.status(), /*permanent=*/true);
+    const groth16::ProvingKeyT<C>& pk = (*key)->pk;
+    const ipc::PartitionLayout& layout = (*key)->layout;
     const auto t0 = std::chrono::steady_clock::now();
     std::byte* base = slots.payload(g.slot).data();
     auto fr_span = [&](uint64_t offset, uint64_t count) {
@@ -86,7 +82,7 @@ class SynthWorker {
     if (generate) {
       PP_ASSIGN_OR_RETURN(const bool ready, generate_witness(g, m.body, pk, w));
       if (!ready) return Status::ok();  // the partition failed, and the coordinator was told
-      const double generate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double generate_s = seconds_since(t0);
       const auto pub = w.subspan(1, pk.n_public);
       signals.assign(reinterpret_cast<const char*>(&generate_s), sizeof generate_s);
       signals.append(reinterpret_cast<const char*>(pub.data()), pub.size_bytes());
@@ -114,7 +110,7 @@ class SynthWorker {
       return Status::ok();
     }
     fault_point("synth.after_seal", int(g.partition));
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs = seconds_since(t0);
     spdlog::debug("sealed job {}/{} in slot {} ({:.3f} s)", g.job, g.partition, g.slot, secs);
     MsgHeader h = g;
     h.epoch = *sealed;
@@ -190,7 +186,7 @@ class SynthWorker {
   }
 
   ipc::WorkerSession& s_;
-  const KeyViews<C>& keys_;
+  KeyViews<C>& keys_;
 };
 
 // The run's keys of curve C (curve[i] is key i's), mapped once for the life
@@ -249,8 +245,7 @@ int run(const ipc::WorkerArgs& args) {
   SynthWorker<curves::Bn254> bn(s, bn_keys);
   if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
-    // A key index out of range goes to either worker, which refuses it.
-    const bool bn254 = m.header.key < curve.size() && curve[m.header.key] == curves::CurveId::kBn254;
+    const bool bn254 = workers::goes_to_bn254(curve, m.header.key, /*bls_present=*/true);
     PP_RETURN_IF_ERROR(bn254 ? bn.handle_grant(m) : bls.handle_grant(m));
     return s.send(MsgType::kWantSlot);
   });

@@ -96,6 +96,10 @@ Status write_together(std::span<const TextFile> files);
 Result<std::string> read_regular_file(const std::filesystem::path& path, uint64_t max_bytes, std::string_view what,
                                       bool follow_links = true);
 
+// A small kernel file as text (procfs, sysfs and cgroupfs report size 0, so
+// it is read to EOF, at most 1 MiB); "" when it cannot be opened.
+std::string read_kernel_text(const std::filesystem::path& path);
+
 // A file written as a stream while the run goes on (--metrics): an existing
 // regular file or link at `path` is removed (the link itself), then `path` is
 // created exclusively without following a link and opened as `out`. Any other

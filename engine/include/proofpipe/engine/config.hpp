@@ -59,7 +59,7 @@ struct PipelineConfig {
   uint64_t synth_mem_max = 0;     // per synthesis worker; 0: no cap
   uint64_t gpu_mem_max = 0;       // per proving worker; 0: no cap
   uint64_t mem_budget = 0;        // --mem-budget, for reports (0: none given)
-  uint64_t mem_max = 0;           // --mem-max: the parent cgroup's cap on the whole run (0: none; mem_plan.hpp)
+  uint64_t mem_max = 0;           // --mem-max: the parent cgroup's cap on the whole run (0: none; plan.hpp)
   std::string mem_plan;           // with mem_max: how K and the caps were derived, for the start line
   std::filesystem::path metrics;  // --metrics FILE.jsonl; empty: none
   unsigned sample_ms = 250;

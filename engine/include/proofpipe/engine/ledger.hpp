@@ -28,7 +28,7 @@ namespace proofpipe::engine {
 
 // One public signal: an Fr of the partition's key's curve, Montgomery form,
 // as a slot and a SEALED message carry it. Fr is 32 bytes on both curves;
-// the key (pipeline_key.hpp) gives the words their type.
+// the key (key.hpp) gives the words their type.
 using FrWords = std::array<uint64_t, 4>;
 
 enum class PartState { kPending, kWriting, kReady, kProving, kDone, kFailed };

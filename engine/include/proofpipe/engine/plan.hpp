@@ -1,4 +1,4 @@
-// One memory budget for the whole pipeline (`--mem-max TOTAL`, issue #25;
+// One memory budget for the whole pipeline (`--mem-max TOTAL`;
 // docs/operations.md, "One memory budget"): from TOTAL, the slot size, the
 // key's sizes and the worker counts, the plan derives K and the per-worker
 // caps from a measured model of what each process needs (mem_plan.cpp has the

@@ -20,9 +20,6 @@ namespace proofpipe::engine {
 // "0.1.0 (git e42d69b)" or "0.1.0 (unknown)": `--version` and summary.json.
 std::string version_string();
 
-// A time as ISO 8601 in UTC, whole seconds: "2026-12-05T02:14:56Z".
-std::string iso8601(std::chrono::system_clock::time_point t);
-
 // BLAKE2b-256 of a file, in hex (1.5 s/GiB: started when the run starts,
 // on its own thread, so a big key costs no wall time).
 Result<std::string> blake2b_file(const std::filesystem::path& file);

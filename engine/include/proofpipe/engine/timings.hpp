@@ -1,4 +1,4 @@
-// Per-partition timings as an operator reads them (issue 23, docs/metrics.md
+// Per-partition timings as an operator reads them (docs/metrics.md
 // "Timings"): where a partition's time went, split so the parts add up to
 // its total. Also the run's ETA from those stage times and the h:mm:ss
 // format the progress line, the per-proof lines and `status` share.

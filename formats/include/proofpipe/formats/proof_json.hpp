@@ -41,7 +41,7 @@ using Proof = ProofT<>;
 //   Fq2 = c0 + c1*u,  with v^3 = 1 + u and w^2 = v (the standard BLS12-381
 // tower, which ffjavascript uses too). JSON: [[[c0,c1] x3] x2], decimal.
 // Kept as plain coefficients so this library does not depend on the pairing;
-// the pairing code converts its Fq12 to and from this.
+// the verifier (groth16/src/verifier.cpp) converts its Fq12 to and from this.
 template <class C = Bls>
 struct Fq12CoeffsT {
   typename C::Fq2 c[2][3];

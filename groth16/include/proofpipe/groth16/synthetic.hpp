@@ -1,5 +1,5 @@
 // Synthetic partitioned workloads for benchmarks at sizes circom and snarkjs
-// make slow (`proofpipe gen`, issue 8): a random R1CS of a given size with a
+// make slow (`proofpipe gen`): a random R1CS of a given size with a
 // realistic shape and any number of different satisfying witnesses.
 //
 // Shape, per constraint (drawn from the seed; fractions are the defaults):

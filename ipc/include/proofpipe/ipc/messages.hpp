@@ -95,7 +95,7 @@ struct Message {
 // A proving worker's HELLO body: the backend it proves with ("cuda", "cpu"),
 // for the CUDA backend the devices it was given (its CUDA_VISIBLE_DEVICES;
 // empty if unset or on the CPU backend), and how it takes a record out of
-// its slot ("copy" or "take", gpu_loop.cpp), as three lines, so the run's
+// its slot ("copy" or "take", prover_loop.cpp), as three lines, so the run's
 // summary says what really proved each partition, and how.
 struct GpuHello {
   std::string backend;

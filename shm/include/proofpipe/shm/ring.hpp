@@ -1,7 +1,7 @@
 // Ring: the facade a process uses. The coordinator create()s the control and
 // payload segments of a run; workers open() them by the same name prefix.
 // It owns the mappings and hands out the SlotRing view and the seat records.
-// It does not decide anything: grants, reclaims and the ledger are coordinator/.
+// It does not decide anything: grants, reclaims and the ledger are the engine's (engine/).
 #pragma once
 
 #include <cstdint>

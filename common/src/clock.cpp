@@ -1,0 +1,27 @@
+// iso8601_utc (clock.hpp).
+#include "proofpipe/common/clock.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <ctime>
+
+#include <fmt/format.h>
+
+namespace proofpipe {
+
+std::string iso8601_utc(double unix_seconds, bool millis) {
+  const auto ms_total = millis ? static_cast<int64_t>(std::llround(unix_seconds * 1000.0))
+                               : static_cast<int64_t>(std::floor(unix_seconds)) * 1000;
+  const std::time_t secs = static_cast<std::time_t>(ms_total / 1000);
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  const std::string date = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.tm_year + 1900, tm.tm_mon + 1,
+                                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return millis ? fmt::format("{}.{:03}Z", date, ms_total % 1000) : date + "Z";
+}
+
+std::string iso8601_utc(std::chrono::system_clock::time_point t, bool millis) {
+  return iso8601_utc(std::chrono::duration<double>(t.time_since_epoch()).count(), millis);
+}
+
+}  // namespace proofpipe
