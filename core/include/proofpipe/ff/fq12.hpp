@@ -59,7 +59,7 @@ struct Fq12T {
   }
 
   // Product with a line value l0 + l1 v + l4 v w, the shape every Miller-loop
-  // line takes on the M-type twist once scaled by w^3 (see pairing.cpp); the
+  // line takes on the M-type twist once scaled by w^3 (see pairing_bls12_381.cpp); the
   // indices count Fq2 coefficients c0.c0, c0.c1, c0.c2, c1.c0, c1.c1, c1.c2.
   // 13 Fq2 multiplications instead of 18.
   PP_HD constexpr Fq12 mul_by_014(const Fq2& l0, const Fq2& l1, const Fq2& l4) const {

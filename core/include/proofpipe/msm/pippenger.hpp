@@ -4,7 +4,7 @@
 //      points dropped, +-1 scalars added straight into a per-chunk sum;
 //   2. tiles: (window j, term range) -> sum_b (b+1) * bucket_b;
 //   3. combine (serial, (W-1)*c doublings + one add per tile): Horner.
-// Instantiated once per group and curve in core/src/msm_g1.cpp, msm_g2.cpp
+// Instantiated once per group and curve in core/src/msm_bls12_381_g1.cpp, msm_bls12_381_g2.cpp
 // and msm_bn254_g1.cpp, msm_bn254_g2.cpp. With GLV (ec/glv.hpp) phase 1 cuts
 // each scalar in two halves of 127 bits, the second on phi(P).
 #pragma once

@@ -2,7 +2,7 @@
 // Fq2, shared by the BLS12-381 (M-type twist) and BN254 (D-type twist)
 // pairings: T <- 2T and T <- T + Q in homogeneous projective coordinates,
 // each returning its line as three Fq2 numbers (c0, c1, c4). Where those
-// land in Fq12 depends on the twist (core/src/pairing.cpp for M,
+// land in Fq12 depends on the twist (core/src/pairing_bls12_381.cpp for M,
 // core/src/pairing_bn254.cpp for D). Host code only.
 //
 // Why one line shape serves both twists. A line of slope s' through T on E'

@@ -1,6 +1,6 @@
 // G2 entry points of the CPU MSM (msm/msm.hpp): one instantiation of the
 // Pippenger driver (msm/pippenger.hpp) per scalar form. G1 lives in
-// msm_g1.cpp so the two large instantiations compile in parallel.
+// msm_bls12_381_g1.cpp so the two large instantiations compile in parallel.
 #include "proofpipe/msm/pippenger.hpp"
 
 namespace proofpipe::msm {

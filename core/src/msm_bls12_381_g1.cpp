@@ -1,6 +1,6 @@
 // G1 entry points of the CPU MSM (msm/msm.hpp): one instantiation of the
 // Pippenger driver (msm/pippenger.hpp) per scalar form. G2 lives in
-// msm_g2.cpp so the two large instantiations compile in parallel.
+// msm_bls12_381_g2.cpp so the two large instantiations compile in parallel.
 #include "proofpipe/msm/pippenger.hpp"
 
 namespace proofpipe::msm {
