@@ -213,9 +213,9 @@ TEST(ZkeyHeader, SnarkjsKeyHeaderPointsMatchVerificationKey) {
   // points checked on the curve and in the subgroup).
   formats::ZkeyLoadOptions options;
   options.points = false;
-  auto key = formats::load_zkey_as<curves::Bls12_381>(dir + "circuit.zkey", options);
-  ASSERT_TRUE(key.is_ok()) << key.status().to_string();
-  const auto& h = key->header();
+  auto zkey = formats::load_zkey_as<curves::Bls12_381>(dir + "circuit.zkey", options);
+  ASSERT_TRUE(zkey.is_ok()) << zkey.status().to_string();
+  const auto& h = zkey->header();
   const auto* alpha = &h.alpha1;
   const auto va = json_numbers(vk, "vk_alpha_1", 2);
   ASSERT_EQ(va.size(), 2u);
