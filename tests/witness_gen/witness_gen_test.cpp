@@ -211,5 +211,29 @@ TEST(WitnessGen, CheckRefusesTheOtherCurveAnotherCircuitAndNonWasm) {
   EXPECT_TRUE(witness_gen::check_generator({"/bin/true"}, {"bn128", 1, "k"}).is_ok());
 }
 
+// circom's own words, once, without node's file:line and the JavaScript
+// source line that threw: a missing input (circom counts, it does not name
+// it) and too many values (circom names the signal).
+TEST(WitnessGen, AGeneratorErrorIsCircomsMessageWithoutTheJavaScriptSource) {
+  TempDir tmp;
+  struct Case {
+    const char* input;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{R"({"a": "1"})", "exited with code 1: Not all inputs have been set. Only 1 out of 8"},
+           Case{R"({"a": "1", "b": "2", "c": "3", "s": ["1", "2", "3", "4", "5"], "small": "1"})",
+                "exited with code 1: Too many values for input signal s"},
+       }) {
+    std::ofstream(tmp / "in.json") << c.input;
+    const GeneratorRun run = generate(wasm_command(), tmp / "in.json");
+    EXPECT_EQ(run.end, GeneratorRun::End::kInputFailure);
+    const std::string said = run.describe();
+    EXPECT_NE(said.find(c.says), std::string::npos) << said;
+    EXPECT_EQ(said.find("witness_calculator.js"), std::string::npos) << said;
+    EXPECT_EQ(said.find("throw new Error"), std::string::npos) << said;
+  }
+}
+
 }  // namespace
 }  // namespace proofpipe::test
