@@ -23,7 +23,7 @@ void add_worker_flags(CLI::App* c, proofpipe::engine::WorkerFlags& a) {
   c->add_option("--gpus", a.gpus,
                 "CUDA devices for the proving workers, e.g. 0,1 or GPU-<uuid>: worker i sees only device i mod count "
                 "(CUDA_VISIBLE_DEVICES); implies --backend cuda");
-  c->add_option("--slots", a.slots, "ring slots K (default: from --mem-budget, else synth + gpu workers)")
+  c->add_option("--slots", a.slots, "ring slots K (default: from --mem-budget, else synth + proving workers)")
       ->check(count_range(1, proofpipe::shm::kMaxSlots));
   c->add_option("--mem-budget", a.mem_budget, "ring memory budget, e.g. 4G: K = how many slots fit");
   c->add_option("--synth-mem-max", a.synth_mem_max,

@@ -24,6 +24,7 @@
 #include "proofpipe/engine/witness.hpp"
 #include "proofpipe/formats/wtns.hpp"
 #include "proofpipe/formats/zkey.hpp"
+#include "proofpipe/witness_gen/check.hpp"
 #include "proofpipe/witness_gen/resolve.hpp"
 
 namespace proofpipe::cli {
@@ -47,6 +48,18 @@ int cmd_fullprove(const FullproveArgs& args) {
   if (!key_curve) return fail(key_curve.status());
   auto command = witness_gen::resolve_generator(generator_spec(args.generator));
   if (!command) return fail(command.status());
+  // The generator's curve and witness size against the key's, before it runs
+  // on the input (only the key's header and coefficients are read here).
+  auto n_vars = curves::with_curve(*key_curve, [&](auto curve) -> Result<uint32_t> {
+    auto zkey = formats::load_zkey_as<decltype(curve)>(args.zkey, formats::ZkeyLoadOptions{.points = false});
+    if (!zkey) return zkey.status();
+    return zkey->n_vars();
+  });
+  if (!n_vars) return fail(n_vars.status());
+  const std::string key_what = fmt::format("zkey '{}'", args.zkey);
+  if (Status s = witness_gen::check_generator(*command, {curves::curve_name(*key_curve), *n_vars, key_what}); !s) {
+    return fail(s);
+  }
   auto inputs = witness_gen::list_inputs({args.input});
   if (!inputs) return fail(inputs.status());
   auto cap = parse_size(args.mem_max);

@@ -6,6 +6,7 @@
 // as `run` does. Errors: one line on stderr, exit 2.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include <spdlog/spdlog.h>
@@ -112,6 +113,18 @@ int cmd_prove(const ProveArgs& args) {
 }
 
 int cmd_verify(const VerifyArgs& args) {
+  // snarkjs's verify takes the vkey JSON too; a zkey handed in its place
+  // (its binary magic "zkey") is named as such, with the command that makes
+  // the vkey, rather than reported as malformed JSON.
+  if (std::ifstream in(args.vkey, std::ios::binary); in) {
+    char magic[4] = {};
+    if (in.read(magic, sizeof magic) && std::string_view(magic, sizeof magic) == "zkey") {
+      return fail(
+          fmt::format("verify was given '{}', a proving key (zkey); it takes the verification key JSON: "
+                      "`proofpipe export-vkey {} verification_key.json` writes it",
+                      args.vkey, args.vkey));
+    }
+  }
   auto curve = formats::read_json_curve(args.vkey, "verification key");
   if (!curve) return fail(curve.status());
   return curves::with_curve(*curve, [&](auto c) { return verify_as<decltype(c)>(args); });

@@ -274,8 +274,8 @@ int demo_curve(const DemoArgs& demo, curves::CurveId curve, const std::string& o
               o.partitions, ok);
   std::printf("  time            %.2f s wall, %.3f s/proof\n", o.report.wall_s,
               o.proved ? o.report.wall_s / double(o.proved) : 0.0);
-  std::printf("  workers         %u synth, %u gpu (backend: %s), %lu restarts\n", demo.synth_workers, demo.gpu_workers,
-              seat_backends(o.report).c_str(), static_cast<unsigned long>(o.report.restarts));
+  std::printf("  workers         %u synth, %u proving (backend: %s), %lu restarts\n", demo.synth_workers,
+              demo.gpu_workers, seat_backends(o.report).c_str(), static_cast<unsigned long>(o.report.restarts));
   std::printf("  ring            %u slots x %s = %s\n", o.report.slots, format_size(o.report.slot_size).c_str(),
               format_size(o.report.ring_bytes).c_str());
   std::printf("  peak memory     %s (sum of per-process peak RSS)\n", format_size(peak_sum).c_str());

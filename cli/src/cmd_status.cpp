@@ -44,12 +44,23 @@ std::string size_or_dash(const json& j, const char* key) {
 
 void print_table(const json& s) {
   const auto& parts = s["partitions"];
-  std::printf(
-      "proofpipe run (pid %d): elapsed %s, ETA %s, %d/%d proved, %d in flight, %d pending, %d failed, "
-      "%.3f s/proof\n",
-      s["pid"].get<int>(), hms(s["elapsed_s"].get<double>()).c_str(), eta_text(s).c_str(), parts["done"].get<int>(),
-      parts["total"].get<int>(), parts["in_flight"].get<int>(), parts["pending"].get<int>(), parts["failed"].get<int>(),
-      s["s_per_proof"].get<double>());
+  // A serve waits between jobs: its line says so, shows the busy time, and
+  // its s/proof is over that (the snapshot's); a run is busy throughout.
+  if (s.value("mode", std::string("run")) == "serve") {
+    std::printf(
+        "proofpipe serve (pid %d): up %s, busy %s, %d/%d proved, %d in flight, %d pending, %d failed, "
+        "%.3f s/proof (busy time)\n",
+        s["pid"].get<int>(), hms(s["elapsed_s"].get<double>()).c_str(), hms(s.value("busy_s", 0.0)).c_str(),
+        parts["done"].get<int>(), parts["total"].get<int>(), parts["in_flight"].get<int>(), parts["pending"].get<int>(),
+        parts["failed"].get<int>(), s["s_per_proof"].get<double>());
+  } else {
+    std::printf(
+        "proofpipe run (pid %d): elapsed %s, ETA %s, %d/%d proved, %d in flight, %d pending, %d failed, "
+        "%.3f s/proof\n",
+        s["pid"].get<int>(), hms(s["elapsed_s"].get<double>()).c_str(), eta_text(s).c_str(), parts["done"].get<int>(),
+        parts["total"].get<int>(), parts["in_flight"].get<int>(), parts["pending"].get<int>(),
+        parts["failed"].get<int>(), s["s_per_proof"].get<double>());
+  }
   std::printf("%-10s %8s %-11s %-16s %10s %10s %8s %4s  %s\n", "worker", "pid", "state", "partition", "rss", "peak",
               "restarts", "oom", "backend");
   for (const auto& w : s["workers"]) {

@@ -129,6 +129,10 @@ RunReport Reporter::finish(uint64_t dropped, bool interrupted, std::string abort
 }
 
 void Reporter::sample_occupancy() {
+  const double t = now();
+  if (busy_) busy_s_ += t - last_turn_s_;
+  last_turn_s_ = t;
+  busy_ = ledger_.in_flight() != 0 || ledger_.next_pending().has_value();
   uint32_t filled = 0;
   for (uint32_t s = 0; s < ring_->slot_count(); ++s) {
     const SlotState st = ring_->slots().load(s).state;
@@ -290,6 +294,7 @@ EngineSnapshot Reporter::snapshot(std::span<const SeatView> seats) const {
   s.pending = ledger_.count(PartState::kPending);
   s.in_flight_count = ledger_.in_flight();
   s.s_per_proof = s.done ? now() / double(s.done) : 0.0;
+  s.busy_s = busy_s_ + (busy_ ? now() - last_turn_s_ : 0.0);
   s.memory.total_rss = last_sample_.value("total_rss", uint64_t{0});
   s.memory.max_total_rss = report_.max_total_rss_bytes;
   s.memory.max_total_peak = report_.max_total_peak_bytes;

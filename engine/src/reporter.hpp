@@ -118,6 +118,10 @@ class Reporter {
   RunReport report_;
   std::ofstream metrics_;
   double next_sample_s_ = 0;
+  // Busy time: the loop turns that began with a partition pending or in
+  // flight, summed (sample_occupancy runs at every turn).
+  double busy_s_ = 0, last_turn_s_ = 0;
+  bool busy_ = false;
   nlohmann::json last_sample_;
   bool tty_ = false;
   ProgressMode progress_ = ProgressMode::kNone;

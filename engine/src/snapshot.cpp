@@ -51,6 +51,8 @@ nlohmann::json status_json(const EngineSnapshot& s) {
             {"pending", s.pending},
             {"in_flight", s.in_flight_count}}},
           {"s_per_proof", s.s_per_proof},
+          {"mode", s.mode},
+          {"busy_s", s.busy_s},
           {"memory",
            {{"total_rss", s.memory.total_rss},
             {"max_total_rss", s.memory.max_total_rss},

@@ -46,7 +46,16 @@ class Supervisor final : public EngineControl {
   void hold_grants(bool hold) override { scheduler_->hold_grants(hold); }
   const Ledger& ledger() const override { return ledger_; }
   bool all_hello() const override;
-  EngineSnapshot snapshot() const override { return reporter_.snapshot(seat_views()); }
+  // A hosted pipeline is `serve`'s: idle between jobs, so its s/proof counts
+  // busy time only (Reporter::sample_occupancy), not the time it waited.
+  EngineSnapshot snapshot() const override {
+    EngineSnapshot s = reporter_.snapshot(seat_views());
+    if (host_ != nullptr) {
+      s.mode = "serve";
+      s.s_per_proof = s.done ? s.busy_s / double(s.done) : 0.0;
+    }
+    return s;
+  }
   double now() const override;
 
  private:

@@ -17,6 +17,7 @@
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/engine/batch.hpp"
 #include "proofpipe/ipc/partition_layout.hpp"
+#include "proofpipe/witness_gen/check.hpp"
 #include "proofpipe/witness_gen/resolve.hpp"
 
 namespace proofpipe::service {
@@ -113,6 +114,10 @@ Status attach_generators(std::vector<ServiceKey>& keys, const std::vector<std::s
                         name);
     auto command = witness_gen::resolve_generator(spec.substr(eq + 1));
     if (!command) return Status(command.status().code(), fmt::format("key '{}': {}", name, command.status().message()));
+    // Its curve and witness size against the key's, before serving: a wrong
+    // generator would fail every input job of this key.
+    const std::string key_what = fmt::format("key '{}' ({})", name, key->info.path);
+    PP_RETURN_IF_ERROR(witness_gen::check_generator(*command, {key->key->curve_name(), key->key->n_vars(), key_what}));
     key->generator = std::move(*command);
     key->info.inputs = true;
   }

@@ -64,6 +64,24 @@ TEST(Fullprove, AGeneratorForTheOtherCurveIsRefusedBeforeAnyProof) {
   EXPECT_FALSE(fs::exists(pub));
 }
 
+// Checked before the generator runs: an input it would reject gets the
+// key's refusal, not the generator's message.
+TEST(Fullprove, TheGeneratorIsCheckedAgainstTheKeyBeforeItRuns) {
+  TempDir tmp;
+  const fs::path input = tmp / "input.json", proof = tmp / "proof.json", pub = tmp / "public.json";
+  std::ofstream(input) << "{}";
+  auto other_curve = fullprove(input, data_dir() / "multi_io" / "circuit_js",
+                               data_dir() / "multi_io_bn128" / "circuit.zkey", proof, pub);
+  EXPECT_EQ(other_curve.exit_code, 2) << other_curve.output;
+  EXPECT_NE(other_curve.output.find("makes bls12381 witnesses"), std::string::npos) << other_curve.output;
+  EXPECT_EQ(other_curve.output.find("witness generator exited"), std::string::npos) << other_curve.output;
+  auto other_circuit = fullprove(input, data_dir() / "sparse_dense" / "circuit_js",
+                                 data_dir() / "multi_io" / "circuit.zkey", proof, pub);
+  EXPECT_EQ(other_circuit.exit_code, 2) << other_circuit.output;
+  EXPECT_NE(other_circuit.output.find("expects nVars = 351"), std::string::npos) << other_circuit.output;
+  EXPECT_FALSE(fs::exists(proof));
+}
+
 TEST(Fullprove, AnInputTheGeneratorRejectsFailsAtOnceWithItsMessage) {
   TempDir tmp;
   const fs::path input = tmp / "input.json", proof = tmp / "proof.json", pub = tmp / "public.json";

@@ -179,6 +179,15 @@ TEST_F(BadInput, UnwritableOutput) {
   EXPECT_NE(r.output.find("no/such/dir"), std::string::npos) << r.output;
 }
 
+// A zkey where verify takes the vkey JSON: named as what it is, with the
+// command that makes the vkey, not a JSON parse error.
+TEST_F(BadInput, VerifyHandedAZkeySaysWhatItTakes) {
+  auto r = pp_verify(multi() / "circuit.zkey", multi() / "snarkjs_public.json", multi() / "snarkjs_proof.json");
+  expect_error(r, "a proving key (zkey); it takes the verification key JSON");
+  EXPECT_NE(r.output.find("proofpipe export-vkey"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("malformed JSON"), std::string::npos) << r.output;
+}
+
 TEST_F(BadInput, VerifyWithMalformedJson) {
   std::ofstream(tmp_ / "broken.json") << "{ \"pi_a\": [1, 2";
   auto r = pp_verify(multi() / "verification_key.json", multi() / "snarkjs_public.json", tmp_ / "broken.json");

@@ -133,6 +133,28 @@ TEST(InputsRun, FlagMisuseIsOneLineAndExit2) {
   }
 }
 
+// The generator is checked against the key before any worker starts: the
+// other curve's wasm, and another circuit's, are one line naming both.
+TEST(InputsRun, AGeneratorOfTheOtherCurveOrCircuitIsRefusedBeforeAnyProof) {
+  TempDir tmp;
+  const fs::path inputs = copy_inputs(tmp.path(), {0});
+  struct Case {
+    fs::path generator;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{data_dir() / "multi_io_bn128" / "circuit_js", "makes bn128 witnesses, zkey '"},
+           Case{data_dir() / "sparse_dense" / "circuit_js", "expects nVars = 351"},
+       }) {
+    auto r = pp_run(run_flags(inputs, "wasm:" + c.generator.string(), tmp / "out", tmp / "run"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find((multi_io() / "circuit.zkey").string()), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(c.generator.string()), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(tmp / "out")) << r.output;
+  }
+}
+
 TEST(InputsRun, DemoFromInputs) {
   TempDir tmp;
   auto r = run_command(proofpipe() + " demo --from-inputs --out " + quote(tmp / "demo"));

@@ -175,6 +175,12 @@ TEST_F(ServeInputs, GeneratorAndClientFlagMisuseIsOneLineAndExit2) {
            Case{"serve" + key + " --witness-gen " + quote("x=" + wasm), "no --key is named 'x'"},
            Case{"serve" + key + " --witness-gen " + quote(wasm), "expected NAME=wasm:"},
            Case{"serve" + key + " --witness-gen " + quote("m=wasm:" + tmp_.path().string()), "holds 0 .wasm files"},
+           Case{"serve" + key + " --witness-gen " +
+                    quote("m=wasm:" + (data_dir() / "multi_io_bn128" / "circuit_js").string()),
+                "makes bn128 witnesses, key 'm'"},
+           Case{"serve" + key + " --witness-gen " +
+                    quote("m=wasm:" + (data_dir() / "sparse_dense" / "circuit_js").string()),
+                "expects nVars = 351"},
            Case{"serve" + key + " --witness-gen " + quote("m=" + wasm) + " --witness-gen " + quote("m=" + wasm),
                 "has a generator already"},
            Case{"submit --server http://127.0.0.1:9 --key m " + quote(wtns(0)) + " --inputs " +

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "proofpipe/witness_gen/check.hpp"
 #include "proofpipe/witness_gen/generator.hpp"
 #include "proofpipe/witness_gen/resolve.hpp"
 #include "support/subprocess.hpp"
@@ -173,6 +174,65 @@ TEST(WitnessGen, ResolveRefusesWhatCannotRun) {
   ASSERT_EQ(::mkfifo((tmp / "in.json").c_str(), 0600), 0);
   EXPECT_NE(witness_gen::list_inputs({(tmp / "in.json").string()}).status().message().find("FIFO"), std::string::npos);
   EXPECT_NE(witness_gen::list_inputs({(tmp / "js").string()}).status().message().find("no .json"), std::string::npos);
+}
+
+// What circom's wasm reports about its circuit, read without generating:
+// the fixtures' primes (one per curve) and nVars (351 for multi_io, as its
+// zkey says).
+TEST(WitnessGen, ProbeReadsTheWasmsPrimeAndWitnessSize) {
+  for (const char* circuit : {"multi_io", "multi_io_bn128"}) {
+    auto cmd = witness_gen::resolve_generator("wasm:" + (data_dir() / circuit / "circuit_js").string());
+    ASSERT_TRUE(cmd.is_ok()) << cmd.status().message();
+    auto facts = witness_gen::probe_wasm((*cmd)[0], (*cmd)[2]);
+    ASSERT_TRUE(facts.is_ok()) << facts.status().message();
+    EXPECT_EQ(facts->field_words, 8u);
+    EXPECT_EQ(facts->witness_size, 351u);
+    EXPECT_EQ(witness_gen::curve_of_prime(facts->prime_hex),
+              std::string_view(circuit) == "multi_io" ? "bls12381" : "bn128");
+  }
+}
+
+TEST(WitnessGen, CheckRefusesTheOtherCurveAnotherCircuitAndNonWasm) {
+  const auto cmd = wasm_command();
+  EXPECT_TRUE(witness_gen::check_generator(cmd, {"bls12381", 351, "zkey 'k'"}).is_ok());
+  const Status curve = witness_gen::check_generator(cmd, {"bn128", 351, "zkey 'k'"});
+  EXPECT_EQ(curve.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(curve.message().find("makes bls12381 witnesses, zkey 'k' is for bn128"), std::string::npos)
+      << curve.message();
+  const Status size = witness_gen::check_generator(cmd, {"bls12381", 350, "zkey 'k'"});
+  EXPECT_NE(size.message().find("witnesses of 351 values, zkey 'k' expects nVars = 350"), std::string::npos)
+      << size.message();
+  // A .wasm that is not WebAssembly is named by its magic, before node.
+  TempDir tmp;
+  std::ofstream(tmp / "c.wasm") << "not a module";
+  const Status magic = witness_gen::check_generator({cmd[0], cmd[1], (tmp / "c.wasm").string()}, {"bn128", 1, "k"});
+  EXPECT_NE(magic.message().find("is not a WebAssembly module"), std::string::npos) << magic.message();
+  // A native generator reports nothing without running: resolve's checks stand.
+  EXPECT_TRUE(witness_gen::check_generator({"/bin/true"}, {"bn128", 1, "k"}).is_ok());
+}
+
+// circom's own words, once, without node's file:line and the JavaScript
+// source line that threw: a missing input (circom counts, it does not name
+// it) and too many values (circom names the signal).
+TEST(WitnessGen, AGeneratorErrorIsCircomsMessageWithoutTheJavaScriptSource) {
+  TempDir tmp;
+  struct Case {
+    const char* input;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{R"({"a": "1"})", "exited with code 1: Not all inputs have been set. Only 1 out of 8"},
+           Case{R"({"a": "1", "b": "2", "c": "3", "s": ["1", "2", "3", "4", "5"], "small": "1"})",
+                "exited with code 1: Too many values for input signal s"},
+       }) {
+    std::ofstream(tmp / "in.json") << c.input;
+    const GeneratorRun run = generate(wasm_command(), tmp / "in.json");
+    EXPECT_EQ(run.end, GeneratorRun::End::kInputFailure);
+    const std::string said = run.describe();
+    EXPECT_NE(said.find(c.says), std::string::npos) << said;
+    EXPECT_EQ(said.find("witness_calculator.js"), std::string::npos) << said;
+    EXPECT_EQ(said.find("throw new Error"), std::string::npos) << said;
+  }
 }
 
 }  // namespace

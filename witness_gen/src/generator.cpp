@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "node_error.hpp"
 #include "proofpipe/common/safe_file.hpp"
 
 extern char** environ;
@@ -153,7 +154,9 @@ std::string GeneratorRun::describe() const {
   } else {
     how = fmt::format("exited with code {}", exit_code);
   }
-  return output.empty() ? "witness generator " + how : fmt::format("witness generator {}: {}", how, output);
+  // The error alone: node's file:line and JavaScript source line are not the user's business.
+  return output.empty() ? "witness generator " + how
+                        : fmt::format("witness generator {}: {}", how, error_from_output(output));
 }
 
 Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::function<void()>& progress) {

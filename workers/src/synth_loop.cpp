@@ -176,7 +176,9 @@ class SynthWorker {
   }
 
   Status fail(const MsgHeader& g, const Status& why, bool permanent) {
-    spdlog::error("job {}/{} attempt {}: {}", g.job, g.partition, g.attempt, why.message());
+    // The coordinator logs the failure it is sent (and run's summary lists
+    // it): at error level here too, every generator error was printed twice.
+    spdlog::debug("job {}/{} attempt {}: {}", g.job, g.partition, g.attempt, why.message());
     const auto aborted = s_.ring().slots().abort_write(g.slot, s_.seat(), g.epoch);
     if (!aborted) spdlog::warn("abort lost: slot {} epoch {} was taken from us", g.slot, g.epoch);
     MsgHeader h = g;

@@ -62,7 +62,9 @@ struct EngineSnapshot {
   uint32_t slot_count = 0;
   uint64_t slot_bytes = 0, ring_bytes = 0;
   size_t total = 0, done = 0, failed = 0, pending = 0, in_flight_count = 0;
-  double s_per_proof = 0;
+  double s_per_proof = 0;    // run: elapsed / done; serve: busy_s / done
+  std::string mode = "run";  // "run" or "serve": what the coordinator is
+  double busy_s = 0;         // time with a partition pending or in flight
   MemorySnapshot memory;
 };
 
