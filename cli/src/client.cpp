@@ -3,19 +3,18 @@
 // or the server's JSON) and `proofpipe cancel`. `submit` is cmd_submit.cpp.
 #include "client.hpp"
 
-#include <atomic>
-#include <charconv>
+#include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <random>
 #include <regex>
-#include <thread>
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
 #include "cli_error.hpp"
 #include "proofpipe/common/sizes.hpp"
@@ -28,23 +27,13 @@ using nlohmann::json;
 
 namespace {
 
-// Connecting is quick or not at all (and never longer than --timeout).
-constexpr double kConnectTimeoutS = 5;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
 
-std::string transport_error(httplib::Error e) {
-  switch (e) {
-    case httplib::Error::Connection: return "cannot connect (is `proofpipe serve` running there?)";
-    case httplib::Error::ConnectionTimeout: return "connecting timed out";
-    case httplib::Error::Read: return "no answer (the connection closed or timed out)";
-    case httplib::Error::Write: return "the request could not be sent (the connection closed)";
-    default: return "request failed: " + httplib::to_string(e);
-  }
-}
-
-void set_timeout(httplib::Client& c, void (httplib::Client::*set)(time_t, time_t), double s) {
-  const auto whole = static_cast<time_t>(s);
-  (c.*set)(whole, static_cast<time_t>((s - double(whole)) * 1e6));
-}
+// An answer's head (status line and headers) is small; more is refused.
+constexpr size_t kMaxHeadBytes = 64 * 1024;
 
 // A multipart/form-data body as the API takes it (docs/api.md): the
 // boundary is random, so no file's bytes can end a part early.
@@ -65,8 +54,12 @@ std::string multipart_body(const httplib::MultipartFormDataItems& items, std::st
 
 }  // namespace
 
-ApiClient::ApiClient(std::string server, std::unique_ptr<httplib::Client> client, double timeout_s)
-    : server_(std::move(server)), client_(std::move(client)), timeout_s_(timeout_s) {}
+ApiClient::ApiClient(std::string server, std::string host, std::string port, std::string token, double timeout_s)
+    : server_(std::move(server)),
+      host_(std::move(host)),
+      port_(std::move(port)),
+      token_(std::move(token)),
+      timeout_s_(timeout_s) {}
 ApiClient::~ApiClient() = default;
 
 Result<std::unique_ptr<ApiClient>> ApiClient::connect(const cli::ClientArgs& args) {
@@ -87,88 +80,118 @@ Result<std::unique_ptr<ApiClient>> ApiClient::connect(const cli::ClientArgs& arg
                       kDefaultServer);
   std::string host = m[1].str();
   if (host.front() == '[') host = host.substr(1, host.size() - 2);
-  auto client = std::make_unique<httplib::Client>(host, int(port));
-  // Each wait on the socket is bounded by the whole request's time; the
-  // whole request is bounded in call().
-  set_timeout(*client, &httplib::Client::set_connection_timeout, std::min(kConnectTimeoutS, args.timeout_s));
-  set_timeout(*client, &httplib::Client::set_read_timeout, args.timeout_s);
-  set_timeout(*client, &httplib::Client::set_write_timeout, args.timeout_s);
-  client->set_url_encode(false);  // paths are encoded by url_segment()
   std::string token_file = args.token_file;
   if (token_file.empty()) {
     const char* env = std::getenv("PROOFPIPE_TOKEN_FILE");
     token_file = env ? env : "";
   }
+  std::string token;
   if (!token_file.empty()) {
-    PP_ASSIGN_OR_RETURN(const std::string token, read_token_file(token_file));
-    client->set_bearer_token_auth(token);
+    PP_ASSIGN_OR_RETURN(token, read_token_file(token_file));
   }
   if (url.rfind("http://", 0) != 0) url = "http://" + url;
   if (url.back() == '/') url.pop_back();
-  return std::unique_ptr<ApiClient>(new ApiClient(std::move(url), std::move(client), args.timeout_s));
+  return std::unique_ptr<ApiClient>(
+      new ApiClient(std::move(url), std::move(host), std::to_string(port), std::move(token), args.timeout_s));
 }
 
 Result<Answer> ApiClient::call(std::string_view method, const std::string& path, std::string body,
                                const std::string& content_type) {
-  httplib::Request req;
-  req.method = std::string(method);
-  req.path = path;
-  req.body = std::move(body);
-  if (!content_type.empty()) req.headers.emplace("Content-Type", content_type);
-  // The answer is read into `got`, never past the cap: a Content-Length
-  // over it is refused before the body, a body that grows past it is cut.
-  std::string got;
-  bool too_big = false;
-  req.response_handler = [&](const httplib::Response& r) {
-    const auto len = r.get_header_value("Content-Length");
-    uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(len.data(), len.data() + len.size(), n);
-    if (ec == std::errc::result_out_of_range || (ec == std::errc() && n > kMaxAnswerBytes)) too_big = true;
-    return !too_big;
+  http::request<http::string_body> req{http::string_to_verb({method.data(), method.size()}), path, 11};
+  req.set(http::field::host, host_.find(':') == std::string::npos ? host_ + ":" + port_ : "[" + host_ + "]:" + port_);
+  req.set(http::field::user_agent, "proofpipe");
+  if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+  if (!content_type.empty()) req.set(http::field::content_type, content_type);
+  req.keep_alive(false);
+  req.body() = std::move(body);
+  req.prepare_payload();
+  // The answer is parsed into a bounded buffer: a head over kMaxHeadBytes
+  // or a body over kMaxAnswerBytes (declared or sent) ends the read there.
+  // A chunked body is counted here, as the parser hands its chunks over,
+  // and kept to the cap (declared before the parser, which holds the
+  // callback by reference).
+  std::string chunked;
+  auto on_chunk = [&](uint64_t, beast::string_view data, beast::error_code& ec) -> size_t {
+    if (data.size() > kMaxAnswerBytes - chunked.size()) {
+      ec = http::error::body_limit;
+      return 0;
+    }
+    chunked.append(data.data(), data.size());
+    return data.size();
   };
-  req.content_receiver = [&](const char* data, size_t size, uint64_t, uint64_t) {
-    if (size > kMaxAnswerBytes - got.size()) return !(too_big = true);
-    got.append(data, size);
-    return true;
+  http::response_parser<http::string_body> parser;
+  parser.header_limit(kMaxHeadBytes);
+  parser.body_limit(kMaxAnswerBytes);
+  parser.on_chunk_body(on_chunk);
+  // The read buffer is bounded too: the parser takes the body out of it as
+  // it comes, but a head that never ends stays in it (and this Boost's
+  // header_limit is not checked while one grows).
+  beast::flat_buffer buffer(2 * kMaxHeadBytes);
+  buffer.reserve(kMaxHeadBytes);  // reads of 64 KiB, not 512 bytes
+  // One deadline for the whole request, name lookup to the last byte: when
+  // it passes, everything pending is cancelled, however slowly the server
+  // trickles.
+  asio::io_context ioc;
+  tcp::resolver resolver(ioc);
+  tcp::socket socket(ioc);
+  asio::steady_timer deadline(
+      ioc, std::chrono::duration_cast<asio::steady_timer::duration>(std::chrono::duration<double>(timeout_s_)));
+  bool timed_out = false;
+  enum class Step { kConnect, kSend, kRead, kDone } step = Step::kConnect;
+  beast::error_code result;
+  const auto finish = [&](beast::error_code ec) {
+    result = ec;
+    deadline.cancel();
   };
-  // The whole request ends by the deadline, however slowly the server
-  // trickles: a watchdog stops the client's socket then (and again, until
-  // the request returns, in case it was between sockets).
-  std::mutex mu;
-  std::condition_variable cv;
-  bool finished = false;
-  std::atomic<bool> timed_out{false};
-  std::thread watchdog([&] {
-    std::unique_lock lock(mu);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
-    if (cv.wait_until(lock, deadline, [&] { return finished; })) return;
+  deadline.async_wait([&](beast::error_code ec) {
+    if (ec) return;  // cancelled: the request ended first
     timed_out = true;
-    do client_->stop();
-    while (!cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return finished; }));
+    resolver.cancel();
+    beast::error_code ignored;
+    socket.close(ignored);
   });
-  const httplib::Result r = client_->send(req);
-  {
-    std::lock_guard lock(mu);
-    finished = true;
-  }
-  cv.notify_all();
-  watchdog.join();
-  if (too_big)
-    return make_error(ErrorCode::kBadFormat, "server {}: {} {}: the answer is over {} MiB (the clients' cap)", server_,
-                      method, path, kMaxAnswerBytes >> 20);
+  resolver.async_resolve(host_, port_, [&](beast::error_code ec, const tcp::resolver::results_type& endpoints) {
+    if (ec) return finish(ec);
+    asio::async_connect(socket, endpoints, [&](beast::error_code ec2, const tcp::endpoint&) {
+      if (ec2) return finish(ec2);
+      step = Step::kSend;
+      http::async_write(socket, req, [&](beast::error_code ec3, size_t) {
+        if (ec3) return finish(ec3);
+        step = Step::kRead;
+        http::async_read(socket, buffer, parser, [&](beast::error_code ec4, size_t) {
+          if (!ec4) step = Step::kDone;
+          finish(ec4);
+        });
+      });
+    });
+  });
+  ioc.run();
   if (timed_out)
     return make_error(ErrorCode::kDeadlineExceeded, "server {}: {} {}: no whole answer within {} s (--timeout)",
                       server_, method, path, timeout_s_);
+  if (result == http::error::buffer_overflow) result = http::error::header_limit;
+  if (result == http::error::body_limit || result == http::error::header_limit)
+    return make_error(ErrorCode::kBadFormat, "server {}: {} {}: the answer is over {} (the clients' cap)", server_,
+                      method, path, result == http::error::body_limit ? "64 MiB" : "64 KiB of headers");
   // kIo: the server could not be reached (submit --wait retries those).
-  if (!r) return make_error(ErrorCode::kIo, "server {}: {} {}: {}", server_, method, path, transport_error(r.error()));
-  if (r->status >= 200 && r->status < 300) return Answer{r->status, std::move(got)};
+  if (result) {
+    const std::string why = step == Step::kConnect ? "cannot connect (is `proofpipe serve` running there?): "
+                            : step == Step::kSend  ? "the request could not be sent: "
+                                                   : "no answer (the connection closed): ";
+    return make_error(ErrorCode::kIo, "server {}: {} {}: {}{}", server_, method, path, why,
+                      printable(result.message()));
+  }
+  auto res = parser.release();
+  const int status = int(res.result_int());
+  std::string got = res.chunked() ? std::move(chunked) : std::move(res.body());
+  if (status >= 200 && status < 300) return Answer{status, std::move(got)};
   // The API's errors are {"error": "..."}; anything else is shown as it came.
   const json j = json::parse(got, nullptr, false);
   std::string said = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
                                                                                     : got.substr(0, 200);
   said = printable(said.substr(0, 1000));
-  return make_error(r->status == 401 || r->status == 403 ? ErrorCode::kPermissionDenied : ErrorCode::kUnavailable,
-                    "server {}: {} {}: HTTP {}{}", server_, method, path, r->status, said.empty() ? "" : ": " + said);
+  return make_error(status == 401 || status == 403 ? ErrorCode::kPermissionDenied : ErrorCode::kUnavailable,
+                    "server {}: {} {}: HTTP {}{}", server_, method, path, status, said.empty() ? "" : ": " + said);
 }
 
 Result<Answer> ApiClient::get(const std::string& path) { return call("GET", path, "", ""); }

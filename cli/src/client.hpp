@@ -20,7 +20,6 @@
 #include "proofpipe/service/job_queue.hpp"
 
 namespace httplib {
-class Client;
 struct MultipartFormData;
 }  // namespace httplib
 
@@ -57,14 +56,15 @@ class ApiClient {
   Result<Job> parse_job(const nlohmann::json& j) const;
 
  private:
-  ApiClient(std::string server, std::unique_ptr<httplib::Client> client, double timeout_s);
+  ApiClient(std::string server, std::string host, std::string port, std::string token, double timeout_s);
   // One request, connect to last byte within timeout_s_, its answer at
   // most kMaxAnswerBytes.
   Result<Answer> call(std::string_view method, const std::string& path, std::string body,
                       const std::string& content_type);
 
   std::string server_;
-  std::unique_ptr<httplib::Client> client_;
+  std::string host_, port_;
+  std::string token_;  // empty: no Authorization header
   double timeout_s_;
 };
 

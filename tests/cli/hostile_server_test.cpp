@@ -1,7 +1,8 @@
 // The clients against a server that is not to be trusted: a raw socket on
 // 127.0.0.1 in this process that writes whatever bytes a test gives it. A
 // partition name that is not a stem writes nothing, an answer over the cap
-// and one that trickles end in one error line naming the server, and the
+// (body or headers) and one that trickles end in one error line naming the
+// server, and the
 // server's control characters reach the terminal escaped.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -226,6 +227,18 @@ TEST(HostileServer, AnAnswerOverTheCapIsOneErrorLine) {
   });
   r = pp("jobs --server " + endless.url() + " some-job", &took);
   expect_one_error_line(r, "server " + endless.url() + ": GET /v1/jobs/some-job: the answer is over 64 MiB");
+  EXPECT_LT(took, 20) << r.output;
+
+  // Headers without end: cut at the head's own cap.
+  HostileServer headers([](HostileServer& s, int fd, const std::string&) {
+    HostileServer::send_all(fd, "HTTP/1.1 200 OK\r\n");
+    std::string lines;
+    for (int i = 0; i < 100; ++i) lines += "X-A: " + std::string(1000, 'b') + "\r\n";
+    while (!s.stopping() && HostileServer::send_all(fd, lines)) {
+    }
+  });
+  r = pp("jobs --server " + headers.url(), &took);
+  expect_one_error_line(r, "server " + headers.url() + ": GET /v1/jobs: the answer is over 64 KiB of headers");
   EXPECT_LT(took, 20) << r.output;
 }
 
