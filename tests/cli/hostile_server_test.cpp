@@ -2,8 +2,7 @@
 // 127.0.0.1 in this process that writes whatever bytes a test gives it. A
 // partition name that is not a stem writes nothing, an answer over the cap
 // (body or headers) and one that trickles end in one error line naming the
-// server, and the
-// server's control characters reach the terminal escaped.
+// server, and the server's control characters reach the terminal escaped.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
