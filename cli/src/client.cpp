@@ -158,9 +158,16 @@ Result<Answer> ApiClient::call(std::string_view method, const std::string& path,
       http::async_write(socket, req, [&](beast::error_code ec3, size_t) {
         if (ec3) return finish(ec3);
         step = Step::kRead;
-        http::async_read(socket, buffer, parser, [&](beast::error_code ec4, size_t) {
-          if (!ec4) step = Step::kDone;
-          finish(ec4);
+        // The head first: a declared length over the cap is refused here,
+        // before the body is set up (string_body would reserve it all).
+        http::async_read_header(socket, buffer, parser, [&](beast::error_code ec4, size_t) {
+          if (ec4) return finish(ec4);
+          const auto declared = parser.content_length();
+          if (declared && *declared > kMaxAnswerBytes) return finish(http::error::body_limit);
+          http::async_read(socket, buffer, parser, [&](beast::error_code ec5, size_t) {
+            if (!ec5) step = Step::kDone;
+            finish(ec5);
+          });
         });
       });
     });
