@@ -64,6 +64,8 @@ CLI::Validator key_spec_check() {
 void add_client_flags(CLI::App* c, ClientArgs& a) {
   c->add_option("--server", a.server, "the service's URL (default: $PROOFPIPE_SERVER, else http://127.0.0.1:7300)");
   c->add_option("--token-file", a.token_file, "file holding the bearer token (default: $PROOFPIPE_TOKEN_FILE)");
+  c->add_option("--timeout", a.timeout_s, "seconds each request to the server may take in all (default 60)")
+      ->check(CLI::Range(0.1, 86400.0));
 }
 
 }  // namespace

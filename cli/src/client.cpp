@@ -3,13 +3,18 @@
 // or the server's JSON) and `proofpipe cancel`. `submit` is cmd_submit.cpp.
 #include "client.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <regex>
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
 #include "cli_error.hpp"
 #include "proofpipe/common/sizes.hpp"
@@ -22,26 +27,39 @@ using nlohmann::json;
 
 namespace {
 
-// Connecting is quick or not at all; an answer may wait on the journal's
-// fsync or on a large upload being checked.
-constexpr time_t kConnectTimeoutS = 5;
-constexpr time_t kReadTimeoutS = 120;
-constexpr time_t kWriteTimeoutS = 120;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
 
-std::string transport_error(httplib::Error e) {
-  switch (e) {
-    case httplib::Error::Connection: return "cannot connect (is `proofpipe serve` running there?)";
-    case httplib::Error::ConnectionTimeout: return "connecting timed out";
-    case httplib::Error::Read: return "no answer (the connection closed or timed out)";
-    case httplib::Error::Write: return "the request could not be sent (the connection closed)";
-    default: return "request failed: " + httplib::to_string(e);
+// An answer's head (status line and headers) is small; more is refused.
+constexpr size_t kMaxHeadBytes = 64 * 1024;
+
+// A multipart/form-data body as the API takes it (docs/api.md): the
+// boundary is random, so no file's bytes can end a part early.
+std::string multipart_body(const httplib::MultipartFormDataItems& items, std::string* boundary) {
+  std::random_device rd;
+  *boundary = "proofpipe-";
+  for (int i = 0; i < 4; ++i) *boundary += fmt::format("{:08x}", rd());
+  std::string body;
+  for (const auto& item : items) {
+    body += "--" + *boundary + "\r\nContent-Disposition: form-data; name=\"" + item.name + "\"";
+    if (!item.filename.empty()) body += "; filename=\"" + item.filename + "\"";
+    body += "\r\n";
+    if (!item.content_type.empty()) body += "Content-Type: " + item.content_type + "\r\n";
+    body += "\r\n" + item.content + "\r\n";
   }
+  return body + "--" + *boundary + "--\r\n";
 }
 
 }  // namespace
 
-ApiClient::ApiClient(std::string server, std::unique_ptr<httplib::Client> client)
-    : server_(std::move(server)), client_(std::move(client)) {}
+ApiClient::ApiClient(std::string server, std::string host, std::string port, std::string token, double timeout_s)
+    : server_(std::move(server)),
+      host_(std::move(host)),
+      port_(std::move(port)),
+      token_(std::move(token)),
+      timeout_s_(timeout_s) {}
 ApiClient::~ApiClient() = default;
 
 Result<std::unique_ptr<ApiClient>> ApiClient::connect(const cli::ClientArgs& args) {
@@ -50,60 +68,148 @@ Result<std::unique_ptr<ApiClient>> ApiClient::connect(const cli::ClientArgs& arg
     const char* env = std::getenv("PROOFPIPE_SERVER");
     url = env && *env ? env : kDefaultServer;
   }
+  if (!(args.timeout_s > 0))
+    return make_error(ErrorCode::kInvalidArgument, "--timeout {} is not a number of seconds above 0", args.timeout_s);
   // http://HOST[:PORT][/]: an IPv4 address or a name, or [IPv6]. TLS is a
   // proxy's job: `serve` speaks plain HTTP.
   static const std::regex kUrl(R"(^(?:http://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?/?$)");
   std::smatch m;
   unsigned port = 80;
   if (!std::regex_match(url, m, kUrl) || (m[2].matched && (!parse_uint(m[2].str(), &port) || port > 65535)))
-    return make_error(ErrorCode::kInvalidArgument, "--server '{}' is not http://HOST:PORT (e.g. {})", url,
+    return make_error(ErrorCode::kInvalidArgument, "--server '{}' is not http://HOST:PORT (e.g. {})", printable(url),
                       kDefaultServer);
   std::string host = m[1].str();
   if (host.front() == '[') host = host.substr(1, host.size() - 2);
-  auto client = std::make_unique<httplib::Client>(host, int(port));
-  client->set_connection_timeout(kConnectTimeoutS);
-  client->set_read_timeout(kReadTimeoutS);
-  client->set_write_timeout(kWriteTimeoutS);
-  client->set_url_encode(false);  // paths are encoded by url_segment()
   std::string token_file = args.token_file;
   if (token_file.empty()) {
     const char* env = std::getenv("PROOFPIPE_TOKEN_FILE");
     token_file = env ? env : "";
   }
+  std::string token;
   if (!token_file.empty()) {
-    PP_ASSIGN_OR_RETURN(const std::string token, read_token_file(token_file));
-    client->set_bearer_token_auth(token);
+    PP_ASSIGN_OR_RETURN(token, read_token_file(token_file));
   }
   if (url.rfind("http://", 0) != 0) url = "http://" + url;
   if (url.back() == '/') url.pop_back();
-  return std::unique_ptr<ApiClient>(new ApiClient(std::move(url), std::move(client)));
+  return std::unique_ptr<ApiClient>(
+      new ApiClient(std::move(url), std::move(host), std::to_string(port), std::move(token), args.timeout_s));
 }
 
-template <class Call>
-Result<Answer> ApiClient::call(std::string_view what, const std::string& path, Call&& c) {
-  const httplib::Result r = c();
+Result<Answer> ApiClient::call(std::string_view method, const std::string& path, std::string body,
+                               const std::string& content_type) {
+  http::request<http::string_body> req{http::string_to_verb({method.data(), method.size()}), path, 11};
+  req.set(http::field::host, host_.find(':') == std::string::npos ? host_ + ":" + port_ : "[" + host_ + "]:" + port_);
+  req.set(http::field::user_agent, "proofpipe");
+  if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+  if (!content_type.empty()) req.set(http::field::content_type, content_type);
+  req.keep_alive(false);
+  req.body() = std::move(body);
+  req.prepare_payload();
+  // The answer is parsed into a bounded buffer: a head over kMaxHeadBytes
+  // or a body over kMaxAnswerBytes (declared or sent) ends the read there.
+  // A chunked body is counted here, as the parser hands its chunks over,
+  // and kept to the cap (declared before the parser, which holds the
+  // callback by reference).
+  std::string chunked;
+  auto on_chunk = [&](uint64_t, beast::string_view data, beast::error_code& ec) -> size_t {
+    if (data.size() > kMaxAnswerBytes - chunked.size()) {
+      ec = http::error::body_limit;
+      return 0;
+    }
+    chunked.append(data.data(), data.size());
+    return data.size();
+  };
+  http::response_parser<http::string_body> parser;
+  parser.header_limit(kMaxHeadBytes);
+  parser.body_limit(kMaxAnswerBytes);
+  parser.on_chunk_body(on_chunk);
+  // The read buffer is bounded too: the parser takes the body out of it as
+  // it comes, but a head that never ends stays in it (and this Boost's
+  // header_limit is not checked while one grows).
+  beast::flat_buffer buffer(2 * kMaxHeadBytes);
+  buffer.reserve(kMaxHeadBytes);  // reads of 64 KiB, not 512 bytes
+  // One deadline for the whole request, name lookup to the last byte: when
+  // it passes, everything pending is cancelled, however slowly the server
+  // trickles.
+  asio::io_context ioc;
+  tcp::resolver resolver(ioc);
+  tcp::socket socket(ioc);
+  asio::steady_timer deadline(
+      ioc, std::chrono::duration_cast<asio::steady_timer::duration>(std::chrono::duration<double>(timeout_s_)));
+  bool timed_out = false;
+  enum class Step { kConnect, kSend, kRead, kDone } step = Step::kConnect;
+  beast::error_code result;
+  const auto finish = [&](beast::error_code ec) {
+    result = ec;
+    deadline.cancel();
+  };
+  deadline.async_wait([&](beast::error_code ec) {
+    if (ec) return;  // cancelled: the request ended first
+    timed_out = true;
+    resolver.cancel();
+    beast::error_code ignored;
+    socket.close(ignored);
+  });
+  resolver.async_resolve(host_, port_, [&](beast::error_code ec, const tcp::resolver::results_type& endpoints) {
+    if (ec) return finish(ec);
+    asio::async_connect(socket, endpoints, [&](beast::error_code ec2, const tcp::endpoint&) {
+      if (ec2) return finish(ec2);
+      step = Step::kSend;
+      http::async_write(socket, req, [&](beast::error_code ec3, size_t) {
+        if (ec3) return finish(ec3);
+        step = Step::kRead;
+        // The head first: a declared length over the cap is refused here,
+        // before the body is set up (string_body would reserve it all).
+        http::async_read_header(socket, buffer, parser, [&](beast::error_code ec4, size_t) {
+          if (ec4) return finish(ec4);
+          const auto declared = parser.content_length();
+          if (declared && *declared > kMaxAnswerBytes) return finish(http::error::body_limit);
+          http::async_read(socket, buffer, parser, [&](beast::error_code ec5, size_t) {
+            if (!ec5) step = Step::kDone;
+            finish(ec5);
+          });
+        });
+      });
+    });
+  });
+  ioc.run();
+  if (timed_out)
+    return make_error(ErrorCode::kDeadlineExceeded, "server {}: {} {}: no whole answer within {} s (--timeout)",
+                      server_, method, path, timeout_s_);
+  if (result == http::error::buffer_overflow) result = http::error::header_limit;
+  if (result == http::error::body_limit || result == http::error::header_limit)
+    return make_error(ErrorCode::kBadFormat, "server {}: {} {}: the answer is over {} (the clients' cap)", server_,
+                      method, path, result == http::error::body_limit ? "64 MiB" : "64 KiB of headers");
   // kIo: the server could not be reached (submit --wait retries those).
-  if (!r) return make_error(ErrorCode::kIo, "server {}: {} {}: {}", server_, what, path, transport_error(r.error()));
-  if (r->status >= 200 && r->status < 300) return Answer{r->status, r->body};
+  if (result) {
+    const std::string why = step == Step::kConnect ? "cannot connect (is `proofpipe serve` running there?): "
+                            : step == Step::kSend  ? "the request could not be sent: "
+                                                   : "no answer (the connection closed): ";
+    return make_error(ErrorCode::kIo, "server {}: {} {}: {}{}", server_, method, path, why,
+                      printable(result.message()));
+  }
+  auto res = parser.release();
+  const int status = int(res.result_int());
+  std::string got = res.chunked() ? std::move(chunked) : std::move(res.body());
+  if (status >= 200 && status < 300) return Answer{status, std::move(got)};
   // The API's errors are {"error": "..."}; anything else is shown as it came.
-  const json j = json::parse(r->body, nullptr, false);
+  const json j = json::parse(got, nullptr, false);
   std::string said = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
-                                                                                    : r->body.substr(0, 200);
-  return make_error(r->status == 401 || r->status == 403 ? ErrorCode::kPermissionDenied : ErrorCode::kUnavailable,
-                    "server {}: {} {}: HTTP {}{}", server_, what, path, r->status, said.empty() ? "" : ": " + said);
+                                                                                    : got.substr(0, 200);
+  said = printable(said.substr(0, 1000));
+  return make_error(status == 401 || status == 403 ? ErrorCode::kPermissionDenied : ErrorCode::kUnavailable,
+                    "server {}: {} {}: HTTP {}{}", server_, method, path, status, said.empty() ? "" : ": " + said);
 }
 
-Result<Answer> ApiClient::get(const std::string& path) {
-  return call("GET", path, [&] { return client_->Get(path); });
-}
-Result<Answer> ApiClient::del(const std::string& path) {
-  return call("DELETE", path, [&] { return client_->Delete(path); });
-}
+Result<Answer> ApiClient::get(const std::string& path) { return call("GET", path, "", ""); }
+Result<Answer> ApiClient::del(const std::string& path) { return call("DELETE", path, "", ""); }
 Result<Answer> ApiClient::post_json(const std::string& path, const json& body) {
-  return call("POST", path, [&] { return client_->Post(path, dump_json(body), "application/json"); });
+  return call("POST", path, dump_json(body), "application/json");
 }
 Result<Answer> ApiClient::post_form(const std::string& path, const httplib::MultipartFormDataItems& items) {
-  return call("POST", path, [&] { return client_->Post(path, items); });
+  std::string boundary;
+  std::string body = multipart_body(items, &boundary);
+  return call("POST", path, std::move(body), "multipart/form-data; boundary=" + boundary);
 }
 
 Result<json> ApiClient::json_of(const Answer& a) const {
@@ -120,7 +226,8 @@ Result<Job> ApiClient::job_of(const Answer& a) const {
 Result<Job> ApiClient::parse_job(const json& j) const {
   auto job = job_from_json(j);
   if (!job)
-    return make_error(ErrorCode::kBadFormat, "server {}: a job in the answer: {}", server_, job.status().message());
+    return make_error(ErrorCode::kBadFormat, "server {}: a job in the answer: {}", server_,
+                      printable(job.status().message()));
   return job;
 }
 
@@ -133,6 +240,53 @@ std::string url_segment(std::string_view s) {
       out += fmt::format("%{:02X}", c);
   }
   return out;
+}
+
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto escape = [&](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f)
+        escape(c);
+      else
+        out += char(c);
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte, its code point, and
+    // it must be the shortest form, not a surrogate, at most U+10FFFF.
+    const size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    uint32_t cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+    bool ok = len != 0 && i + len <= s.size();
+    for (size_t k = 1; ok && k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      ok = (cc & 0xc0) == 0x80;
+      cp = cp << 6 | (cc & 0x3f);
+    }
+    ok = ok && !(len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) &&
+         !(len == 4 && (cp < 0x10000 || cp > 0x10ffff));
+    if (!ok) {
+      escape(c);
+      ++i;
+    } else if (cp >= 0x80 && cp <= 0x9f) {  // C1 controls (U+009B is CSI)
+      escape(static_cast<unsigned char>(cp));
+      i += len;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+bool is_partition_stem(std::string_view name) {
+  if (name.empty() || name.size() > 128 || name == "." || name == "..") return false;
+  for (const unsigned char c : name)
+    if (!(std::isalnum(c) && c < 0x80) && c != '.' && c != '_' && c != '-') return false;
+  return true;
 }
 
 std::string format_hms(double seconds) {
@@ -153,7 +307,7 @@ std::string progress_text(const Job& job, double elapsed_s, uint32_t finished_at
     const uint32_t filled = job.total ? uint32_t(uint64_t(finished) * kWidth / job.total) : 0;
     text = fmt::format("[{}{}] ", std::string(filled, '#'), std::string(kWidth - filled, '.'));
   }
-  text += fmt::format("{} {}: {}/{} done", job.id, job_state_name(job.state), job.done, job.total);
+  text += fmt::format("{} {}: {}/{} done", printable(job.id), job_state_name(job.state), job.done, job.total);
   if (job.failed) text += fmt::format(", {} failed", job.failed);
   if (job.cancelled) text += fmt::format(", {} cancelled", job.cancelled);
   return text + fmt::format(", elapsed {}, {}", format_hms(elapsed_s), eta);
@@ -176,16 +330,22 @@ std::string when(double t) {
   return j.is_null() ? "-" : j.get<std::string>();
 }
 
+// The server's JSON as it prints: \uXXXX for every control and non-ASCII
+// character (nothing a terminal acts on), invalid UTF-8 as U+FFFD.
+std::string ascii_json(const nlohmann::json& j) {
+  return j.dump(2, ' ', true, nlohmann::json::error_handler_t::replace);
+}
+
 void print_job(const Job& j) {
-  std::printf("job %s: %s, key %s, priority %lld, %u/%u done, %u failed, %u cancelled\n", j.id.c_str(),
-              service::job_state_name(j.state), j.key.c_str(), static_cast<long long>(j.priority), j.done, j.total,
-              j.failed, j.cancelled);
+  std::printf("job %s: %s, key %s, priority %lld, %u/%u done, %u failed, %u cancelled\n",
+              service::printable(j.id).c_str(), service::job_state_name(j.state), service::printable(j.key).c_str(),
+              static_cast<long long>(j.priority), j.done, j.total, j.failed, j.cancelled);
   std::printf("submitted %s, started %s, finished %s\n", when(j.submitted_at).c_str(), when(j.started_at).c_str(),
               when(j.finished_at).c_str());
   std::printf("%-24s %-10s %8s  %s\n", "partition", "state", "attempts", "last error");
   for (const auto& p : j.partitions)
-    std::printf("%-24s %-10s %8u  %s\n", p.name.c_str(), service::part_status_name(p.status), p.attempts,
-                p.last_error.empty() ? "-" : p.last_error.c_str());
+    std::printf("%-24s %-10s %8u  %s\n", service::printable(p.name).c_str(), service::part_status_name(p.status),
+                p.attempts, p.last_error.empty() ? "-" : service::printable(p.last_error).c_str());
 }
 
 }  // namespace
@@ -200,7 +360,7 @@ int cmd_jobs(const JobsArgs& args) {
     if (args.json) {
       const auto j = c.json_of(*a);
       if (!j) return fail(j.status());
-      std::printf("%s\n", j->dump(2).c_str());
+      std::printf("%s\n", ascii_json(*j).c_str());
       return kExitOk;
     }
     const auto job = c.job_of(*a);
@@ -213,7 +373,7 @@ int cmd_jobs(const JobsArgs& args) {
   const auto j = c.json_of(*a);
   if (!j) return fail(j.status());
   if (args.json) {
-    std::printf("%s\n", j->dump(2).c_str());
+    std::printf("%s\n", ascii_json(*j).c_str());
     return kExitOk;
   }
   if (!j->contains("jobs") || !(*j)["jobs"].is_array())
@@ -222,9 +382,10 @@ int cmd_jobs(const JobsArgs& args) {
   for (const auto& item : (*j)["jobs"]) {
     const auto job = c.parse_job(item);
     if (!job) return fail(job.status());
-    std::printf("%-24s %-12s %-10s %9lld %11s  %s\n", job->id.c_str(), job->key.c_str(),
-                service::job_state_name(job->state), static_cast<long long>(job->priority),
-                fmt::format("{}/{}", job->done, job->total).c_str(), when(job->submitted_at).c_str());
+    std::printf("%-24s %-12s %-10s %9lld %11s  %s\n", service::printable(job->id).c_str(),
+                service::printable(job->key).c_str(), service::job_state_name(job->state),
+                static_cast<long long>(job->priority), fmt::format("{}/{}", job->done, job->total).c_str(),
+                when(job->submitted_at).c_str());
   }
   return kExitOk;
 }
@@ -237,8 +398,8 @@ int cmd_cancel(const CancelArgs& args) {
   const auto job = (*client)->job_of(*a);
   if (!job) return fail(job.status());
   const bool ended_before = job->state != service::JobState::kCancelled;
-  std::printf("job %s: %s, %u/%u done%s\n", job->id.c_str(), service::job_state_name(job->state), job->done, job->total,
-              ended_before ? " (it had ended: nothing to cancel)" : "");
+  std::printf("job %s: %s, %u/%u done%s\n", service::printable(job->id).c_str(), service::job_state_name(job->state),
+              job->done, job->total, ended_before ? " (it had ended: nothing to cancel)" : "");
   return kExitOk;
 }
 

@@ -2,12 +2,16 @@
 // which server (--server, else $PROOFPIPE_SERVER, else
 // http://127.0.0.1:7300), which token (--token-file, else
 // $PROOFPIPE_TOKEN_FILE), and requests whose failures are one line naming
-// the server and what it said.
+// the server and what it said. The server is not trusted: every answer is
+// capped at kMaxAnswerBytes, every request ends within --timeout, and what
+// the server says is shown through printable().
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,13 +20,15 @@
 #include "proofpipe/service/job_queue.hpp"
 
 namespace httplib {
-class Client;
 struct MultipartFormData;
 }  // namespace httplib
 
 namespace proofpipe::service {
 
 inline constexpr const char* kDefaultServer = "http://127.0.0.1:7300";
+// More than any real job list or proof; an answer over it is an error, read
+// no further (a hostile or broken server cannot fill the client's memory).
+inline constexpr uint64_t kMaxAnswerBytes = uint64_t(64) << 20;
 
 // An answer with a 2xx status; anything else is an error.
 struct Answer {
@@ -50,13 +56,26 @@ class ApiClient {
   Result<Job> parse_job(const nlohmann::json& j) const;
 
  private:
-  ApiClient(std::string server, std::unique_ptr<httplib::Client> client);
-  template <class Call>
-  Result<Answer> call(std::string_view what, const std::string& path, Call&& c);
+  ApiClient(std::string server, std::string host, std::string port, std::string token, double timeout_s);
+  // One request, connect to last byte within timeout_s_, its answer at
+  // most kMaxAnswerBytes.
+  Result<Answer> call(std::string_view method, const std::string& path, std::string body,
+                      const std::string& content_type);
 
   std::string server_;
-  std::unique_ptr<httplib::Client> client_;
+  std::string host_, port_;
+  std::string token_;  // empty: no Authorization header
+  double timeout_s_;
 };
+
+// Text from the server made safe for a terminal: valid UTF-8 without control
+// characters passes; control characters (C0, DEL, C1) and bytes that are not
+// valid UTF-8 become \xNN (\x1b, \x0d, \x9b, ...).
+std::string printable(std::string_view s);
+
+// Whether a partition name from a server may name files in --out: 1 to 128
+// of A-Z a-z 0-9 . _ -, and not "." or "..".
+bool is_partition_stem(std::string_view name);
 
 // A path segment with everything but A-Z a-z 0-9 - . _ ~ percent-encoded.
 std::string url_segment(std::string_view s);

@@ -6,6 +6,8 @@
 // polls the job until it ends (a progress bar on a terminal, a plain line
 // every 30 s and on every change otherwise), then writes every proved
 // partition into --out as <name>.proof.json and <name>.public.json.
+// The server is not trusted: a partition name that is not a plain stem
+// (is_partition_stem) writes nothing, so every file lands directly in --out.
 // Exit: 0 all proved, 3 some failed or cancelled, 2 an error.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,15 +90,22 @@ Status refuse_existing(const fs::path& out, const std::string& name) {
   return Status::ok();
 }
 
-// GET the proof and write the pair (both or neither: safe_file.hpp).
+// GET the proof and write the pair (both or neither: safe_file.hpp). The
+// name must be a stem: then both files are entries of `out` itself, created
+// exclusively there and never through a link.
 Status fetch_proof(ApiClient& c, const std::string& id, const std::string& name, const fs::path& out) {
+  if (!service::is_partition_stem(name))
+    return make_error(ErrorCode::kBadFormat,
+                      "server {}: job '{}' names a partition '{}', which is not a file name stem (A-Z a-z 0-9 . _ -, "
+                      "at most 128): nothing written for it",
+                      c.server(), service::printable(id), service::printable(name));
   PP_ASSIGN_OR_RETURN(const auto a,
                       c.get("/v1/jobs/" + service::url_segment(id) + "/proofs/" + service::url_segment(name)));
   // ordered_json: snarkjs's key order, so the files are the stored ones byte for byte.
   const auto j = nlohmann::ordered_json::parse(a.body, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("proof") || !j.contains("public"))
     return make_error(ErrorCode::kBadFormat, "server {}: proof '{}' of job '{}': no proof and public in the answer",
-                      c.server(), name, id);
+                      c.server(), name, service::printable(id));
   PP_RETURN_IF_ERROR(refuse_existing(out, name));
   // As snarkjs writes them: JSON.stringify(x, null, 1).
   const std::string proof = j["proof"].dump(1), pub = j["public"].dump(1);
@@ -197,7 +206,7 @@ int cmd_submit(const SubmitArgs& args) {
   if (!answer) return fail(answer.status());
   auto job = c.job_of(*answer);
   if (!job) return fail(job.status());
-  std::printf("job %s: %s (%s, %u/%u done)\n", job->id.c_str(),
+  std::printf("job %s: %s (%s, %u/%u done)\n", service::printable(job->id).c_str(),
               answer->status == 201 ? "submitted" : "already submitted with the same content",
               service::job_state_name(job->state), job->done, job->total);
   std::fflush(stdout);
@@ -205,6 +214,14 @@ int cmd_submit(const SubmitArgs& args) {
 
   auto final_job = wait_for(c, std::move(*job));
   if (!final_job) return fail(final_job.status());
+  // Every name is checked before any file is written.
+  for (const auto& p : final_job->partitions) {
+    if (!service::is_partition_stem(p.name))
+      return fail(
+          fmt::format("server {}: job '{}' names a partition '{}', which is not a file name stem (A-Z a-z 0-9 "
+                      ". _ -, at most 128): no proofs written",
+                      c.server(), service::printable(final_job->id), service::printable(p.name)));
+  }
   size_t written = 0;
   for (const auto& p : final_job->partitions) {
     if (p.status == service::PartStatus::kDone) {
@@ -212,10 +229,10 @@ int cmd_submit(const SubmitArgs& args) {
       ++written;
     } else {
       std::fprintf(stderr, "proofpipe: partition %s %s%s\n", p.name.c_str(), service::part_status_name(p.status),
-                   p.last_error.empty() ? "" : (": " + p.last_error).c_str());
+                   p.last_error.empty() ? "" : (": " + service::printable(p.last_error)).c_str());
     }
   }
-  std::printf("job %s: %s, %u/%u done; %zu proofs written to %s\n", final_job->id.c_str(),
+  std::printf("job %s: %s, %u/%u done; %zu proofs written to %s\n", service::printable(final_job->id).c_str(),
               service::job_state_name(final_job->state), final_job->done, final_job->total, written,
               out.string().c_str());
   return service::exit_code_of(*final_job);

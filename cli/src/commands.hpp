@@ -101,6 +101,7 @@ int cmd_serve(const ServeArgs& args);
 struct ClientArgs {
   std::string server;
   std::string token_file;
+  double timeout_s = 60;  // --timeout: the whole of one request, connect to last byte
 };
 struct SubmitArgs : ClientArgs {
   std::string key;

@@ -1,0 +1,35 @@
+// Whether a process is this test's own: tests that look at what is live on
+// the host (run directories, run cgroups) take only their own runs, so a
+// proofpipe service or run of someone else's, live meanwhile, changes nothing.
+#pragma once
+
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+namespace proofpipe::test {
+
+// True when `pid` is this process or a descendant of it (runs start through
+// a shell, so the chain is followed through /proc/<pid>/stat's parent
+// field). False for a pid that is gone.
+inline bool is_descendant(pid_t pid) {
+  for (int depth = 0; pid > 1 && depth < 64; ++depth) {
+    if (pid == ::getpid()) return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    const std::string s((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t close = s.rfind(')');  // the command name may hold spaces and parentheses
+    if (close == std::string::npos) return false;
+    std::istringstream rest(s.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    if (!(rest >> state >> ppid)) return false;
+    pid = ppid;
+  }
+  return false;
+}
+
+}  // namespace proofpipe::test
