@@ -116,8 +116,10 @@ class SqliteJournal final : public JobQueue {
   // table; a job's state agrees with its partitions'). kInternal, one line
   // naming the first violations.
   Status check_integrity();
-  // The directories holding the witness copies of every job in the journal:
-  // what intake's sweep_staging must keep at start.
+  // The directories holding the witness copies of every job not yet ended
+  // (queued or running): what intake's sweep_staging must keep at start.
+  // An ended job's copies are swept (forget_witnesses may not have run: a
+  // crash, or a cancel the engine never saw).
   Result<std::set<std::filesystem::path>> witness_dirs();
   // This open()'s number (1 for a new journal).
   uint64_t life() const { return life_; }

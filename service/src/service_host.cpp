@@ -312,6 +312,9 @@ void Service::cancel_job(engine::EngineControl& pipeline, const std::string& id)
     for (uint32_t i : indices) pipeline.cancel_partition(i);
     return;
   }
+  // None of its partitions is held here (all still queued, or claimed by
+  // another node): nothing will end here to free its copies, so they go now.
+  queue_.forget_witnesses(id);
 }
 
 void Service::on_turn(engine::EngineControl& pipeline) {

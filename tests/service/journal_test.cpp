@@ -372,6 +372,37 @@ TEST_F(Journal, ARestartRequeuesWhatTheLastLifeLeftRunning) {
   expect_integrity();
 }
 
+// What the start-up sweep keeps: the copies of jobs that may still run. A
+// cancelled, done or failed job's copies are nobody's (a client submitting
+// and cancelling must not fill the disk across restarts).
+TEST_F(Journal, WitnessDirsNameOnlyJobsNotYetEnded) {
+  auto in_dir = [](const std::string& id, const std::string& stage) {
+    JobSpec s = make_spec(id, 2, 0, "d-" + id);
+    for (WitnessEntry& w : s.witnesses) w.path = "/state/witnesses/" + stage + "/" + w.name + ".wtns";
+    return s;
+  };
+  const uint64_t queued = submit(in_dir("queued", "stage-q"));
+  const uint64_t running = submit(in_dir("running", "stage-r"));
+  submit(in_dir("cancelled", "stage-c"));
+  const uint64_t done = submit(in_dir("done", "stage-d"));
+  const uint64_t failed = submit(in_dir("failed", "stage-f"));
+  ASSERT_GT(queued, 0u);
+  ASSERT_EQ(*j->attempt_started(running, 0, 110), 1u);
+  ASSERT_TRUE(j->cancel("cancelled", 111).is_ok());
+  for (uint32_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(*j->attempt_started(done, i, 112), 1u);
+    ASSERT_TRUE(j->partition_done(done, i, {}, 113).is_ok());
+    ASSERT_EQ(*j->attempt_started(failed, i, 114), 1u);
+    ASSERT_TRUE(j->partition_failed(failed, i, "bad", 115).is_ok());
+  }
+  ASSERT_EQ(get("done").state, JobState::kDone);
+  ASSERT_EQ(get("failed").state, JobState::kFailed);
+  auto dirs = j->witness_dirs();
+  ASSERT_TRUE(dirs.is_ok()) << dirs.status().to_string();
+  EXPECT_EQ(*dirs, (std::set<fs::path>{"/state/witnesses/stage-q", "/state/witnesses/stage-r"}));
+  expect_integrity();
+}
+
 TEST_F(Journal, TheAuditCatchesABrokenJournal) {
   const uint64_t seq = submit(make_spec("a", 2));
   ASSERT_EQ(*j->attempt_started(seq, 0, 110), 1u);
