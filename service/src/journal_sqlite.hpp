@@ -130,6 +130,11 @@ class SqliteJournal final : public JobQueue {
   Status store_proof(const Claim& c, const ProofFiles& proof);
   std::filesystem::path proofs_dir_;  // <the database's folder>/proofs
   Status init();
+  // At open: every page readable and well formed (PRAGMA quick_check), and
+  // every table and column this version uses present. kBadFormat, one line
+  // naming the file: the service refuses to start on it.
+  Status check_pages();
+  Status check_schema();
   Result<Job> load_job(uint64_t seq, bool with_partitions);
   Result<std::optional<uint64_t>> seq_of(std::string_view id);
   // `limit` 0: all.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <fmt/format.h>
@@ -113,6 +114,56 @@ TEST_F(Journal, RefusesForeignAndNewerFiles) {
   const fs::path other = dir / "other.db";
   ASSERT_EQ(raw_sql(other, "CREATE TABLE t (x)"), "");
   expect_one_line(SqliteJournal::open(other).status(), ErrorCode::kBadFormat, "not a proofpipe journal");
+}
+
+// A journal missing a table or a column this version uses is refused at
+// open, one line naming the file and what is missing: not found later as a
+// failing read or submit while the service says it is ready.
+TEST_F(Journal, RefusesADroppedTableOrColumnAtOpen) {
+  j->submit(make_spec("a", 1), 1).value();
+  j.reset();
+  const fs::path copy = dir / "copy.db";
+  fs::copy_file(file, copy);
+  ASSERT_EQ(raw_sql(file, "DROP TABLE attempts"), "");
+  auto r = SqliteJournal::open(file);
+  expect_one_line(r.status(), ErrorCode::kBadFormat, file.string());
+  EXPECT_NE(r.status().message().find("no table 'attempts'"), std::string::npos) << r.status().message();
+
+  ASSERT_EQ(raw_sql(copy, "ALTER TABLE partitions DROP COLUMN last_error"), "");
+  r = SqliteJournal::open(copy);
+  expect_one_line(r.status(), ErrorCode::kBadFormat, copy.string());
+  EXPECT_NE(r.status().message().find("'partitions' has no column 'last_error'"), std::string::npos)
+      << r.status().message();
+}
+
+// A damaged page (a bad disk, a torn copy) is found at open by quick_check:
+// one line naming the file, and nothing is written to it.
+TEST_F(Journal, RefusesADamagedPageAtOpen) {
+  // Enough jobs for the jobs and partitions tables to span many pages.
+  for (int i = 0; i < 400; ++i) submit(make_spec(fmt::format("job-{:04}", i), 4, 0, fmt::format("d{}", i)));
+  j.reset();
+  ASSERT_FALSE(fs::exists(file.string() + "-wal")) << "the last close checkpoints the log";
+  const auto size = fs::file_size(file);
+  ASSERT_GE(size, 16u * 4096) << "too few pages to damage one in the middle";
+  {
+    // One page in the middle, past page 1 (the schema), overwritten.
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff((size / 4096 / 2) * 4096));
+    const std::string junk(4096, '\xA5');
+    f.write(junk.data(), std::streamsize(junk.size()));
+  }
+  const std::string damaged = [&] {
+    std::ifstream f(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }();
+  auto r = SqliteJournal::open(file);
+  expect_one_line(r.status(), ErrorCode::kBadFormat, file.string());
+  EXPECT_NE(r.status().message().find("damaged"), std::string::npos) << r.status().message();
+  const std::string after = [&] {
+    std::ifstream f(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }();
+  EXPECT_TRUE(after == damaged) << "the refused journal was written to";
 }
 
 TEST_F(Journal, SubmitIsIdempotentByDigest) {
