@@ -72,6 +72,8 @@ class SqliteJournal final : public JobQueue {
   Result<Renewal> renew(std::span<const Claim> held, double now) override;
   Result<uint32_t> start_attempt(const Claim& c, double now) override;
   Status fail_attempt(const Claim& c, std::string_view cause, double now) override;
+  // commit and fail_partition: a claim whose write failed stays held (not
+  // claimed again in this life) until a retry lands.
   Status commit(const Claim& c, const PartTimes& times, const ProofFiles& proof, double now) override;
   Status fail_partition(const Claim& c, std::string_view cause, double now) override;
   Status release(const Claim& c, double now) override;

@@ -152,6 +152,7 @@ Health Service::health() const {
   const std::string queue_down = queue_.unavailable_reason();
   std::lock_guard lock(snap_mu_);
   if (!draining_ && !queue_down.empty()) return {false, false, "the queue is unreachable: " + queue_down};
+  if (!draining_ && !disk_full_reason_.empty()) return {false, false, "the state disk is full: " + disk_full_reason_};
   return {ready_ && !draining_, draining_, draining_ ? "draining" : why_not_};
 }
 

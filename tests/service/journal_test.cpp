@@ -454,6 +454,29 @@ TEST_F(Journal, WitnessDirsNameOnlyJobsNotYetEnded) {
   expect_integrity();
 }
 
+// A commit that cannot be written (here: proofs/ is a file; in life: a full
+// disk) keeps the claim: the partition is not handed out again in this life,
+// to be proved and refused over and over; the retry lands once the disk
+// takes it, and only then is the claim let go.
+TEST_F(Journal, AFailedCommitKeepsItsClaimUntilARetryLands) {
+  submit(make_spec("a", 1));
+  const ClaimRequest want{{"k"}, 10, {}};
+  auto items = j->claim(want, 101).value();
+  ASSERT_EQ(items.size(), 1u);
+  const Claim c{items[0].job_seq, items[0].index, items[0].fence};
+  ASSERT_EQ(*j->start_attempt(c, 102), 1u);
+  { std::ofstream(dir / "proofs") << "in the way"; }
+  const ProofFiles proof{"{}", "[]"};
+  ASSERT_FALSE(j->commit(c, {}, proof, 103).is_ok());
+  EXPECT_TRUE(j->claim(want, 104).value().empty()) << "a refused commit handed its partition out again";
+  EXPECT_EQ(get("a").partitions[0].status, PartStatus::kRunning);
+  fs::remove(dir / "proofs");
+  ASSERT_TRUE(j->commit(c, {}, proof, 105).is_ok());
+  EXPECT_EQ(get("a").state, JobState::kDone);
+  EXPECT_TRUE(j->claim(want, 106).value().empty());
+  expect_integrity();
+}
+
 TEST_F(Journal, TheAuditCatchesABrokenJournal) {
   const uint64_t seq = submit(make_spec("a", 2));
   ASSERT_EQ(*j->attempt_started(seq, 0, 110), 1u);
