@@ -88,6 +88,16 @@ Result<std::string> read_token_file(const std::filesystem::path& path) {
   if (!regular)
     return make_error(ErrorCode::kInvalidArgument, "token file '{}' is a {}, not a regular file", path.string(),
                       file_kind(st.st_mode));
+  // The file holds a secret: one another user wrote could hold a token they
+  // chose, and one others can read has leaked it (the rule ssh keeps for
+  // private keys). Checked on the opened file, so a swap cannot slip past.
+  if (st.st_uid != ::geteuid())
+    return make_error(ErrorCode::kPermissionDenied, "token file '{}' belongs to uid {}, not to this user ({})",
+                      path.string(), st.st_uid, ::geteuid());
+  if ((st.st_mode & 077) != 0)
+    return make_error(ErrorCode::kPermissionDenied,
+                      "token file '{}' can be read or written by others (mode {:04o}): chmod 600 it", path.string(),
+                      st.st_mode & 07777);
   if (got < 0) return make_error(ErrorCode::kIo, "token file '{}': {}", path.string(), std::strerror(err));
   if (size_t(got) > kMaxTokenBytes)
     return make_error(ErrorCode::kInvalidArgument, "token file '{}' is larger than {} bytes", path.string(),

@@ -7,11 +7,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "intake.hpp"  // replace_all
 #include "proofpipe/common/safe_file.hpp"
 #include "sqlite_db.hpp"
 
@@ -153,6 +158,33 @@ double wall_clock_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// The tables of a journal of this version and their columns, taken from
+// kSchema and kMigrations run on an empty in-memory database: the check at
+// open can never drift from the schema it checks.
+using TableColumns = std::vector<std::pair<std::string, std::vector<std::string>>>;
+Result<TableColumns> expected_tables() {
+  PP_ASSIGN_OR_RETURN(std::unique_ptr<sql::Db> mem, sql::Db::open(":memory:"));
+  PP_RETURN_IF_ERROR(mem->exec_script(kSchema));
+  for (const char* m : kMigrations) PP_RETURN_IF_ERROR(mem->exec_script(m));
+  TableColumns out;
+  PP_ASSIGN_OR_RETURN(sql::Stmt t, mem->query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT "
+                                              "LIKE 'sqlite_%' ORDER BY name"));
+  for (;;) {
+    PP_ASSIGN_OR_RETURN(bool row, t.step());
+    if (!row) break;
+    out.push_back({t.text(0), {}});
+  }
+  for (auto& [table, columns] : out) {
+    PP_ASSIGN_OR_RETURN(sql::Stmt c, mem->query("SELECT name FROM pragma_table_info(?)", table));
+    for (;;) {
+      PP_ASSIGN_OR_RETURN(bool row, c.step());
+      if (!row) break;
+      columns.push_back(c.text(0));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 SqliteJournal::SqliteJournal(std::unique_ptr<sql::Db> db) : db_(std::move(db)) {}
@@ -198,6 +230,9 @@ Status SqliteJournal::init() {
                         file, version, kSchemaVersion);
     }
     if (version < 1) return make_error(ErrorCode::kBadFormat, "journal '{}' has no schema version", file);
+    // Before anything is written, and before the service says it is ready:
+    // a damaged page found later would fail reads and submits one by one.
+    PP_RETURN_IF_ERROR(check_pages());
   }
   {
     PP_ASSIGN_OR_RETURN(sql::Stmt s, db_->query("PRAGMA journal_mode = WAL"));
@@ -222,8 +257,55 @@ Status SqliteJournal::init() {
     }
     PP_RETURN_IF_ERROR(db_->exec("INSERT INTO lives (opened_at) VALUES (?)", wall_clock_now()));
     life_ = uint64_t(db_->last_insert_rowid());
-    return Status::ok();
+    return check_schema();
   });
+}
+
+Status SqliteJournal::check_pages() {
+  const std::string file = db_->file().string();
+  const auto damaged = [&](std::string what) {
+    // quick_check's report spans lines ("*** in database main ***\nPage 32:
+    // ..."): the error is one line.
+    replace_all(what, "*** in database main ***\n", "");
+    for (char& c : what) c = c == '\n' ? ' ' : c;
+    return make_error(ErrorCode::kBadFormat,
+                      "journal '{}' is damaged ({}): restore it from a backup, or move it aside to start an empty one",
+                      file, what);
+  };
+  // quick_check reads every page and checks each b-tree's structure, in
+  // time linear in the file (integrity_check also cross-checks every index
+  // against its table: several times slower on a journal of months). (1):
+  // the first problem is enough to refuse the file.
+  auto s = db_->query("PRAGMA quick_check(1)");
+  if (!s) return damaged(s.status().message());
+  auto row = s->step();
+  if (!row) return damaged(row.status().message());
+  if (!*row) return damaged("quick_check gave no answer");
+  if (s->text(0) != "ok") return damaged(s->text(0));
+  return Status::ok();
+}
+
+Status SqliteJournal::check_schema() {
+  const std::string file = db_->file().string();
+  PP_ASSIGN_OR_RETURN(const TableColumns expected, expected_tables());
+  for (const auto& [table, columns] : expected) {
+    PP_ASSIGN_OR_RETURN(sql::Stmt c, db_->query("SELECT name FROM pragma_table_info(?)", table));
+    std::vector<std::string> have;
+    for (;;) {
+      PP_ASSIGN_OR_RETURN(bool row, c.step());
+      if (!row) break;
+      have.push_back(c.text(0));
+    }
+    if (have.empty()) {
+      return make_error(ErrorCode::kBadFormat, "journal '{}' has no table '{}' (dropped or never made)", file, table);
+    }
+    for (const std::string& col : columns) {
+      if (std::find(have.begin(), have.end(), col) == have.end()) {
+        return make_error(ErrorCode::kBadFormat, "journal '{}': table '{}' has no column '{}'", file, table, col);
+      }
+    }
+  }
+  return Status::ok();
 }
 
 Result<std::optional<uint64_t>> SqliteJournal::seq_of(std::string_view id) {

@@ -72,6 +72,8 @@ class SqliteJournal final : public JobQueue {
   Result<Renewal> renew(std::span<const Claim> held, double now) override;
   Result<uint32_t> start_attempt(const Claim& c, double now) override;
   Status fail_attempt(const Claim& c, std::string_view cause, double now) override;
+  // commit and fail_partition: a claim whose write failed stays held (not
+  // claimed again in this life) until a retry lands.
   Status commit(const Claim& c, const PartTimes& times, const ProofFiles& proof, double now) override;
   Status fail_partition(const Claim& c, std::string_view cause, double now) override;
   Status release(const Claim& c, double now) override;
@@ -116,8 +118,10 @@ class SqliteJournal final : public JobQueue {
   // table; a job's state agrees with its partitions'). kInternal, one line
   // naming the first violations.
   Status check_integrity();
-  // The directories holding the witness copies of every job in the journal:
-  // what intake's sweep_staging must keep at start.
+  // The directories holding the witness copies of every job not yet ended
+  // (queued or running): what intake's sweep_staging must keep at start.
+  // An ended job's copies are swept (forget_witnesses may not have run: a
+  // crash, or a cancel the engine never saw).
   Result<std::set<std::filesystem::path>> witness_dirs();
   // This open()'s number (1 for a new journal).
   uint64_t life() const { return life_; }
@@ -128,6 +132,11 @@ class SqliteJournal final : public JobQueue {
   Status store_proof(const Claim& c, const ProofFiles& proof);
   std::filesystem::path proofs_dir_;  // <the database's folder>/proofs
   Status init();
+  // At open: every page readable and well formed (PRAGMA quick_check), and
+  // every table and column this version uses present. kBadFormat, one line
+  // naming the file: the service refuses to start on it.
+  Status check_pages();
+  Status check_schema();
   Result<Job> load_job(uint64_t seq, bool with_partitions);
   Result<std::optional<uint64_t>> seq_of(std::string_view id);
   // `limit` 0: all.

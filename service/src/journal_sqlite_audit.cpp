@@ -124,7 +124,11 @@ Status SqliteJournal::check_integrity() {
 
 Result<std::set<std::filesystem::path>> SqliteJournal::witness_dirs() {
   std::lock_guard lock(mu_);
-  PP_ASSIGN_OR_RETURN(sql::Stmt s, db_->query("SELECT DISTINCT witness FROM partitions"));
+  // Only jobs not yet ended: a done, failed or cancelled job's copies are
+  // nobody's, and a start must not keep them (a client could fill the disk
+  // by submitting and cancelling).
+  PP_ASSIGN_OR_RETURN(sql::Stmt s, db_->query("SELECT DISTINCT p.witness FROM partitions p JOIN jobs j ON "
+                                              "j.seq = p.job_seq WHERE j.state IN ('queued', 'running')"));
   std::set<std::filesystem::path> dirs;
   for (;;) {
     PP_ASSIGN_OR_RETURN(bool row, s.step());

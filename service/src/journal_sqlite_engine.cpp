@@ -120,13 +120,16 @@ Status SqliteJournal::commit(const Claim& c, const PartTimes& times, const Proof
   // partition again, and its files are written again.
   Status st = store_proof(c, proof);
   if (st) st = partition_done(c.job_seq, c.index, times, now);
-  release_held(c);
+  // A write that did not land (a full disk) leaves the row unfinished: the
+  // claim stays this life's, so claim() does not hand the partition out to
+  // be proved again while the service retries the write.
+  if (st) release_held(c);
   return st;
 }
 
 Status SqliteJournal::fail_partition(const Claim& c, std::string_view cause, double now) {
   Status st = partition_failed(c.job_seq, c.index, cause, now);
-  release_held(c);
+  if (st) release_held(c);  // as in commit()
   return st;
 }
 

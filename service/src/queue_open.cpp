@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "intake.hpp"
 #include "journal_sqlite.hpp"
@@ -23,6 +24,7 @@ Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const Stat
     return std::unique_ptr<JobQueue>(std::move(journal));
   }
   if (spec.starts_with("postgresql://") || spec.starts_with("postgres://")) {
+    if (const std::string warning = url_password_warning(spec); !warning.empty()) spdlog::warn("{}", warning);
     // This node holds no claim yet: every witness copy an earlier life
     // wrote is nobody's (its claims ran out and are another node's now).
     PP_RETURN_IF_ERROR(sweep_staging(state.path() / "witnesses", {}));
@@ -36,6 +38,23 @@ Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const Stat
     return std::unique_ptr<JobQueue>(std::move(q));
   }
   return make_error(ErrorCode::kInvalidArgument, "--queue '{}': use sqlite or a postgresql://USER@HOST/DB URL", spec);
+}
+
+std::string url_password_warning(std::string_view url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return {};
+  const std::string_view rest = url.substr(scheme + 3);
+  const std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  const size_t at = authority.rfind('@');
+  bool given = at != std::string_view::npos && authority.substr(0, at).find(':') != std::string_view::npos;
+  if (const size_t q = rest.find('?'); q != std::string_view::npos) {
+    const std::string_view query = rest.substr(q + 1);
+    given = given || query.starts_with("password=") || query.find("&password=") != std::string_view::npos;
+  }
+  if (!given) return {};
+  return "--queue: the URL holds a password, which every local user can read in /proc/<pid>/cmdline and ps "
+         "while the service runs; put it in a passfile ($PGPASSFILE or ~/.pgpass, mode 0600) or $PGPASSWORD, "
+         "and leave it out of the URL";
 }
 
 Result<double> parse_lease(std::string_view text) {

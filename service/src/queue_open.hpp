@@ -26,6 +26,13 @@ struct NodeSettings {
 // cannot be reached: one line naming --queue.
 Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const StateDir& state, const NodeSettings& node);
 
+// A password given in a postgresql:// --queue URL (user:PASSWORD@host, or a
+// password= parameter) can be read by every local user in /proc/PID/cmdline
+// and ps for the life of the service. Empty if the URL holds none, else the
+// one warning line serve logs: libpq takes the password from $PGPASSWORD or
+// a passfile ($PGPASSFILE, default ~/.pgpass) when the URL has none.
+std::string url_password_warning(std::string_view url);
+
 // "30s", "1.5s", "500ms", "2m", or plain seconds; between 1 s and 1 day.
 Result<double> parse_lease(std::string_view text);
 

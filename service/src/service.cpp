@@ -28,6 +28,27 @@ constexpr auto kCancelWait = std::chrono::seconds(30);
 // The largest proof or public JSON served back (a proof is < 1 KiB; public
 // inputs of a big circuit can be a few MiB).
 
+namespace {
+
+// A queue error is the service's fault, never the client's: an HTTP 4xx
+// would tell the client to change its request. An unreachable queue or a
+// full state disk is 503 (kUnavailable: try again later); anything else
+// (a damaged journal, a missing stored proof, a broken invariant) is 500.
+Status queue_fault(const Status& st) {
+  switch (st.code()) {
+    case ErrorCode::kUnavailable: return st;
+    case ErrorCode::kResourceExhausted: return Status(ErrorCode::kUnavailable, st.message());
+    default: return Status(ErrorCode::kInternal, st.message());
+  }
+}
+template <typename T>
+Result<T> from_queue(Result<T> r) {
+  if (!r) return queue_fault(r.status());
+  return r;
+}
+
+}  // namespace
+
 double unix_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 Service::Service(ServiceConfig cfg, JobQueue& queue, std::vector<ServiceKey> keys)
@@ -80,7 +101,7 @@ Result<SubmitResult> Service::submit(const SubmitRequest& request) {
   }
   const IntakePolicy policy{cfg_.state_dir / "witnesses", cfg_.allow_dirs, cfg_.max_witness_bytes, cfg_.max_witnesses};
   PP_ASSIGN_OR_RETURN(JobSpec spec, stage_job(request, request.key, *keys_[size_t(k)].key, policy));
-  auto result = queue_.submit(spec, unix_now());
+  auto result = from_queue(queue_.submit(spec, unix_now()));
   if (!result || result->outcome != SubmitOutcome::kCreated) {
     // The queue has the job already (or none): these copies are nobody's.
     discard_staged(spec);
@@ -93,14 +114,14 @@ Result<SubmitResult> Service::submit(const SubmitRequest& request) {
   return result;
 }
 
-Result<std::optional<Job>> Service::job(std::string_view id) { return queue_.get(id); }
+Result<std::optional<Job>> Service::job(std::string_view id) { return from_queue(queue_.get(id)); }
 
 Result<std::vector<Job>> Service::jobs(std::optional<JobState> state, size_t limit) {
-  return queue_.list(state, limit);
+  return from_queue(queue_.list(state, limit));
 }
 
 Result<std::optional<Job>> Service::cancel(std::string_view id) {
-  PP_ASSIGN_OR_RETURN(auto job, queue_.cancel(id, unix_now()));
+  PP_ASSIGN_OR_RETURN(auto job, from_queue(queue_.cancel(id, unix_now())));
   if (!job || job->state != JobState::kCancelled) return job;
   // The journal says cancelled (a restart will not load it); now the engine
   // must stop dispatching it before the answer goes out.
@@ -114,11 +135,11 @@ Result<std::optional<Job>> Service::cancel(std::string_view id) {
                       id, kCancelWait.count());
   }
   spdlog::info("job {}: cancelled", id);
-  return queue_.get(id);
+  return from_queue(queue_.get(id));
 }
 
 Result<std::optional<ProofFiles>> Service::proof(std::string_view id, std::string_view name) {
-  return queue_.read_proof(id, name);
+  return from_queue(queue_.read_proof(id, name));
 }
 
 std::vector<KeyInfo> Service::keys() const {
@@ -131,6 +152,7 @@ Health Service::health() const {
   const std::string queue_down = queue_.unavailable_reason();
   std::lock_guard lock(snap_mu_);
   if (!draining_ && !queue_down.empty()) return {false, false, "the queue is unreachable: " + queue_down};
+  if (!draining_ && !disk_full_reason_.empty()) return {false, false, "the state disk is full: " + disk_full_reason_};
   return {ready_ && !draining_, draining_, draining_ ? "draining" : why_not_};
 }
 

@@ -126,6 +126,7 @@ class Service final : public ServiceCore, public engine::Host {
     std::string job_id;
     double added_unix = 0, granted_unix = 0;  // queued here; the last attempt's grant
     std::optional<ProofFiles> proof;          // queue-held proofs: from store_proof to the commit
+    bool start_unrecorded = false;            // the last attempt's start was refused for want of space
   };
   // A write the queue could not take (unreachable): kept, in order, and
   // tried again every turn; the fence is checked when it lands.
@@ -137,6 +138,9 @@ class Service final : public ServiceCore, public engine::Host {
     std::optional<ProofFiles> proof;
     double at = 0;    // unix seconds of the event
     std::string key;  // kCommit: the key's name, for the metrics of a refused commit
+    // The attempt's start was never recorded (a full disk): written first,
+    // at the end's time.
+    bool start_first = false;
   };
   struct JobRef {
     std::string id;
@@ -157,6 +161,10 @@ class Service final : public ServiceCore, public engine::Host {
   // One ending write; false when the queue was unreachable (kept in unsent_).
   bool send(Unsent& w);
   void queue_trouble(std::string_view what, const Status& st);
+  // A write refused for want of space: kept, retried with back-off, logged at
+  // most once per kDiskLogEveryS, and /readyz says why until one lands.
+  void disk_trouble(const Status& st);
+  void disk_recovered();
   int key_index(std::string_view name) const;
 
   ServiceConfig cfg_;
@@ -180,6 +188,10 @@ class Service final : public ServiceCore, public engine::Host {
   double next_claim_ = 0, next_renew_ = 0, next_depth_ = 0;  // pipeline clock
   double cluster_depth_ = 0;
   std::string last_trouble_;   // the queue's last error, logged once until it changes
+  bool disk_full_ = false;     // the last write was refused for want of space: no new claims
+  double next_send_ = 0;       // unix seconds: unsent_ is not tried before this
+  double send_backoff_s_ = 0;  // doubles per refused retry, up to kMaxBackoffS
+  double last_disk_log_ = 0;   // unix seconds of the last "disk full" line
   ServiceMetrics counted_;     // proofs by key and result, partition seconds: counted as they end
   double drain_deadline_ = 0;  // pipeline clock
   bool stop_now_ = false;
@@ -191,6 +203,7 @@ class Service final : public ServiceCore, public engine::Host {
   bool draining_ = false;
   bool ready_ = false;
   std::string why_not_ = "starting";
+  std::string disk_full_reason_;  // non-empty: /readyz is 503 with it
   ServiceMetrics metrics_;
 };
 

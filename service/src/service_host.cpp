@@ -27,6 +27,20 @@ constexpr double kPublishEveryS = 0.5;
 constexpr double kClaimPollS = 0.25;
 // The cluster's queue depth for /metrics: one count a second is plenty.
 constexpr double kDepthEveryS = 1.0;
+// A write the state disk refused for want of space is tried again after
+// 0.25 s, doubling to at most 30 s: a full disk costs a few writes a minute,
+// and one that gets space back resumes within 30 s.
+constexpr double kFirstBackoffS = 0.25;
+constexpr double kMaxBackoffS = 30;
+// One "disk full" line per 10 s at most, whatever the number of writes waiting.
+constexpr double kDiskLogEveryS = 10;
+
+// ENOSPC (the proof files) or SQLITE_FULL (kResourceExhausted, the journal):
+// the disk, not the write, is at fault; EDQUOT alike.
+bool no_space(const Status& st) {
+  return st.code() == ErrorCode::kResourceExhausted || st.message().find(std::strerror(ENOSPC)) != std::string::npos ||
+         st.message().find(std::strerror(EDQUOT)) != std::string::npos;
+}
 // partition seconds: from a 2^10 toy (tens of ms) to a 2^27 partition on a
 // CPU (most of an hour).
 constexpr double kBounds[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600};
@@ -83,6 +97,34 @@ Result<size_t> Service::recover(engine::Ledger& ledger) {
   return size_t(depth);
 }
 
+void Service::disk_trouble(const Status& st) {
+  const double now = unix_now();
+  send_backoff_s_ = std::clamp(send_backoff_s_ * 2, kFirstBackoffS, kMaxBackoffS);
+  next_send_ = now + send_backoff_s_;
+  if (!disk_full_) {
+    disk_full_ = true;
+    std::lock_guard lock(snap_mu_);
+    disk_full_reason_ = st.message();
+  }
+  if (now - last_disk_log_ < kDiskLogEveryS) return;
+  last_disk_log_ = now;
+  spdlog::error("the state disk is full: {}; the writes wait and are retried (every {:.0f} s at most), no new claims",
+                st.message(), kMaxBackoffS);
+}
+
+void Service::disk_recovered() {
+  send_backoff_s_ = 0;
+  next_send_ = 0;
+  if (!disk_full_) return;
+  disk_full_ = false;
+  claim_due_ = true;
+  {
+    std::lock_guard lock(snap_mu_);
+    disk_full_reason_.clear();
+  }
+  spdlog::info("the state disk takes writes again");
+}
+
 void Service::queue_trouble(std::string_view what, const Status& st) {
   // Once per distinct error: an unreachable queue fails every call until it is back.
   if (st.message() == last_trouble_) return;
@@ -93,7 +135,8 @@ void Service::queue_trouble(std::string_view what, const Status& st) {
 // Claims what this node has room for: the ledger holds at most claim_window
 // partitions not yet ended, so the rest stays in the queue for other nodes.
 void Service::claim_more(engine::EngineControl& pipeline) {
-  if (draining()) return;
+  // A full disk: what would be claimed could not be stored either.
+  if (draining() || disk_full_) return;
   const engine::Ledger& ledger = pipeline.ledger();
   const size_t held = ledger.count(engine::PartState::kPending) + ledger.in_flight();
   const double now = pipeline.now();
@@ -142,6 +185,14 @@ void Service::renew_claims(engine::EngineControl& pipeline) {
 }
 
 bool Service::send(Unsent& w) {
+  if (w.start_first) {
+    auto n = queue_.start_attempt(w.claim, w.at);
+    if (!n && (n.status().code() == ErrorCode::kUnavailable || no_space(n.status()))) {
+      if (no_space(n.status())) disk_trouble(n.status());
+      return false;
+    }
+    w.start_first = false;  // any other refusal: the write below says what is wrong
+  }
   Status st;
   switch (w.kind) {
     case Unsent::Kind::kCommit: st = queue_.commit(w.claim, w.times, *w.proof, w.at); break;
@@ -152,6 +203,13 @@ bool Service::send(Unsent& w) {
     queue_trouble("write", st);
     return false;
   }
+  if (!st && w.kind != Unsent::Kind::kRelease && no_space(st)) {
+    // Kept: the partition's proof (or its failure) is written once space
+    // returns; the journal keeps the claim, so it is not proved again.
+    disk_trouble(st);
+    return false;
+  }
+  if (st) disk_recovered();
   if (st.code() == ErrorCode::kStale) {
     // Fencing: another node took the partition after this node's lease ran
     // out; its result is the one that counts. Nothing was written.
@@ -258,6 +316,9 @@ void Service::on_ledger_event(const engine::Partition& p, engine::LedgerEvent e,
       r.granted_unix = now;
       auto n = queue_.start_attempt(claim, now);
       st = n.status();
+      // Not recorded for want of space: the partition's end writes it first
+      // (the journal takes a proof or a failure only of an open attempt).
+      r.start_unrecorded = !st && no_space(st);
       break;
     }
     case engine::LedgerEvent::kRequeued: st = queue_.fail_attempt(claim, cause, now); break;
@@ -285,9 +346,13 @@ void Service::on_ledger_event(const engine::Partition& p, engine::LedgerEvent e,
   }
   // An attempt's start or failure is bookkeeping: lost while the queue is
   // unreachable, it costs nothing but a line in the attempts table.
-  if (!st && st.code() != ErrorCode::kUnavailable)
+  if (!st && no_space(st)) {
+    disk_trouble(st);  // said once per 10 s; the end's write clears it once it lands
+  } else if (!st && st.code() != ErrorCode::kUnavailable) {
     spdlog::error("journal: job {} partition {}: {}", r.job_id, p.stem, st.message());
+  }
   if (!end) return;
+  end->start_first = end->kind != Unsent::Kind::kRelease && r.start_unrecorded;
   // Ends are kept until the queue takes them, in order (a commit after a
   // reconnect is checked against the fence then).
   if (!unsent_.empty() || !send(*end)) unsent_.push_back(std::move(*end));
@@ -312,6 +377,9 @@ void Service::cancel_job(engine::EngineControl& pipeline, const std::string& id)
     for (uint32_t i : indices) pipeline.cancel_partition(i);
     return;
   }
+  // None of its partitions is held here (all still queued, or claimed by
+  // another node): nothing will end here to free its copies, so they go now.
+  queue_.forget_witnesses(id);
 }
 
 void Service::on_turn(engine::EngineControl& pipeline) {
@@ -332,7 +400,9 @@ void Service::on_turn(engine::EngineControl& pipeline) {
       c.done->set_value();
     }
   }
-  while (!unsent_.empty() && send(unsent_.front())) unsent_.pop_front();
+  if (unix_now() >= next_send_) {
+    while (!unsent_.empty() && send(unsent_.front())) unsent_.pop_front();
+  }
   renew_claims(pipeline);
   claim_more(pipeline);
   if (pipeline.now() >= next_depth_) {

@@ -143,6 +143,12 @@ TEST_F(ClientTest, ConflictUnauthorizedAndDeadServerAreOneLine) {
   start(cfg);
   std::ofstream(tmp / "token") << "the-token\n";
   std::ofstream(tmp / "wrong") << "not-the-token\n";
+  // A token file others can read is refused by the client too (a leaked secret).
+  fs::permissions(tmp / "token",
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  expect_one_error_line(pp("jobs --server " + server_url() + " --token-file " + quote(tmp / "token")), "chmod 600");
+  fs::permissions(tmp / "token", fs::perms::owner_read | fs::perms::owner_write);
+  fs::permissions(tmp / "wrong", fs::perms::owner_read | fs::perms::owner_write);
   expect_one_error_line(pp("jobs --server " + server_url()), "HTTP 401");
   expect_one_error_line(pp("jobs --server " + server_url() + " --token-file " + quote(tmp / "wrong")),
                         "HTTP 401: the bearer token is wrong");

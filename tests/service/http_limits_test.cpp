@@ -5,6 +5,7 @@
 // helpers serve uses: parse_listen, is_loopback, constant_time_equal,
 // read_token_file.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <future>
@@ -183,6 +184,7 @@ TEST(ReadTokenFile, ARegularFileOfOnePrintableLine) {
   TempDir tmp;
   const auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(tmp / name, std::ios::binary) << text;
+    fs::permissions(tmp / name, fs::perms::owner_read | fs::perms::owner_write);
     return tmp / name;
   };
   auto t = read_token_file(write("t", "tok-1\n"));
@@ -212,6 +214,44 @@ TEST(ReadTokenFile, ARegularFileOfOnePrintableLine) {
     EXPECT_NE(r.status().message().find(words), std::string::npos) << r.status().message();
     EXPECT_NE(r.status().message().find(path.string()), std::string::npos) << r.status().message();
   }
+}
+
+// The token is a secret: a file others can read has leaked it, and one
+// another user owns could hold a token of their choosing. Both refused, one
+// line naming the file; owner-only (0600, 0400) is taken.
+TEST(ReadTokenFile, OnlyAnOwnerOnlyFileOfThisUser) {
+  TempDir tmp;
+  const auto write = [&](const std::string& name, fs::perms mode) {
+    std::ofstream(tmp / name, std::ios::binary) << "tok\n";
+    fs::permissions(tmp / name, mode);
+    return tmp / name;
+  };
+  using P = fs::perms;
+  ASSERT_TRUE(read_token_file(write("rw", P::owner_read | P::owner_write)).is_ok());
+  ASSERT_TRUE(read_token_file(write("r", P::owner_read)).is_ok());
+  const fs::path bad[] = {
+      write("0644", P::owner_read | P::owner_write | P::group_read | P::others_read),
+      write("0640", P::owner_read | P::owner_write | P::group_read),
+      write("0604", P::owner_read | P::owner_write | P::others_read),
+      write("0620", P::owner_read | P::owner_write | P::group_write),
+  };
+  for (const fs::path& path : bad) {
+    const auto r = read_token_file(path);
+    ASSERT_FALSE(r.is_ok()) << path;
+    EXPECT_EQ(r.status().code(), ErrorCode::kPermissionDenied) << r.status().to_string();
+    EXPECT_NE(r.status().message().find(path.string()), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("chmod 600"), std::string::npos) << r.status().message();
+    EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
+  }
+  // Another user's file, owner-only for them: only root can make one here.
+  if (::geteuid() != 0) GTEST_SKIP() << "chown needs root";
+  const fs::path foreign = write("foreign", P::owner_read | P::owner_write);
+  ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
+  const auto r = read_token_file(foreign);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kPermissionDenied) << r.status().to_string();
+  EXPECT_NE(r.status().message().find(foreign.string()), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("uid 65534"), std::string::npos) << r.status().message();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <fmt/format.h>
@@ -113,6 +114,56 @@ TEST_F(Journal, RefusesForeignAndNewerFiles) {
   const fs::path other = dir / "other.db";
   ASSERT_EQ(raw_sql(other, "CREATE TABLE t (x)"), "");
   expect_one_line(SqliteJournal::open(other).status(), ErrorCode::kBadFormat, "not a proofpipe journal");
+}
+
+// A journal missing a table or a column this version uses is refused at
+// open, one line naming the file and what is missing: not found later as a
+// failing read or submit while the service says it is ready.
+TEST_F(Journal, RefusesADroppedTableOrColumnAtOpen) {
+  j->submit(make_spec("a", 1), 1).value();
+  j.reset();
+  const fs::path copy = dir / "copy.db";
+  fs::copy_file(file, copy);
+  ASSERT_EQ(raw_sql(file, "DROP TABLE attempts"), "");
+  auto r = SqliteJournal::open(file);
+  expect_one_line(r.status(), ErrorCode::kBadFormat, file.string());
+  EXPECT_NE(r.status().message().find("no table 'attempts'"), std::string::npos) << r.status().message();
+
+  ASSERT_EQ(raw_sql(copy, "ALTER TABLE partitions DROP COLUMN last_error"), "");
+  r = SqliteJournal::open(copy);
+  expect_one_line(r.status(), ErrorCode::kBadFormat, copy.string());
+  EXPECT_NE(r.status().message().find("'partitions' has no column 'last_error'"), std::string::npos)
+      << r.status().message();
+}
+
+// A damaged page (a bad disk, a torn copy) is found at open by quick_check:
+// one line naming the file, and nothing is written to it.
+TEST_F(Journal, RefusesADamagedPageAtOpen) {
+  // Enough jobs for the jobs and partitions tables to span many pages.
+  for (int i = 0; i < 400; ++i) submit(make_spec(fmt::format("job-{:04}", i), 4, 0, fmt::format("d{}", i)));
+  j.reset();
+  ASSERT_FALSE(fs::exists(file.string() + "-wal")) << "the last close checkpoints the log";
+  const auto size = fs::file_size(file);
+  ASSERT_GE(size, 16u * 4096) << "too few pages to damage one in the middle";
+  {
+    // One page in the middle, past page 1 (the schema), overwritten.
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff((size / 4096 / 2) * 4096));
+    const std::string junk(4096, '\xA5');
+    f.write(junk.data(), std::streamsize(junk.size()));
+  }
+  const std::string damaged = [&] {
+    std::ifstream f(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }();
+  auto r = SqliteJournal::open(file);
+  expect_one_line(r.status(), ErrorCode::kBadFormat, file.string());
+  EXPECT_NE(r.status().message().find("damaged"), std::string::npos) << r.status().message();
+  const std::string after = [&] {
+    std::ifstream f(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }();
+  EXPECT_TRUE(after == damaged) << "the refused journal was written to";
 }
 
 TEST_F(Journal, SubmitIsIdempotentByDigest) {
@@ -369,6 +420,60 @@ TEST_F(Journal, ARestartRequeuesWhatTheLastLifeLeftRunning) {
   ASSERT_EQ(att.size(), 3u);
   EXPECT_EQ(att[1].attempt, 2u);
   EXPECT_EQ(att[1].life, 2u);
+  expect_integrity();
+}
+
+// What the start-up sweep keeps: the copies of jobs that may still run. A
+// cancelled, done or failed job's copies are nobody's (a client submitting
+// and cancelling must not fill the disk across restarts).
+TEST_F(Journal, WitnessDirsNameOnlyJobsNotYetEnded) {
+  auto in_dir = [](const std::string& id, const std::string& stage) {
+    JobSpec s = make_spec(id, 2, 0, "d-" + id);
+    for (WitnessEntry& w : s.witnesses) w.path = "/state/witnesses/" + stage + "/" + w.name + ".wtns";
+    return s;
+  };
+  const uint64_t queued = submit(in_dir("queued", "stage-q"));
+  const uint64_t running = submit(in_dir("running", "stage-r"));
+  submit(in_dir("cancelled", "stage-c"));
+  const uint64_t done = submit(in_dir("done", "stage-d"));
+  const uint64_t failed = submit(in_dir("failed", "stage-f"));
+  ASSERT_GT(queued, 0u);
+  ASSERT_EQ(*j->attempt_started(running, 0, 110), 1u);
+  ASSERT_TRUE(j->cancel("cancelled", 111).is_ok());
+  for (uint32_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(*j->attempt_started(done, i, 112), 1u);
+    ASSERT_TRUE(j->partition_done(done, i, {}, 113).is_ok());
+    ASSERT_EQ(*j->attempt_started(failed, i, 114), 1u);
+    ASSERT_TRUE(j->partition_failed(failed, i, "bad", 115).is_ok());
+  }
+  ASSERT_EQ(get("done").state, JobState::kDone);
+  ASSERT_EQ(get("failed").state, JobState::kFailed);
+  auto dirs = j->witness_dirs();
+  ASSERT_TRUE(dirs.is_ok()) << dirs.status().to_string();
+  EXPECT_EQ(*dirs, (std::set<fs::path>{"/state/witnesses/stage-q", "/state/witnesses/stage-r"}));
+  expect_integrity();
+}
+
+// A commit that cannot be written (here: proofs/ is a file; in life: a full
+// disk) keeps the claim: the partition is not handed out again in this life,
+// to be proved and refused over and over; the retry lands once the disk
+// takes it, and only then is the claim let go.
+TEST_F(Journal, AFailedCommitKeepsItsClaimUntilARetryLands) {
+  submit(make_spec("a", 1));
+  const ClaimRequest want{{"k"}, 10, {}};
+  auto items = j->claim(want, 101).value();
+  ASSERT_EQ(items.size(), 1u);
+  const Claim c{items[0].job_seq, items[0].index, items[0].fence};
+  ASSERT_EQ(*j->start_attempt(c, 102), 1u);
+  { std::ofstream(dir / "proofs") << "in the way"; }
+  const ProofFiles proof{"{}", "[]"};
+  ASSERT_FALSE(j->commit(c, {}, proof, 103).is_ok());
+  EXPECT_TRUE(j->claim(want, 104).value().empty()) << "a refused commit handed its partition out again";
+  EXPECT_EQ(get("a").partitions[0].status, PartStatus::kRunning);
+  fs::remove(dir / "proofs");
+  ASSERT_TRUE(j->commit(c, {}, proof, 105).is_ok());
+  EXPECT_EQ(get("a").state, JobState::kDone);
+  EXPECT_TRUE(j->claim(want, 106).value().empty());
   expect_integrity();
 }
 

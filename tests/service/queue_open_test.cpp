@@ -46,5 +46,24 @@ TEST(QueueOpen, AnUnknownQueueIsOneLine) {
   }
 }
 
+// A password on the command line is readable by every local user: the URL
+// forms that hold one get the warning, the others (a passfile or
+// $PGPASSWORD supplies it) none.
+TEST(QueueOpen, APasswordInTheUrlIsWarnedAbout) {
+  for (const char* with : {"postgresql://u:s3cret@db/q", "postgres://u:@db:5432/q", "postgresql://u:p@[::1]:5432/q",
+                           "postgresql://db/q?password=s3cret", "postgresql://u@db/q?sslmode=require&password=x"}) {
+    const std::string w = service::url_password_warning(with);
+    EXPECT_NE(w.find("--queue"), std::string::npos) << with;
+    EXPECT_NE(w.find("PGPASSWORD"), std::string::npos) << with;
+    EXPECT_NE(w.find(".pgpass"), std::string::npos) << with;
+    EXPECT_EQ(w.find("s3cret"), std::string::npos) << "the warning must not repeat the password";
+    EXPECT_EQ(w.find('\n'), std::string::npos);
+  }
+  for (const char* without : {"postgresql://u@db/q", "postgresql://db/q", "postgresql://u@db:5432/q?sslmode=require",
+                              "postgresql://u@db/my:db", "sqlite", "postgresql://u@db/q?application_name=password=x"}) {
+    EXPECT_EQ(service::url_password_warning(without), "") << without;
+  }
+}
+
 }  // namespace
 }  // namespace proofpipe::test

@@ -244,6 +244,46 @@ TEST_F(ServeTest, CancelStopsDispatchAndTheCancelledStayCancelled) {
   EXPECT_EQ(c.Delete("/v1/jobs/nosuch")->status, 404);
 }
 
+// The stage directories intake made under the state dir.
+std::set<std::string> stage_dirs(const fs::path& state) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(state / "witnesses", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->path().filename().string().starts_with("stage-")) out.insert(it->path().filename().string());
+  }
+  return out;
+}
+
+TEST_F(ServeTest, AJobCancelledWhileQueuedLeavesNoWitnessCopies) {
+  // One prover, 400 ms per proof: the claim window (a few partitions) is
+  // full of "long", so "waiting" is never claimed before its cancel.
+  start({}, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=400"});
+  ASSERT_EQ(post_job(job_body("long", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}))->status, 201);
+  auto c = serve_->client();
+  ASSERT_EQ(wait_job(c, "long", seconds(60), {"running"}).value("state", ""), "running");
+  const std::set<std::string> before = stage_dirs(tmp_ / "state");
+  ASSERT_EQ(post_job(job_body("waiting", {0, 1, 2}))->status, 201);
+  std::set<std::string> added;
+  for (const std::string& d : stage_dirs(tmp_ / "state")) {
+    if (!before.count(d)) added.insert(d);
+  }
+  ASSERT_EQ(added.size(), 1u) << "one stage directory per job";
+  const json queued = json_of(c.Get("/v1/jobs/waiting"));
+  ASSERT_EQ(queued.value("state", ""), "queued") << queued.dump();
+  auto del = c.Delete("/v1/jobs/waiting");
+  ASSERT_TRUE(del);
+  ASSERT_EQ(del->status, 200) << del->body;
+  // The running job keeps its own (it runs for seconds yet).
+  const std::set<std::string> after = stage_dirs(tmp_ / "state");
+  EXPECT_TRUE(std::includes(after.begin(), after.end(), before.begin(), before.end()));
+  // The engine drops the copies before it confirms the cancel; 10 s is slack.
+  const auto deadline = std::chrono::steady_clock::now() + seconds(10);
+  while (stage_dirs(tmp_ / "state").count(*added.begin()) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(stage_dirs(tmp_ / "state").count(*added.begin()), 0u) << "the cancelled job's copies are still there";
+}
+
 TEST_F(ServeTest, AHighPrioritySubmittedLaterFinishesFirstWhileTheProverIsBusy) {
   start({}, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=300"});
   ASSERT_EQ(post_job(job_body("low", {0, 1, 2, 3, 4, 5, 6, 7}, 0))->status, 201);

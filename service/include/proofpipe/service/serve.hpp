@@ -40,9 +40,9 @@ struct ServeOptions {
 // or the engine giving up (no workers left); the queue is kept either way.
 Status serve(const ServeOptions& options);
 
-// A bearer token from --token-file (serve and the clients): a regular file
-// (not a link, FIFO or directory: one error line naming it), at most 4 KiB,
-// one trailing newline stripped, then printable ASCII without spaces.
+// A bearer token from --token-file (serve and the clients): a regular file (not a link, FIFO or directory), this
+// user's and without group or other permission bits (a secret: else kPermissionDenied), one error line naming it;
+// at most 4 KiB, one trailing newline stripped, then printable ASCII without spaces.
 Result<std::string> read_token_file(const std::filesystem::path& path);
 
 }  // namespace proofpipe::service
