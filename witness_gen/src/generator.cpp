@@ -5,11 +5,13 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -33,8 +35,14 @@ constexpr int kChildInFd = 4;
 constexpr size_t kKeepBytes = 8192;
 constexpr size_t kCauseLines = 6;
 constexpr size_t kLineChars = 300;
-// The poll period: how often its CPU time is looked at for progress.
+// The poll period: how often its CPU time is looked at for progress, and
+// the deadline checked.
 constexpr int kPollMs = 100;
+// How much of the input is kept to keep it out of the cause: a quoted span of
+// the generator's output found in it is redacted (node's JSON.parse quotes
+// the text it failed on). Its snippets come from the start of a file that is
+// not JSON, so 1 MiB is plenty.
+constexpr size_t kInputHeadBytes = 1u << 20;
 
 class Fd {
  public:
@@ -120,9 +128,13 @@ bool says_out_of_memory(const std::string& text) {
 }
 
 // In the child, between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(char* const* argv, pid_t parent, int out_fd, int in_fd, int log_fd, int null_fd) {
+[[noreturn]] void exec_child(char* const* argv, char* const* envp, const char* work_dir, pid_t parent, int out_fd,
+                             int in_fd, int log_fd, int null_fd) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the worker died before the prctl
+  // Its own process group, which the worker kills whole at the run's end
+  // (the parent sets it too, so neither order races).
+  if (::setpgid(0, 0) != 0 || ::chdir(work_dir) != 0) ::_exit(127);
   // Out of the way of 0..4 first, then into place (dup2 clears CLOEXEC).
   const int out_hi = ::fcntl(out_fd, F_DUPFD, 10);
   const int in_hi = ::fcntl(in_fd, F_DUPFD, 10);
@@ -138,17 +150,106 @@ bool says_out_of_memory(const std::string& text) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::signal(SIGPIPE, SIG_DFL);
-  ::execve(argv[0], argv, environ);
+  ::execve(argv[0], argv, envp);
   static const char kMsg[] = "proofpipe-synth-worker: cannot execute the witness generator\n";
   [[maybe_unused]] const ssize_t n = ::write(2, kMsg, sizeof kMsg - 1);
   ::_exit(127);
 }
 
+// The allow-listed part of this process's environment (kEnvAllowList), with
+// HOME and TMPDIR pointing at the run's private directory.
+std::vector<std::string> child_environment(const std::string& work_dir) {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    for (const std::string_view allowed : kEnvAllowList) {
+      const bool prefix = allowed.ends_with('_');
+      if (prefix ? name.starts_with(allowed) : name == allowed) {
+        env.emplace_back(entry);
+        break;
+      }
+    }
+  }
+  env.push_back("HOME=" + work_dir);
+  env.push_back("TMPDIR=" + work_dir);
+  return env;
+}
+
+// A fresh 0700 directory (mkdtemp) for one run.
+Result<std::string> make_work_dir(const std::filesystem::path& given) {
+  std::filesystem::path parent = given;
+  if (parent.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    parent = tmp != nullptr && *tmp == '/' ? tmp : "/tmp";
+  }
+  std::string templ = (parent / "proofpipe-gen-XXXXXX").string();
+  if (::mkdtemp(templ.data()) == nullptr) {
+    return make_error(ErrorCode::kIo, "witness generator: cannot make its working directory under '{}': {}",
+                      parent.string(), std::strerror(errno));
+  }
+  return templ;
+}
+
+// Every double-quoted span of `text` that occurs in `input` becomes
+// "<input text>": the generator's messages stay, the file's content does not.
+std::string redact_input(std::string text, std::string_view input) {
+  size_t from = 0;
+  while ((from = text.find('"', from)) != std::string::npos) {
+    const size_t close = text.find('"', from + 1);
+    if (close == std::string::npos) break;
+    std::string_view span = std::string_view(text).substr(from + 1, close - from - 1);
+    while (span.ends_with('.')) span.remove_suffix(1);  // node's "abc"... cut marks
+    if (span.size() >= 2 && input.find(span) != std::string_view::npos) {
+      static constexpr std::string_view kMark = "<input text>";
+      text.replace(from + 1, close - from - 1, kMark);
+      from += kMark.size() + 2;
+    } else {
+      from = close + 1;
+    }
+  }
+  return text;
+}
+
+// Owns the running generator: however run_generator returns, its process
+// group is killed, the leader reaped and the working directory removed.
+class ChildGuard {
+ public:
+  explicit ChildGuard(std::string work_dir) : work_dir_(std::move(work_dir)) {}
+  ChildGuard(const ChildGuard&) = delete;
+  ChildGuard& operator=(const ChildGuard&) = delete;
+  ~ChildGuard() {
+    if (pid_ > 0) {
+      kill_group();
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    std::error_code ec;  // the generator's files too; remove_all never follows a link
+    std::filesystem::remove_all(work_dir_, ec);
+  }
+  void started(pid_t pid) { pid_ = pid; }
+  // SIGKILL to the whole group. Only while the leader is unreaped: its pid,
+  // the group's id, cannot have been reused.
+  void kill_group() const {
+    if (pid_ > 0) ::kill(-pid_, SIGKILL);
+  }
+  // The leader was reaped by the caller (after kill_group).
+  void reaped() { pid_ = -1; }
+
+ private:
+  std::string work_dir_;
+  pid_t pid_ = -1;
+};
+
 }  // namespace
 
 std::string GeneratorRun::describe() const {
   std::string how;
-  if (signal != 0) {
+  if (end == End::kTimedOut) {
+    how = fmt::format("ran past --witness-gen-timeout ({} s) and was killed with its process group",
+                      double(timeout.count()) / 1000);
+  } else if (signal != 0) {
     how = fmt::format("was killed by signal {} ({})", signal, strsignal(signal));
   } else {
     how = fmt::format("exited with code {}", exit_code);
@@ -156,17 +257,24 @@ std::string GeneratorRun::describe() const {
   return output.empty() ? "witness generator " + how : fmt::format("witness generator {}: {}", how, output);
 }
 
-Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::function<void()>& progress) {
+Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::function<void()>& progress,
+                                   const GeneratorLimits& limits) {
   GeneratorRun run;
-  auto input = read_regular_file(req.input, kMaxInputBytes, "input");
+  // Never through a link: a link planted among the inputs could name a file
+  // only the service's user may read, and a generator may quote what it read.
+  auto input = read_regular_file(req.input, kMaxInputBytes, "input", /*follow_links=*/false);
   if (!input) {
     run.end = GeneratorRun::End::kInputFailure;
-    run.output = input.status().message();
+    struct stat st {};
+    const bool link = ::lstat(req.input.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+    run.output = link ? fmt::format("input '{}' is a symbolic link: refused (links are not followed)", req.input)
+                      : input.status().message();
     return run;
   }
   Fd in_fd(::memfd_create("proofpipe-input", MFD_CLOEXEC));
   if (in_fd.get() < 0) return sys_error("memfd_create");
   PP_RETURN_IF_ERROR(write_all(in_fd.get(), *input));
+  const std::string input_head = input->substr(0, kInputHeadBytes);
   input->clear();
   input->shrink_to_fit();
   Fd out_fd(::memfd_create("proofpipe-witness", MFD_CLOEXEC));
@@ -178,17 +286,29 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
   Fd log_read(pipe_fds[0]), log_write(pipe_fds[1]);
 
   // Everything the child needs, made before the fork (the worker has threads).
+  PP_ASSIGN_OR_RETURN(const std::string work_dir, make_work_dir(limits.work_parent));
+  ChildGuard guard(work_dir);
   std::vector<std::string> args = req.command;
   args.push_back(fmt::format("/dev/fd/{}", kChildInFd));
   args.push_back(fmt::format("/dev/fd/{}", kChildOutFd));
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env = child_environment(work_dir);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t parent = ::getpid();
 
+  const auto start = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) return sys_error("fork");
-  if (pid == 0) exec_child(argv.data(), parent, out_fd.get(), in_fd.get(), log_write.get(), null_fd.get());
+  if (pid == 0) {
+    exec_child(argv.data(), envp.data(), work_dir.c_str(), parent, out_fd.get(), in_fd.get(), log_write.get(),
+               null_fd.get());
+  }
+  guard.started(pid);
+  ::setpgid(pid, pid);  // also done by the child; EACCES once it has exec'd is fine
   log_write.reset();
   in_fd.reset();  // the child holds its own copy
   ::fcntl(log_read.get(), F_SETFL, O_NONBLOCK);
@@ -208,6 +328,7 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
   uint64_t last_ticks = 0;
   int wstatus = 0;
   bool hung_up = false;  // it closed its output (or exited): poll the clock only
+  bool timed_out = false;
   for (;;) {
     pollfd pfd{log_read.get(), POLLIN, 0};
     ::poll(&pfd, hung_up ? 0 : 1, kPollMs);
@@ -217,15 +338,30 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
     moved = moved || ticks != last_ticks;
     last_ticks = ticks;
     if (moved) progress();
-    const pid_t w = ::waitpid(pid, &wstatus, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) return sys_error("waitpid");
+    // Seen ended but not reaped (WNOWAIT): its group id stays its own while
+    // the group is killed, so no process it started outlives the run.
+    siginfo_t info{};
+    if (::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR)
+      return sys_error("waitid");
+    if (info.si_pid == pid) break;
+    if (std::chrono::steady_clock::now() - start >= limits.timeout) {
+      timed_out = true;
+      break;
+    }
   }
+  guard.kill_group();
+  while (::waitpid(pid, &wstatus, 0) < 0) {
+    if (errno != EINTR) return sys_error("waitpid");
+  }
+  guard.reaped();
   drain();
-  run.output = tail_lines(output);
+  run.output = redact_input(tail_lines(output), input_head);
 
   const bool oom_text = says_out_of_memory(output);
-  if (WIFEXITED(wstatus)) {
+  if (timed_out) {
+    run.end = GeneratorRun::End::kTimedOut;
+    run.timeout = limits.timeout;
+  } else if (WIFEXITED(wstatus)) {
     run.exit_code = WEXITSTATUS(wstatus);
     if (run.exit_code == 0) {
       run.end = GeneratorRun::End::kOk;

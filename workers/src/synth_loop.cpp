@@ -145,6 +145,7 @@ class SynthWorker {
     switch (gen->end) {
       case witness_gen::GeneratorRun::End::kOk: break;
       case witness_gen::GeneratorRun::End::kInputFailure:
+      case witness_gen::GeneratorRun::End::kTimedOut:  // it would loop again: not retried
         return failed(make_error(ErrorCode::kInvalidArgument, "{}", what), /*permanent=*/true);
       case witness_gen::GeneratorRun::End::kKilled:
         spdlog::error("job {}/{} attempt {}: {}: this worker goes with it", g.job, g.partition, g.attempt, what);
