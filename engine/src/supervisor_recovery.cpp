@@ -62,6 +62,8 @@ Status Supervisor::spawn(SeatProcess& w) {
               "--backend",
               cfg_.backend};
   for (const auto& key : cfg_.keys) opt.argv.insert(opt.argv.end(), {"--zkey", key.string()});
+  if (w.role == ipc::Role::kSynth)
+    opt.argv.insert(opt.argv.end(), {"--generate-timeout-ms", std::to_string(cfg_.generate_timeout_ms)});
   opt.env = worker_env(w);
   const uint64_t cap = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
   w.leaf.reset();

@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <vector>
@@ -47,7 +48,8 @@ template <class C>
 class SynthWorker {
  public:
   using Fr = typename C::Fr;
-  SynthWorker(ipc::WorkerSession& session, const KeyViews<C>& keys) : s_(session), keys_(keys) {}
+  SynthWorker(ipc::WorkerSession& session, const KeyViews<C>& keys, witness_gen::GeneratorLimits limits)
+      : s_(session), keys_(keys), limits_(std::move(limits)) {}
 
   // One GRANT: fills the slot and seals it, or aborts the write and says why.
   Status handle_grant(const ipc::Message& m) {
@@ -139,7 +141,8 @@ class SynthWorker {
     const auto req = ipc::decode_generate(body);
     if (!req) return failed(make_error(ErrorCode::kInternal, "malformed generate request"), /*permanent=*/true);
     note_progress("generate witness");
-    auto gen = witness_gen::run_generator(*req, [] { note_progress("generate witness"); });
+    auto gen = witness_gen::run_generator(
+        *req, [] { note_progress("generate witness"); }, limits_);
     if (!gen) return failed(gen.status(), /*permanent=*/false);  // no child could start: try again
     const std::string what = fmt::format("input '{}': {}", req->input, gen->describe());
     switch (gen->end) {
@@ -192,6 +195,7 @@ class SynthWorker {
 
   ipc::WorkerSession& s_;
   const KeyViews<C>& keys_;
+  const witness_gen::GeneratorLimits limits_;
 };
 
 // The run's keys of curve C (curve[i] is key i's), mapped once for the life
@@ -246,8 +250,14 @@ int run(const ipc::WorkerArgs& args) {
   KeyViews<curves::Bn254> bn_keys;
   if (!load_keys(s, args, curve, bls_zkeys, bls_keys) || !load_keys(s, args, curve, bn_zkeys, bn_keys))
     return ipc::kWorkerExitSetup;
-  SynthWorker<curves::Bls12_381> bls(s, bls_keys);
-  SynthWorker<curves::Bn254> bn(s, bn_keys);
+  // Each generator run: the run's wall-clock limit, its private working
+  // directory made in the run's directory (the control socket's).
+  witness_gen::GeneratorLimits limits;
+  limits.timeout = std::chrono::milliseconds(args.generate_timeout_ms);
+  if (args.endpoint.starts_with("ipc://"))
+    limits.work_parent = std::filesystem::path(args.endpoint.substr(6)).parent_path();
+  SynthWorker<curves::Bls12_381> bls(s, bls_keys, limits);
+  SynthWorker<curves::Bn254> bn(s, bn_keys, limits);
   if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
     // A key index out of range goes to either worker, which refuses it.
