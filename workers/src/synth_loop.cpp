@@ -14,7 +14,6 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <filesystem>
 #include <optional>
 #include <span>
 #include <vector>
@@ -250,12 +249,11 @@ int run(const ipc::WorkerArgs& args) {
   KeyViews<curves::Bn254> bn_keys;
   if (!load_keys(s, args, curve, bls_zkeys, bls_keys) || !load_keys(s, args, curve, bn_zkeys, bn_keys))
     return ipc::kWorkerExitSetup;
-  // Each generator run: the run's wall-clock limit, its private working
-  // directory made in the run's directory (the control socket's).
+  // Each generator run: the run's wall-clock limit, and its private working
+  // directory under $TMPDIR (not the run directory: one a killed worker
+  // leaves behind would make the run directory foreign to proofpipe).
   witness_gen::GeneratorLimits limits;
   limits.timeout = std::chrono::milliseconds(args.generate_timeout_ms);
-  if (args.endpoint.starts_with("ipc://"))
-    limits.work_parent = std::filesystem::path(args.endpoint.substr(6)).parent_path();
   SynthWorker<curves::Bls12_381> bls(s, bls_keys, limits);
   SynthWorker<curves::Bn254> bn(s, bn_keys, limits);
   if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;

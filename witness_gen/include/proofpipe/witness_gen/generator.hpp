@@ -56,7 +56,7 @@ inline constexpr const char* kEnvAllowList[] = {"PATH", "LANG", "LC_", "TZ", "NO
 struct GeneratorLimits {
   std::chrono::milliseconds timeout = kDefaultTimeout;  // wall clock, from the fork
   // Where the private working directory is made: empty means $TMPDIR, else
-  // /tmp. The run's directory in the pipeline.
+  // /tmp (the synthesis workers use that default).
   std::filesystem::path work_parent;
 };
 
