@@ -176,13 +176,28 @@ TEST(GeneratorFence, ALinkedInputIsRefusedAndItsTargetNeverShown) {
   EXPECT_FALSE(fs::exists(ran));
 }
 
-TEST(GeneratorFence, AQuotedEchoOfTheInputIsRedacted) {
+TEST(GeneratorFence, NodesEchoOfANonJsonInputIsRedacted) {
+  TempDir tmp;
+  std::ofstream(tmp / "in.json") << "root-only-line-71c2\nsecond:line\n";
+  auto wasm = witness_gen::resolve_generator("wasm:" + (data_dir() / "multi_io/circuit_js").string());
+  ASSERT_TRUE(wasm.is_ok()) << wasm.status().message();
+  // node prints the offending source line alone, then quotes it (over two
+  // lines) in JSON.parse's message.
+  GeneratorRun run = generate(*wasm, tmp / "in.json");
+  EXPECT_EQ(run.end, GeneratorRun::End::kInputFailure);
+  EXPECT_EQ(run.output.find("root-only"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("is not valid JSON"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("<input text>"), std::string::npos) << run.output;
+}
+
+TEST(GeneratorFence, AQuotedEchoOfTheInputIsRedactedAndTheInputIsSealed) {
   TempDir tmp;
   std::ofstream(tmp / "in.json") << "root:x:0:0:root:/root:/bin/bash\n";
-  // As node's JSON.parse says it: the generator's words stay, the file's do not.
-  GeneratorRun run = generate(
-      script(tmp.path(), "echo 'SyntaxError: Unexpected token, \"root:x:0:0:\"... is not valid JSON' >&2; exit 1"),
-      tmp / "in.json");
+  // A generator that tries to blank its input first, then quotes it.
+  GeneratorRun run = generate(script(tmp.path(),
+                                     "( : > \"$1\" ) 2>/dev/null; echo 'SyntaxError: Unexpected token, "
+                                     "\"root:x:0:0:\"... is not valid JSON' >&2; exit 1"),
+                              tmp / "in.json");
   EXPECT_EQ(run.end, GeneratorRun::End::kInputFailure);
   EXPECT_EQ(run.output.find("root:x"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("SyntaxError: Unexpected token, \"<input text>\"... is not valid JSON"), std::string::npos)

@@ -38,11 +38,6 @@ constexpr size_t kLineChars = 300;
 // The poll period: how often its CPU time is looked at for progress, and
 // the deadline checked.
 constexpr int kPollMs = 100;
-// How much of the input is kept to keep it out of the cause: a quoted span of
-// the generator's output found in it is redacted (node's JSON.parse quotes
-// the text it failed on). Its snippets come from the start of a file that is
-// not JSON, so 1 MiB is plenty.
-constexpr size_t kInputHeadBytes = 1u << 20;
 
 class Fd {
  public:
@@ -96,9 +91,40 @@ uint64_t cpu_ticks(pid_t pid) {
   return utime + stime;
 }
 
+// `line` with every stretch of it that is the input's text replaced by
+// "<input text>": the generator's words stay, the file's do not. The line is
+// cut at its double quotes (node's JSON.parse quotes the text it could not
+// parse, a quote that may run over several lines) and each piece of at least
+// 4 characters, without node's "..." cut marks, is looked up in the input
+// (a piece without quotes is the whole line: node also prints the offending
+// source line alone).
+std::string redact_line(const std::string& line, std::string_view input) {
+  static constexpr std::string_view kMark = "<input text>";
+  std::string out;
+  size_t from = 0;
+  for (;;) {
+    const size_t quote = line.find('"', from);
+    std::string_view piece = std::string_view(line).substr(from, quote == std::string::npos ? quote : quote - from);
+    std::string_view core = piece;
+    while (!core.empty() && (core.back() == '.' || core.back() == ' ')) core.remove_suffix(1);
+    while (!core.empty() && core.front() == ' ') core.remove_prefix(1);
+    if (core.size() >= 4 && input.find(core) != std::string_view::npos) {
+      out += std::string(piece.substr(0, size_t(core.data() - piece.data()))) + std::string(kMark) +
+             std::string(piece.substr(size_t(core.data() - piece.data()) + core.size()));
+    } else {
+      out += piece;
+    }
+    if (quote == std::string::npos) break;
+    out += '"';
+    from = quote + 1;
+  }
+  return out;
+}
+
 // The last lines worth reading: node's stack frames ("    at ..."), its
-// version line and caret lines dropped, each line trimmed and cut.
-std::string tail_lines(const std::string& text) {
+// version line and caret lines dropped, each line trimmed, kept clear of the
+// input's text (redact_line) and cut.
+std::string tail_lines(const std::string& text, std::string_view input) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   std::string line;
@@ -107,12 +133,15 @@ std::string tail_lines(const std::string& text) {
     if (b == std::string::npos) continue;
     line = line.substr(b, line.find_last_not_of(" \t\r") + 1 - b);
     if (line.rfind("at ", 0) == 0 || line.rfind("Node.js v", 0) == 0 || line == "^") continue;
-    if (line.size() > kLineChars) line = line.substr(0, kLineChars) + "...";
     lines.push_back(std::move(line));
   }
   const size_t first = lines.size() > kCauseLines ? lines.size() - kCauseLines : 0;
   std::string out;
-  for (size_t i = first; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
+  for (size_t i = first; i < lines.size(); ++i) {
+    std::string kept = redact_line(lines[i], input);
+    if (kept.size() > kLineChars) kept = kept.substr(0, kLineChars) + "...";
+    out += (out.empty() ? "" : " | ") + kept;
+  }
   return out;
 }
 
@@ -191,26 +220,6 @@ Result<std::string> make_work_dir(const std::filesystem::path& given) {
   return templ;
 }
 
-// Every double-quoted span of `text` that occurs in `input` becomes
-// "<input text>": the generator's messages stay, the file's content does not.
-std::string redact_input(std::string text, std::string_view input) {
-  size_t from = 0;
-  while ((from = text.find('"', from)) != std::string::npos) {
-    const size_t close = text.find('"', from + 1);
-    if (close == std::string::npos) break;
-    std::string_view span = std::string_view(text).substr(from + 1, close - from - 1);
-    while (span.ends_with('.')) span.remove_suffix(1);  // node's "abc"... cut marks
-    if (span.size() >= 2 && input.find(span) != std::string_view::npos) {
-      static constexpr std::string_view kMark = "<input text>";
-      text.replace(from + 1, close - from - 1, kMark);
-      from += kMark.size() + 2;
-    } else {
-      from = close + 1;
-    }
-  }
-  return text;
-}
-
 // Owns the running generator: however run_generator returns, its process
 // group is killed, the leader reaped and the working directory removed.
 class ChildGuard {
@@ -271,10 +280,14 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
                       : input.status().message();
     return run;
   }
-  Fd in_fd(::memfd_create("proofpipe-input", MFD_CLOEXEC));
+  Fd in_fd(::memfd_create("proofpipe-input", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (in_fd.get() < 0) return sys_error("memfd_create");
   PP_RETURN_IF_ERROR(write_all(in_fd.get(), *input));
-  const std::string input_head = input->substr(0, kInputHeadBytes);
+  // Sealed: the generator reads its input and cannot change it (its output
+  // is later kept clear of these bytes).
+  if (::fcntl(in_fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+    return sys_error("seal the input memfd");
+  const size_t input_size = input->size();
   input->clear();
   input->shrink_to_fit();
   Fd out_fd(::memfd_create("proofpipe-witness", MFD_CLOEXEC));
@@ -310,7 +323,7 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
   guard.started(pid);
   ::setpgid(pid, pid);  // also done by the child; EACCES once it has exec'd is fine
   log_write.reset();
-  in_fd.reset();  // the child holds its own copy
+  // in_fd stays open: its bytes are what the output is kept clear of.
   ::fcntl(log_read.get(), F_SETFL, O_NONBLOCK);
 
   std::string output;
@@ -355,7 +368,14 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
   }
   guard.reaped();
   drain();
-  run.output = redact_input(tail_lines(output), input_head);
+  {
+    // The input, mapped from its memfd (no second copy in the worker).
+    void* map = input_size == 0 ? MAP_FAILED : ::mmap(nullptr, input_size, PROT_READ, MAP_PRIVATE, in_fd.get(), 0);
+    const std::string_view input_text =
+        map == MAP_FAILED ? std::string_view() : std::string_view(static_cast<const char*>(map), input_size);
+    run.output = tail_lines(output, input_text);
+    if (map != MAP_FAILED) ::munmap(map, input_size);
+  }
 
   const bool oom_text = says_out_of_memory(output);
   if (timed_out) {
