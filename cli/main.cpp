@@ -40,6 +40,10 @@ void add_worker_flags(CLI::App* c, proofpipe::engine::WorkerFlags& a) {
                 "seconds without a heartbeat before a worker is killed (0.5 to 604800)")
       ->default_val(30)
       ->check(hang_timeout_check());
+  c->add_option("--witness-gen-timeout", a.witness_gen_timeout,
+                "wall-clock limit per witness generator run, e.g. 90s, 10m: over it the partition fails (not "
+                "retried) and the generator's processes are killed")
+      ->default_val("10m");
   c->add_option("--sample-ms", a.sample_ms, "sampling interval in milliseconds")
       ->default_val(250)
       ->check(count_range(10, 60000));

@@ -215,7 +215,34 @@ std::string hang_timeout_problem(double seconds) {
                      kMaxHangTimeoutS);
 }
 
+Result<uint64_t> parse_witness_gen_timeout_ms(std::string_view text) {
+  const auto bad = [&] {
+    return make_error(ErrorCode::kInvalidArgument,
+                      "--witness-gen-timeout '{}': expected a whole number with ms, s, m or h, from 1s to 168h", text);
+  };
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9) return bad();
+  const uint64_t n = std::stoull(std::string(text.substr(0, digits)));
+  const std::string_view unit = text.substr(digits);
+  uint64_t ms_per = 0;
+  if (unit == "ms")
+    ms_per = 1;
+  else if (unit.empty() || unit == "s")
+    ms_per = 1000;
+  else if (unit == "m")
+    ms_per = 60'000;
+  else if (unit == "h")
+    ms_per = 3'600'000;
+  else
+    return bad();
+  const uint64_t ms = n * ms_per;
+  if (ms < 1000 || ms > uint64_t(kMaxHangTimeoutS) * 1000) return bad();
+  return ms;
+}
+
 Result<WorkerSetup> check_worker_flags(const WorkerFlags& given) {
+  PP_RETURN_IF_ERROR(parse_witness_gen_timeout_ms(given.witness_gen_timeout).status());
   const char* inherited = std::getenv("CUDA_VISIBLE_DEVICES");
   WorkerSetup f;
   PP_ASSIGN_OR_RETURN(f.gpus, parse_gpus(given.gpus, inherited != nullptr ? inherited : ""));
@@ -248,6 +275,7 @@ Result<PipelineConfig> pipeline_config(const WorkerSetup& f, const KeySizes& key
   cfg.backend = args.backend;
   cfg.gpus = f.gpus;
   cfg.hang_timeout_s = args.hang_timeout_s;
+  PP_ASSIGN_OR_RETURN(cfg.generate_timeout_ms, parse_witness_gen_timeout_ms(args.witness_gen_timeout));
   cfg.sample_ms = args.sample_ms;
   if (!args.mem_budget.empty()) {
     PP_ASSIGN_OR_RETURN(cfg.mem_budget, flag_size("--mem-budget", args.mem_budget));

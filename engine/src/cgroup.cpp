@@ -167,6 +167,9 @@ void CgroupLeaf::reset_peak() const {
 }
 
 void CgroupLeaf::remove() const {
+  // Whatever the reaped worker left in its leaf (a witness generator's own
+  // children, which PR_SET_PDEATHSIG does not reach) is killed (Linux >= 5.14).
+  if (version_ == CgroupVersion::kV2 && fs_->exists(dir_ / "cgroup.kill")) (void)fs_->write(dir_ / "cgroup.kill", "1");
   if (version_ == CgroupVersion::kV2 && fs_->exists(dir_ / "cgroup.events")) {
     // The reaped worker may still be counted for a moment (and an OOM group
     // kill may still be taking down its children): rmdir would say EBUSY.

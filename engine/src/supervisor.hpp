@@ -26,6 +26,7 @@ struct SeatProcess {
   std::optional<Child> child;      // set while a child of this seat is running
   std::optional<CgroupLeaf> leaf;  // its cgroup, while it runs
   std::string kill_reason;         // set when the coordinator SIGKILLs it
+  bool cancel_kill = false;        // ... because its partition was cancelled while it generated a witness
   std::string peer;                // its routing id
   bool ever_hello = false;         // some incarnation of this seat got through its set-up
   uint32_t consecutive_deaths = 0;
@@ -42,7 +43,10 @@ class Supervisor final : public EngineControl {
 
   // --- EngineControl (engine.hpp), for the Host, from the loop's thread ---
   uint32_t add_partition(Partition p) override { return ledger_.append(std::move(p)); }
-  void cancel_partition(uint32_t index) override { scheduler_->cancel(index); }
+  // A synthesis worker running the partition's witness generator cannot be
+  // told to stop mid-run (its loop is in run_generator): it is killed, which
+  // takes the generator's processes with it, and restarted at once.
+  void cancel_partition(uint32_t index) override;
   void hold_grants(bool hold) override { scheduler_->hold_grants(hold); }
   const Ledger& ledger() const override { return ledger_; }
   bool all_hello() const override;

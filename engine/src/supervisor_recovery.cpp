@@ -62,6 +62,8 @@ Status Supervisor::spawn(SeatProcess& w) {
               "--backend",
               cfg_.backend};
   for (const auto& key : cfg_.keys) opt.argv.insert(opt.argv.end(), {"--zkey", key.string()});
+  if (w.role == ipc::Role::kSynth)
+    opt.argv.insert(opt.argv.end(), {"--generate-timeout-ms", std::to_string(cfg_.generate_timeout_ms)});
   opt.env = worker_env(w);
   const uint64_t cap = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
   w.leaf.reset();
@@ -85,6 +87,7 @@ Status Supervisor::spawn(SeatProcess& w) {
   scheduler_->seat_started(w.seat, w.incarnation);
   w.respawn_at = -1;
   w.kill_reason.clear();
+  w.cancel_kill = false;
   reporter_.seat_started(w.seat);
   return Status::ok();
 }
@@ -174,6 +177,10 @@ void Supervisor::on_death(SeatProcess& w, const ExitInfo& info) {
   spdlog::error("{}", line);
   // Past try_reap: the Scheduler may reclaim every slot word naming this seat.
   execute(scheduler_->seat_died(w.seat, cause, now()));
+  if (w.cancel_kill) {  // our doing, not a crash: no backoff, not counted toward retirement
+    w.respawn_at = now();
+    return;
+  }
 
   w.consecutive_deaths += 1;
   const bool setup_exit = info.exit_code == ipc::kWorkerExitSetup || info.exit_code == ipc::kWorkerExitUsage;
@@ -230,6 +237,19 @@ void Supervisor::check_hangs() {
     spdlog::error("{} sent {}: killing it", seat_name(w), w.kill_reason);
     w.child->kill(SIGKILL);       // its death is handled when it is reaped
     ring_->beat(w.seat, now_ms);  // once
+  }
+}
+
+void Supervisor::cancel_partition(uint32_t index) {
+  scheduler_->cancel(index);
+  const Partition& p = ledger_.at(index);
+  if (p.input.empty() || p.state != PartState::kWriting) return;
+  for (auto& w : workers_) {
+    if (w.role != ipc::Role::kSynth || !w.child || scheduler_->seat(w.seat).partition != index) continue;
+    w.kill_reason = fmt::format("its partition {} was cancelled while it generated the witness", p.stem);
+    w.cancel_kill = true;
+    spdlog::warn("{}: {}: killing it (and its generator) and restarting it", seat_name(w), w.kill_reason);
+    w.child->kill(SIGKILL);  // its death is handled when it is reaped; the partition ends "cancelled"
   }
 }
 

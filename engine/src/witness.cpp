@@ -81,7 +81,8 @@ bool copy_fd(int from, int to) {
   }
   write_all(msg_fd, run->describe());
   switch (run->end) {
-    case witness_gen::GeneratorRun::End::kInputFailure: ::_exit(kChildInputFailure);
+    case witness_gen::GeneratorRun::End::kInputFailure:
+    case witness_gen::GeneratorRun::End::kTimedOut: ::_exit(kChildInputFailure);  // it would loop again
     case witness_gen::GeneratorRun::End::kKilled: ::_exit(kChildKilled);
     default: ::_exit(kChildCrashed);
   }

@@ -52,6 +52,8 @@ void add_worker_options(CLI::App& app, WorkerArgs& a) {
   app.add_option("--incarnation", a.incarnation, "incarnation id")->required();
   app.add_option("--parent", a.parent, "coordinator pid")->required();
   app.add_option("--backend", a.backend, "auto|cpu|cuda (gpu worker)");
+  app.add_option("--generate-timeout-ms", a.generate_timeout_ms,
+                 "wall-clock limit per witness generator run (synthesis worker)");
 }
 
 Result<std::unique_ptr<WorkerSession>> WorkerSession::start(Role role, const WorkerArgs& args) {

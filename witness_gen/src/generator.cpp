@@ -5,11 +5,13 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -34,7 +36,8 @@ constexpr int kChildInFd = 4;
 constexpr size_t kKeepBytes = 8192;
 constexpr size_t kCauseLines = 6;
 constexpr size_t kLineChars = 300;
-// The poll period: how often its CPU time is looked at for progress.
+// The poll period: how often its CPU time is looked at for progress, and
+// the deadline checked.
 constexpr int kPollMs = 100;
 
 class Fd {
@@ -89,9 +92,40 @@ uint64_t cpu_ticks(pid_t pid) {
   return utime + stime;
 }
 
+// `line` with every stretch of it that is the input's text replaced by
+// "<input text>": the generator's words stay, the file's do not. The line is
+// cut at its double quotes (node's JSON.parse quotes the text it could not
+// parse, a quote that may run over several lines) and each piece of at least
+// 4 characters, without node's "..." cut marks, is looked up in the input
+// (a piece without quotes is the whole line: node also prints the offending
+// source line alone).
+std::string redact_line(const std::string& line, std::string_view input) {
+  static constexpr std::string_view kMark = "<input text>";
+  std::string out;
+  size_t from = 0;
+  for (;;) {
+    const size_t quote = line.find('"', from);
+    std::string_view piece = std::string_view(line).substr(from, quote == std::string::npos ? quote : quote - from);
+    std::string_view core = piece;
+    while (!core.empty() && (core.back() == '.' || core.back() == ' ')) core.remove_suffix(1);
+    while (!core.empty() && core.front() == ' ') core.remove_prefix(1);
+    if (core.size() >= 4 && input.find(core) != std::string_view::npos) {
+      out += std::string(piece.substr(0, size_t(core.data() - piece.data()))) + std::string(kMark) +
+             std::string(piece.substr(size_t(core.data() - piece.data()) + core.size()));
+    } else {
+      out += piece;
+    }
+    if (quote == std::string::npos) break;
+    out += '"';
+    from = quote + 1;
+  }
+  return out;
+}
+
 // The last lines worth reading: node's stack frames ("    at ..."), its
-// version line and caret lines dropped, each line trimmed and cut.
-std::string tail_lines(const std::string& text) {
+// version line and caret lines dropped, each line trimmed, kept clear of the
+// input's text (redact_line) and cut.
+std::string tail_lines(const std::string& text, std::string_view input) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   std::string line;
@@ -100,12 +134,15 @@ std::string tail_lines(const std::string& text) {
     if (b == std::string::npos) continue;
     line = line.substr(b, line.find_last_not_of(" \t\r") + 1 - b);
     if (line.rfind("at ", 0) == 0 || line.rfind("Node.js v", 0) == 0 || line == "^") continue;
-    if (line.size() > kLineChars) line = line.substr(0, kLineChars) + "...";
     lines.push_back(std::move(line));
   }
   const size_t first = lines.size() > kCauseLines ? lines.size() - kCauseLines : 0;
   std::string out;
-  for (size_t i = first; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
+  for (size_t i = first; i < lines.size(); ++i) {
+    std::string kept = redact_line(lines[i], input);
+    if (kept.size() > kLineChars) kept = kept.substr(0, kLineChars) + "...";
+    out += (out.empty() ? "" : " | ") + kept;
+  }
   return out;
 }
 
@@ -121,9 +158,13 @@ bool says_out_of_memory(const std::string& text) {
 }
 
 // In the child, between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(char* const* argv, pid_t parent, int out_fd, int in_fd, int log_fd, int null_fd) {
+[[noreturn]] void exec_child(char* const* argv, char* const* envp, const char* work_dir, pid_t parent, int out_fd,
+                             int in_fd, int log_fd, int null_fd) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the worker died before the prctl
+  // Its own process group, which the worker kills whole at the run's end
+  // (the parent sets it too, so neither order races).
+  if (::setpgid(0, 0) != 0 || ::chdir(work_dir) != 0) ::_exit(127);
   // Out of the way of 0..4 first, then into place (dup2 clears CLOEXEC).
   const int out_hi = ::fcntl(out_fd, F_DUPFD, 10);
   const int in_hi = ::fcntl(in_fd, F_DUPFD, 10);
@@ -139,17 +180,86 @@ bool says_out_of_memory(const std::string& text) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::signal(SIGPIPE, SIG_DFL);
-  ::execve(argv[0], argv, environ);
+  ::execve(argv[0], argv, envp);
   static const char kMsg[] = "proofpipe-synth-worker: cannot execute the witness generator\n";
   [[maybe_unused]] const ssize_t n = ::write(2, kMsg, sizeof kMsg - 1);
   ::_exit(127);
 }
 
+// The allow-listed part of this process's environment (kEnvAllowList), with
+// HOME and TMPDIR pointing at the run's private directory.
+std::vector<std::string> child_environment(const std::string& work_dir) {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    for (const std::string_view allowed : kEnvAllowList) {
+      const bool prefix = allowed.ends_with('_');
+      if (prefix ? name.starts_with(allowed) : name == allowed) {
+        env.emplace_back(entry);
+        break;
+      }
+    }
+  }
+  env.push_back("HOME=" + work_dir);
+  env.push_back("TMPDIR=" + work_dir);
+  return env;
+}
+
+// A fresh 0700 directory (mkdtemp) for one run.
+Result<std::string> make_work_dir(const std::filesystem::path& given) {
+  std::filesystem::path parent = given;
+  if (parent.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    parent = tmp != nullptr && *tmp == '/' ? tmp : "/tmp";
+  }
+  std::string templ = (parent / "proofpipe-gen-XXXXXX").string();
+  if (::mkdtemp(templ.data()) == nullptr) {
+    return make_error(ErrorCode::kIo, "witness generator: cannot make its working directory under '{}': {}",
+                      parent.string(), std::strerror(errno));
+  }
+  return templ;
+}
+
+// Owns the running generator: however run_generator returns, its process
+// group is killed, the leader reaped and the working directory removed.
+class ChildGuard {
+ public:
+  explicit ChildGuard(std::string work_dir) : work_dir_(std::move(work_dir)) {}
+  ChildGuard(const ChildGuard&) = delete;
+  ChildGuard& operator=(const ChildGuard&) = delete;
+  ~ChildGuard() {
+    if (pid_ > 0) {
+      kill_group();
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    std::error_code ec;  // the generator's files too; remove_all never follows a link
+    std::filesystem::remove_all(work_dir_, ec);
+  }
+  void started(pid_t pid) { pid_ = pid; }
+  // SIGKILL to the whole group. Only while the leader is unreaped: its pid,
+  // the group's id, cannot have been reused.
+  void kill_group() const {
+    if (pid_ > 0) ::kill(-pid_, SIGKILL);
+  }
+  // The leader was reaped by the caller (after kill_group).
+  void reaped() { pid_ = -1; }
+
+ private:
+  std::string work_dir_;
+  pid_t pid_ = -1;
+};
+
 }  // namespace
 
 std::string GeneratorRun::describe() const {
   std::string how;
-  if (signal != 0) {
+  if (end == End::kTimedOut) {
+    how = fmt::format("ran past --witness-gen-timeout ({} s) and was killed with its process group",
+                      double(timeout.count()) / 1000);
+  } else if (signal != 0) {
     how = fmt::format("was killed by signal {} ({})", signal, strsignal(signal));
   } else {
     how = fmt::format("exited with code {}", exit_code);
@@ -159,17 +269,28 @@ std::string GeneratorRun::describe() const {
                         : fmt::format("witness generator {}: {}", how, error_from_output(output));
 }
 
-Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::function<void()>& progress) {
+Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::function<void()>& progress,
+                                   const GeneratorLimits& limits) {
   GeneratorRun run;
-  auto input = read_regular_file(req.input, kMaxInputBytes, "input");
+  // Never through a link: a link planted among the inputs could name a file
+  // only the service's user may read, and a generator may quote what it read.
+  auto input = read_regular_file(req.input, kMaxInputBytes, "input", /*follow_links=*/false);
   if (!input) {
     run.end = GeneratorRun::End::kInputFailure;
-    run.output = input.status().message();
+    struct stat st {};
+    const bool link = ::lstat(req.input.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+    run.output = link ? fmt::format("input '{}' is a symbolic link: refused (links are not followed)", req.input)
+                      : input.status().message();
     return run;
   }
-  Fd in_fd(::memfd_create("proofpipe-input", MFD_CLOEXEC));
+  Fd in_fd(::memfd_create("proofpipe-input", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (in_fd.get() < 0) return sys_error("memfd_create");
   PP_RETURN_IF_ERROR(write_all(in_fd.get(), *input));
+  // Sealed: the generator reads its input and cannot change it (its output
+  // is later kept clear of these bytes).
+  if (::fcntl(in_fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+    return sys_error("seal the input memfd");
+  const size_t input_size = input->size();
   input->clear();
   input->shrink_to_fit();
   Fd out_fd(::memfd_create("proofpipe-witness", MFD_CLOEXEC));
@@ -181,19 +302,31 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
   Fd log_read(pipe_fds[0]), log_write(pipe_fds[1]);
 
   // Everything the child needs, made before the fork (the worker has threads).
+  PP_ASSIGN_OR_RETURN(const std::string work_dir, make_work_dir(limits.work_parent));
+  ChildGuard guard(work_dir);
   std::vector<std::string> args = req.command;
   args.push_back(fmt::format("/dev/fd/{}", kChildInFd));
   args.push_back(fmt::format("/dev/fd/{}", kChildOutFd));
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env = child_environment(work_dir);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t parent = ::getpid();
 
+  const auto start = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) return sys_error("fork");
-  if (pid == 0) exec_child(argv.data(), parent, out_fd.get(), in_fd.get(), log_write.get(), null_fd.get());
+  if (pid == 0) {
+    exec_child(argv.data(), envp.data(), work_dir.c_str(), parent, out_fd.get(), in_fd.get(), log_write.get(),
+               null_fd.get());
+  }
+  guard.started(pid);
+  ::setpgid(pid, pid);  // also done by the child; EACCES once it has exec'd is fine
   log_write.reset();
-  in_fd.reset();  // the child holds its own copy
+  // in_fd stays open: its bytes are what the output is kept clear of.
   ::fcntl(log_read.get(), F_SETFL, O_NONBLOCK);
 
   std::string output;
@@ -211,6 +344,7 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
   uint64_t last_ticks = 0;
   int wstatus = 0;
   bool hung_up = false;  // it closed its output (or exited): poll the clock only
+  bool timed_out = false;
   for (;;) {
     pollfd pfd{log_read.get(), POLLIN, 0};
     ::poll(&pfd, hung_up ? 0 : 1, kPollMs);
@@ -220,15 +354,37 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
     moved = moved || ticks != last_ticks;
     last_ticks = ticks;
     if (moved) progress();
-    const pid_t w = ::waitpid(pid, &wstatus, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) return sys_error("waitpid");
+    // Seen ended but not reaped (WNOWAIT): its group id stays its own while
+    // the group is killed, so no process it started outlives the run.
+    siginfo_t info{};
+    if (::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR)
+      return sys_error("waitid");
+    if (info.si_pid == pid) break;
+    if (std::chrono::steady_clock::now() - start >= limits.timeout) {
+      timed_out = true;
+      break;
+    }
   }
+  guard.kill_group();
+  while (::waitpid(pid, &wstatus, 0) < 0) {
+    if (errno != EINTR) return sys_error("waitpid");
+  }
+  guard.reaped();
   drain();
-  run.output = tail_lines(output);
+  {
+    // The input, mapped from its memfd (no second copy in the worker).
+    void* map = input_size == 0 ? MAP_FAILED : ::mmap(nullptr, input_size, PROT_READ, MAP_PRIVATE, in_fd.get(), 0);
+    const std::string_view input_text =
+        map == MAP_FAILED ? std::string_view() : std::string_view(static_cast<const char*>(map), input_size);
+    run.output = tail_lines(output, input_text);
+    if (map != MAP_FAILED) ::munmap(map, input_size);
+  }
 
   const bool oom_text = says_out_of_memory(output);
-  if (WIFEXITED(wstatus)) {
+  if (timed_out) {
+    run.end = GeneratorRun::End::kTimedOut;
+    run.timeout = limits.timeout;
+  } else if (WIFEXITED(wstatus)) {
     run.exit_code = WEXITSTATUS(wstatus);
     if (run.exit_code == 0) {
       run.end = GeneratorRun::End::kOk;

@@ -17,12 +17,18 @@ namespace {
 
 constexpr std::string_view kUsage = "expected wasm:<circuit_js folder or .wasm> or native:<executable>";
 
-// `path` is a regular file (links followed); `what` names it in the error.
-Status check_regular(const fs::path& path, std::string_view what) {
+// `path` is a regular file (links followed unless `follow_links` is false,
+// when a link is refused); `what` names it in the error, which never holds
+// anything read from the file.
+Status check_regular(const fs::path& path, std::string_view what, bool follow_links = true) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+  if ((follow_links ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) {
     return make_error(errno == ENOENT ? ErrorCode::kNotFound : ErrorCode::kIo, "{} '{}': {}", what, path.string(),
                       std::strerror(errno));
+  }
+  if (S_ISLNK(st.st_mode)) {
+    return make_error(ErrorCode::kInvalidArgument, "{} '{}' is a symbolic link: refused (links are not followed)", what,
+                      path.string());
   }
   if (!S_ISREG(st.st_mode)) {
     return make_error(ErrorCode::kInvalidArgument, "{} '{}' is a {}, not a regular file", what, path.string(),
@@ -101,7 +107,9 @@ Result<std::vector<fs::path>> list_inputs(const std::vector<std::string>& inputs
   for (const std::string& entry : inputs) {
     std::error_code ec;
     if (!fs::is_directory(entry, ec)) {
-      PP_RETURN_IF_ERROR(check_regular(entry, "--inputs"));
+      // Inputs are never followed through a link, here or in the worker
+      // that reads them (a link to a root-only file would be read as root).
+      PP_RETURN_IF_ERROR(check_regular(entry, "--inputs", /*follow_links=*/false));
       paths.emplace_back(entry);
       continue;
     }
@@ -112,7 +120,7 @@ Result<std::vector<fs::path>> list_inputs(const std::vector<std::string>& inputs
     if (ec) return make_error(ErrorCode::kIo, "--inputs '{}': {}", entry, ec.message());
     if (found.empty()) return make_error(ErrorCode::kInvalidArgument, "--inputs '{}' holds no .json file", entry);
     std::sort(found.begin(), found.end());
-    for (const fs::path& p : found) PP_RETURN_IF_ERROR(check_regular(p, "--inputs"));
+    for (const fs::path& p : found) PP_RETURN_IF_ERROR(check_regular(p, "--inputs", /*follow_links=*/false));
     paths.insert(paths.end(), found.begin(), found.end());
   }
   if (paths.empty()) return make_error(ErrorCode::kInvalidArgument, "--inputs: no input files given");

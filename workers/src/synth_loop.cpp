@@ -47,7 +47,8 @@ template <class C>
 class SynthWorker {
  public:
   using Fr = typename C::Fr;
-  SynthWorker(ipc::WorkerSession& session, KeyViews<C>& keys) : s_(session), keys_(keys) {}
+  SynthWorker(ipc::WorkerSession& session, KeyViews<C>& keys, witness_gen::GeneratorLimits limits)
+      : s_(session), keys_(keys), limits_(std::move(limits)) {}
 
   // One GRANT: fills the slot and seals it, or aborts the write and says why.
   Status handle_grant(const ipc::Message& m) {
@@ -135,12 +136,14 @@ class SynthWorker {
     const auto req = ipc::decode_generate(body);
     if (!req) return failed(make_error(ErrorCode::kInternal, "malformed generate request"), /*permanent=*/true);
     note_progress("generate witness");
-    auto gen = witness_gen::run_generator(*req, [] { note_progress("generate witness"); });
+    auto gen = witness_gen::run_generator(
+        *req, [] { note_progress("generate witness"); }, limits_);
     if (!gen) return failed(gen.status(), /*permanent=*/false);  // no child could start: try again
     const std::string what = fmt::format("input '{}': {}", req->input, gen->describe());
     switch (gen->end) {
       case witness_gen::GeneratorRun::End::kOk: break;
       case witness_gen::GeneratorRun::End::kInputFailure:
+      case witness_gen::GeneratorRun::End::kTimedOut:  // it would loop again: not retried
         return failed(make_error(ErrorCode::kInvalidArgument, "{}", what), /*permanent=*/true);
       case witness_gen::GeneratorRun::End::kKilled:
         spdlog::error("job {}/{} attempt {}: {}: this worker goes with it", g.job, g.partition, g.attempt, what);
@@ -189,6 +192,7 @@ class SynthWorker {
 
   ipc::WorkerSession& s_;
   KeyViews<C>& keys_;
+  const witness_gen::GeneratorLimits limits_;
 };
 
 // The run's keys of curve C (curve[i] is key i's), mapped once for the life
@@ -243,8 +247,13 @@ int run(const ipc::WorkerArgs& args) {
   KeyViews<curves::Bn254> bn_keys;
   if (!load_keys(s, args, curve, bls_zkeys, bls_keys) || !load_keys(s, args, curve, bn_zkeys, bn_keys))
     return ipc::kWorkerExitSetup;
-  SynthWorker<curves::Bls12_381> bls(s, bls_keys);
-  SynthWorker<curves::Bn254> bn(s, bn_keys);
+  // Each generator run: the run's wall-clock limit, and its private working
+  // directory under $TMPDIR (not the run directory: one a killed worker
+  // leaves behind would make the run directory foreign to proofpipe).
+  witness_gen::GeneratorLimits limits;
+  limits.timeout = std::chrono::milliseconds(args.generate_timeout_ms);
+  SynthWorker<curves::Bls12_381> bls(s, bls_keys, limits);
+  SynthWorker<curves::Bn254> bn(s, bn_keys, limits);
   if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;
   return ipc::serve(s, MsgType::kGrant, [&](const ipc::Message& m) {
     const bool bn254 = workers::goes_to_bn254(curve, m.header.key, /*bls_present=*/true);

@@ -39,6 +39,9 @@ struct WorkerFlags {
   std::string backend = "auto";
   double hang_timeout_s = 30;
   unsigned sample_ms = 250;
+  // --witness-gen-timeout DURATION (parse_duration_ms): the wall-clock limit
+  // per witness generator run; over it the partition fails, not retried.
+  std::string witness_gen_timeout = "10m";
 };
 
 struct PipelineConfig {
@@ -56,12 +59,13 @@ struct PipelineConfig {
   std::string backend = "auto";
   std::vector<std::string> gpus;  // --gpus: proving worker i gets CUDA_VISIBLE_DEVICES=gpus[i % size]
   double hang_timeout_s = 30;
-  uint64_t synth_mem_max = 0;     // per synthesis worker; 0: no cap
-  uint64_t gpu_mem_max = 0;       // per proving worker; 0: no cap
-  uint64_t mem_budget = 0;        // --mem-budget, for reports (0: none given)
-  uint64_t mem_max = 0;           // --mem-max: the parent cgroup's cap on the whole run (0: none; plan.hpp)
-  std::string mem_plan;           // with mem_max: how K and the caps were derived, for the start line
-  std::filesystem::path metrics;  // --metrics FILE.jsonl; empty: none
+  uint64_t generate_timeout_ms = 600000;  // per witness generator run (WorkerFlags::witness_gen_timeout)
+  uint64_t synth_mem_max = 0;             // per synthesis worker; 0: no cap
+  uint64_t gpu_mem_max = 0;               // per proving worker; 0: no cap
+  uint64_t mem_budget = 0;                // --mem-budget, for reports (0: none given)
+  uint64_t mem_max = 0;                   // --mem-max: the parent cgroup's cap on the whole run (0: none; plan.hpp)
+  std::string mem_plan;                   // with mem_max: how K and the caps were derived, for the start line
+  std::filesystem::path metrics;          // --metrics FILE.jsonl; empty: none
   unsigned sample_ms = 250;
 };
 

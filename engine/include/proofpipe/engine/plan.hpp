@@ -128,4 +128,9 @@ inline constexpr double kMaxHangTimeoutS = 7 * 24 * 3600.0;
 // Empty when `seconds` is an acceptable --hang-timeout, else what is wrong.
 std::string hang_timeout_problem(double seconds);
 
+// --witness-gen-timeout DURATION: a whole number with a unit, ms, s, m or h
+// ("90s", "10m"; a bare number is seconds), from 1 s to one week. Errors
+// are one line naming the flag.
+Result<uint64_t> parse_witness_gen_timeout_ms(std::string_view text);
+
 }  // namespace proofpipe::engine

@@ -61,8 +61,9 @@ struct WorkerArgs {
   std::vector<std::string> zkeys;  // --zkey, repeated: the keys a partition's `key` field indexes
   unsigned seat = 0;
   unsigned incarnation = 0;
-  long parent = 0;               // the coordinator's pid
-  std::string backend = "auto";  // gpu worker
+  long parent = 0;                        // the coordinator's pid
+  std::string backend = "auto";           // gpu worker
+  uint64_t generate_timeout_ms = 600000;  // synth worker: --witness-gen-timeout, per generator run
 };
 void add_worker_options(CLI::App& app, WorkerArgs& args);
 

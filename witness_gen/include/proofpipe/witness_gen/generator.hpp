@@ -13,8 +13,16 @@
 //
 // A killed worker takes its generator with it (PDEATHSIG) and both memfds
 // vanish with the last process holding them.
+//
+// The generator is untrusted code fed untrusted input, so each run is
+// fenced: its own process group, killed whole (SIGKILL) at every end of the
+// run; a wall-clock limit; a fresh 0700 working directory, removed after;
+// an environment cut to kEnvAllowList; the input opened without following
+// a link.
 #pragma once
 
+#include <chrono>
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -26,6 +34,31 @@ namespace proofpipe::witness_gen {
 // The largest input JSON a worker reads (it holds one copy, in a memfd,
 // while the generator runs): far above what circom circuits take.
 inline constexpr uint64_t kMaxInputBytes = 256ull << 20;
+
+// The default wall-clock limit per generator run (--witness-gen-timeout):
+// far above a 2^20-constraint circuit's generation (seconds), short enough
+// that a generator stuck in a signal-dependent loop frees its worker.
+inline constexpr std::chrono::milliseconds kDefaultTimeout{10 * 60 * 1000};
+
+// The variables a generator inherits, by name (an entry ending in '_' is a
+// prefix: LC_*); every other one, the service's secrets included, is
+// dropped. HOME and TMPDIR are not inherited: both are set to the run's
+// private working directory.
+//   PATH          circom's generate_witness.js is run by node, which may
+//                 look up helpers; the command itself is an absolute path
+//   LANG, LC_*    message language of the generator's errors
+//   TZ            timestamps in its messages
+//   NODE_OPTIONS  the operator's V8 settings (--max-old-space-size for
+//                 large circuits); set by whoever starts proofpipe, never
+//                 by a client
+inline constexpr const char* kEnvAllowList[] = {"PATH", "LANG", "LC_", "TZ", "NODE_OPTIONS"};
+
+struct GeneratorLimits {
+  std::chrono::milliseconds timeout = kDefaultTimeout;  // wall clock, from the fork
+  // Where the private working directory is made: empty means $TMPDIR, else
+  // /tmp (the synthesis workers use that default).
+  std::filesystem::path work_parent;
+};
 
 // How a generator run ended, and what the worker does about it (the retry
 // rule, docs/witness-gen.md):
@@ -40,13 +73,17 @@ inline constexpr uint64_t kMaxInputBytes = 256ull << 20;
 //   kKilled        SIGKILL: the kernel's OOM killer inside the worker's capped
 //                  cgroup (or an operator): retried within --max-attempts.
 //   kCrashed       any other signal, or an out-of-memory message: retried.
+//   kTimedOut      ran past GeneratorLimits::timeout and was killed (its
+//                  whole process group): the same input loops again, so the
+//                  partition fails at once, as for kInputFailure.
 struct GeneratorRun {
-  enum class End { kOk, kInputFailure, kKilled, kCrashed };
+  enum class End { kOk, kInputFailure, kKilled, kCrashed, kTimedOut };
   End end = End::kCrashed;
-  int exit_code = 0;    // when it exited
-  int signal = 0;       // when a signal ended it
-  int witness_fd = -1;  // kOk: a memfd holding the .wtns (the caller closes it)
-  std::string output;   // the last lines of its stdout and stderr, bounded
+  int exit_code = 0;                     // when it exited
+  int signal = 0;                        // when a signal ended it
+  std::chrono::milliseconds timeout{0};  // kTimedOut: the limit it ran past
+  int witness_fd = -1;                   // kOk: a memfd holding the .wtns (the caller closes it)
+  std::string output;                    // the last lines of its stdout and stderr, bounded
   // "witness generator exited with code 1: Error: Assert Failed. | ..."
   std::string describe() const;
 };
@@ -54,7 +91,10 @@ struct GeneratorRun {
 // Runs the generator `req.command` + [input, output] to its end. `progress`
 // is called while it runs and uses CPU (and as its output arrives), so the
 // worker's heartbeat beats for a working generator and stops for a stuck
-// one. An error only when the child cannot be started (memfd, pipe, fork).
-Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::function<void()>& progress);
+// one. An error only when the child cannot be started (memfd, pipe, fork,
+// the working directory). However it ends, no process of its group is left
+// when this returns, and its working directory is gone.
+Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::function<void()>& progress,
+                                   const GeneratorLimits& limits = {});
 
 }  // namespace proofpipe::witness_gen

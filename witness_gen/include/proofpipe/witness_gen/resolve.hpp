@@ -21,8 +21,9 @@ namespace proofpipe::witness_gen {
 Result<std::vector<std::string>> resolve_generator(std::string_view spec);
 
 // Every entry of --inputs: a file, or a folder whose *.json files are taken
-// (sorted by name). Each must be a regular file (a FIFO or device is refused
-// without being opened); none given, or a folder with none, is an error.
+// (sorted by name). Each must be a regular file, not a symbolic link (a FIFO,
+// device or link is refused without being opened); none given, or a folder
+// with none, is an error.
 Result<std::vector<std::filesystem::path>> list_inputs(const std::vector<std::string>& inputs);
 
 }  // namespace proofpipe::witness_gen

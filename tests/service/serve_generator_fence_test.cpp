@@ -1,0 +1,126 @@
+// `proofpipe serve --witness-gen` against a generator that loops (docs/
+// service.md, "Inputs"; docs/witness-gen.md): cancelling the job reaches the
+// synthesis worker running it, so the generator is killed, not left to loop
+// while the job reads "cancelled", and the restarted worker proves the next
+// job; past --witness-gen-timeout such a partition fails once with that
+// cause, and the generator never sees the service's PGPASSWORD.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "support/cli.hpp"
+#include "support/json_file.hpp"
+#include "support/serve_fixture.hpp"
+
+namespace proofpipe::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using std::chrono::seconds;
+
+class ServeGeneratorFence : public ServeFixture {
+ protected:
+  // A native: generator that loops on an input holding "loop" (its pid in
+  // loop.pid first), prints $PGPASSWORD on one holding "env", and runs
+  // circom's wasm generator on any other.
+  fs::path generator() {
+    const fs::path js = multi_io() / "circuit_js";
+    const fs::path path = tmp_ / "gen.sh";
+    std::ofstream(path) << "#!/bin/sh\n"
+                        << "case \"$(cat \"$1\")\" in\n"
+                        << "  *loop*) echo $$ > " << quote(tmp_ / "loop.pid") << "; while :; do :; done ;;\n"
+                        << "  *env*) echo \"secret: ${PGPASSWORD:-none}\" >&2; exit 1 ;;\n"
+                        << "esac\n"
+                        << "exec node " << quote(js / "generate_witness.js") << " " << quote(js / "multi_io.wasm")
+                        << " \"$1\" \"$2\"\n";
+    ::chmod(path.c_str(), 0755);
+    return path;
+  }
+  void start_with(const std::string& timeout) {
+    start({"--witness-gen", "m=native:" + generator().string(), "--witness-gen-timeout", timeout},
+          {"PGPASSWORD=planted-secret-8d1f"});
+  }
+  // The looping generator's pid, once it has started (0 after `limit`).
+  pid_t loop_pid(std::chrono::seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      std::ifstream in(tmp_ / "loop.pid");
+      long pid = 0;
+      if (in >> pid && pid > 0) return pid_t(pid);
+      std::this_thread::sleep_for(50ms);
+    }
+    return 0;
+  }
+  static bool dead_within(pid_t pid, std::chrono::seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+      std::string line;
+      if (!std::getline(stat, line)) return true;
+      const size_t paren = line.rfind(')');
+      if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') return true;
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+  static json input(int i) { return read_json(multi_io() / fmt::format("inputs/w{:02}.json", i)); }
+};
+
+TEST_F(ServeGeneratorFence, CancelKillsAGeneratorThatLoopsAndTheWorkerComesBack) {
+  start_with("10m");
+  auto r = post_job({{"key", "m"}, {"id", "spin"}, {"inputs", {{"spin", {{"loop", "1"}}}}}});
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  const pid_t pid = loop_pid(seconds(60));
+  ASSERT_GT(pid, 0) << serve_->log_text();
+
+  auto c = serve_->client();
+  const json at_cancel = json_of(c.Delete("/v1/jobs/spin"));
+  EXPECT_EQ(at_cancel.value("state", ""), "cancelled") << at_cancel.dump();
+  EXPECT_TRUE(dead_within(pid, seconds(2))) << "the generator still loops after the cancel\n" << serve_->log_text();
+
+  // The one synthesis worker was restarted: the next job is proved.
+  r = post_job({{"key", "m"}, {"id", "next"}, {"inputs", {{"w00", input(0)}}}});
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  const json job = wait_job(c, "next", seconds(120));
+  EXPECT_EQ(job.value("state", ""), "done") << job.dump() << serve_->log_text();
+}
+
+TEST_F(ServeGeneratorFence, ALoopFailsOnceAtTheTimeoutAndNoSecretReachesTheGenerator) {
+  start_with("2s");
+  auto r = post_job({{"key", "m"},
+                     {"id", "mixed"},
+                     {"inputs", {{"a_spin", {{"loop", "1"}}}, {"b_env", {{"env", "1"}}}, {"w00", input(0)}}}});
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  auto c = serve_->client();
+  const json job = wait_job(c, "mixed", seconds(120));
+  ASSERT_TRUE(job.contains("partitions")) << job.dump() << serve_->log_text();
+  for (const auto& p : job["partitions"]) {
+    const std::string name = p.value("name", "");
+    const std::string error = p.value("last_error", "");
+    if (name == "a_spin") {
+      EXPECT_EQ(p.value("state", ""), "failed") << p.dump();
+      EXPECT_NE(error.find("--witness-gen-timeout (2 s)"), std::string::npos) << p.dump();
+    } else if (name == "b_env") {
+      EXPECT_NE(error.find("secret: none"), std::string::npos) << p.dump();
+    } else {
+      EXPECT_EQ(p.value("state", ""), "done") << p.dump() << serve_->log_text();
+    }
+  }
+  EXPECT_EQ(job.dump().find("planted-secret"), std::string::npos) << job.dump();
+  const pid_t pid = loop_pid(seconds(1));
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(dead_within(pid, seconds(2)));
+}
+
+}  // namespace
+}  // namespace proofpipe::test
