@@ -16,9 +16,15 @@ if(NOT PP_SANITIZE MATCHES "address")
 endif()
 add_compile_options(-fsanitize=fuzzer-no-link)
 
-# pp_fuzz_target(<name> <libraries...>): fuzz/<name>_fuzz.cpp into <name>_fuzz.
+# pp_fuzz_target(<name> <libraries...>): <name>_fuzz.cpp of the calling
+# folder (fuzz/), or of its fuzz/ folder (a room's own target that reads its
+# src/: service/fuzz/), into <name>_fuzz.
 function(pp_fuzz_target name)
-  add_executable(${name}_fuzz ${PROJECT_SOURCE_DIR}/fuzz/${name}_fuzz.cpp)
+  set(src ${CMAKE_CURRENT_SOURCE_DIR}/${name}_fuzz.cpp)
+  if(NOT EXISTS ${src})
+    set(src ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${name}_fuzz.cpp)
+  endif()
+  add_executable(${name}_fuzz ${src})
   target_include_directories(${name}_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/fuzz)
   target_link_options(${name}_fuzz PRIVATE -fsanitize=fuzzer)
   target_link_libraries(${name}_fuzz PRIVATE ${ARGN} pp_warnings)
