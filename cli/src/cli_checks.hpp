@@ -1,8 +1,8 @@
 // Checks CLI11 runs on flag values as it parses them, so that a bad value is
 // refused before anything runs, in one line naming the flag
 // ("proofpipe: error: --slots: ..."), exit 2. Counts must be whole numbers
-// of at least 1: "--slots 0" no longer quietly means the default (leave the
-// flag out for that). Sizes are checked where they are used (engine/src/batch.cpp).
+// of at least 1: "--slots 0" is refused, not taken for the default (leave
+// the flag out for that). Sizes are checked where they are used (engine/src/batch.cpp).
 #pragma once
 
 #include <cmath>

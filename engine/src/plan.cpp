@@ -4,7 +4,7 @@
 // 2^16 and 2^18 constraints (domains 2^15, 2^17, 2^19; slots of 3.43, 13.70
 // and 54.81 MiB), 4 partitions each, 2 synthesis workers and 1 proving
 // worker on the CPU backend, PROOFPIPE_THREADS = 1, 2, 4, 8, on the 2-core
-// cgroup v1 build machine (2026-12-05). Figures are the workers' leaf cgroup
+// cgroup v1 build machine. Figures are the workers' leaf cgroup
 // peaks in summary.json (seats[].cgroup_peak_bytes), in MiB, with the key
 // and witness files already in the page cache (charged elsewhere), so they
 // are each process's private memory:

@@ -14,7 +14,7 @@
 //
 // the last CC writer before it must be in inline asm exactly when the reader
 // is (our chains read only our carries; the compiler's chains only its own),
-// in the same straight-line code. The first audit (2026-12-03) found 0
+// in the same straight-line code. An audit of the build found 0
 // violations in 447k readers; this test keeps it that way when nvcc or the
 // flags change. Label unit; skipped when the build has no nvcc.
 #include <gtest/gtest.h>

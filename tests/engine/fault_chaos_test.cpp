@@ -60,8 +60,8 @@ TEST_P(FaultChaosIntake, TwentyPartitionsSurviveRandomWorkerKills) {
     while (!done && kills < 12) {
       // After half the kills with none of them mid-proof, wait for a proving
       // worker that holds a slot and kill that one: such a kill is what this
-      // test is for, and a coin flip per kill left none in 1 run of 24 (a
-      // 2026-12-03 soak; a slot is CONSUMING for only ~150 ms per proof).
+      // test is for, and a coin flip per kill left none in 1 run of 24 (in a
+      // soak; a slot is CONSUMING for only ~150 ms per proof).
       const bool need_busy = gpu_mid_proof == 0 && kills >= 6;
       std::this_thread::sleep_for(milliseconds(need_busy ? 10 : pause_ms(rng)));
       // Half the time, go for a proving worker that holds a slot.

@@ -17,8 +17,8 @@
 //     now - last_beat_ms > --hang-timeout (before HELLO: the    SeatRecord
 //     longer set-up deadline) -> SIGKILL, reclaim, requeue      last_beat_ms
 //
-// A `stall` fault (fault.hpp) is exactly the case the old thread-only beat
-// missed. The largest gap between beats, and the step it was spent in, are
+// A `stall` fault (fault.hpp) is exactly the case a beat from a thread of its
+// own would miss. The largest gap between beats, and the step it was spent in, are
 // logged (debug) when the worker ends, to set --hang-timeout against.
 #pragma once
 

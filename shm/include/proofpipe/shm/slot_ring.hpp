@@ -21,8 +21,8 @@ namespace proofpipe::shm {
 // records; it is not a MAC and not meant to resist an adversary.
 // ---------------------------------------------------------------------------
 
-// Speed of one stream on the 2-core dev VM (bench/record_bench.cpp,
-// 2026-12-03): 15-18 GB/s over 128-512 MiB buffers (4 lanes keep 4
+// Speed of one stream on the 2-core dev VM (bench/record_bench.cpp):
+// 15-18 GB/s over 128-512 MiB buffers (4 lanes keep 4
 // multiplies in flight). Any split into update() calls gives the
 // checksum64() value, so a reader can hash bytes right after copying them.
 class Checksum64 {
