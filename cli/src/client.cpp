@@ -4,7 +4,9 @@
 #include "client.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -342,10 +344,15 @@ void print_job(const Job& j) {
               static_cast<long long>(j.priority), j.done, j.total, j.failed, j.cancelled);
   std::printf("submitted %s, started %s, finished %s\n", when(j.submitted_at).c_str(), when(j.started_at).c_str(),
               when(j.finished_at).c_str());
-  std::printf("%-24s %-10s %8s  %s\n", "partition", "state", "attempts", "last error");
+  // The name column is as wide as the longest name (at least 24), so the
+  // table stays aligned whatever names a job has.
+  int name_w = 24;
+  for (const auto& p : j.partitions) name_w = std::max(name_w, int(service::printable(p.name).size()));
+  std::printf("%-*s %-10s %8s  %s\n", name_w, "partition", "state", "attempts", "last error");
   for (const auto& p : j.partitions)
-    std::printf("%-24s %-10s %8u  %s\n", service::printable(p.name).c_str(), service::part_status_name(p.status),
-                p.attempts, p.last_error.empty() ? "-" : service::printable(p.last_error).c_str());
+    std::printf("%-*s %-10s %8u  %s\n", name_w, service::printable(p.name).c_str(),
+                service::part_status_name(p.status), p.attempts,
+                p.last_error.empty() ? "-" : service::printable(p.last_error).c_str());
 }
 
 }  // namespace
@@ -378,14 +385,24 @@ int cmd_jobs(const JobsArgs& args) {
   }
   if (!j->contains("jobs") || !(*j)["jobs"].is_array())
     return fail(fmt::format("server {}: the answer has no list of jobs", c.server()));
-  std::printf("%-24s %-12s %-10s %9s %11s  %s\n", "id", "key", "state", "priority", "done/total", "submitted");
+  // Every job first, so the id and key columns are as wide as their
+  // longest entry (at least 24 and 12) and the table stays aligned.
+  std::vector<Job> jobs;
+  int id_w = 24, key_w = 12;
   for (const auto& item : (*j)["jobs"]) {
-    const auto job = c.parse_job(item);
+    auto job = c.parse_job(item);
     if (!job) return fail(job.status());
-    std::printf("%-24s %-12s %-10s %9lld %11s  %s\n", service::printable(job->id).c_str(),
-                service::printable(job->key).c_str(), service::job_state_name(job->state),
-                static_cast<long long>(job->priority), fmt::format("{}/{}", job->done, job->total).c_str(),
-                when(job->submitted_at).c_str());
+    id_w = std::max(id_w, int(service::printable(job->id).size()));
+    key_w = std::max(key_w, int(service::printable(job->key).size()));
+    jobs.push_back(std::move(*job));
+  }
+  std::printf("%-*s %-*s %-10s %9s %11s  %s\n", id_w, "id", key_w, "key", "state", "priority", "done/total",
+              "submitted");
+  for (const Job& job : jobs) {
+    std::printf("%-*s %-*s %-10s %9lld %11s  %s\n", id_w, service::printable(job.id).c_str(), key_w,
+                service::printable(job.key).c_str(), service::job_state_name(job.state),
+                static_cast<long long>(job.priority), fmt::format("{}/{}", job.done, job.total).c_str(),
+                when(job.submitted_at).c_str());
   }
   return kExitOk;
 }

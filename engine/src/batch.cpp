@@ -205,7 +205,7 @@ Result<uint32_t> choose_slot_count(const WorkerFlags& args, uint64_t slot_size, 
     *reason = fmt::format("--mem-budget {} holds {}, using {}", format_size(budget), fit, k);
     return k;
   }
-  *reason = "default: synth + gpu workers";
+  *reason = "default: synth + proving workers";
   return args.synth_workers + args.gpu_workers;
 }
 

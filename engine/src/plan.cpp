@@ -156,7 +156,7 @@ Result<MemPlan> make_mem_plan(uint64_t total, const MemPlanInputs& in) {
                       "--mem-max {} cannot hold the coordinator, {}{} and {} + {}: needs at least {} "
                       "(coordinator ~{}, {} of {}, key pages {}, synth {}, gpu {})",
                       format_size(total), plural(k_min, "slot"), in.slots ? " (" + in.slots_reason + ")" : "",
-                      plural(S, "synth worker"), plural(G, "gpu worker"), format_size(need),
+                      plural(S, "synth worker"), plural(G, "proving worker"), format_size(need),
                       format_size(plan.coordinator), plural(k_min, "slot"), format_size(in.slot_size),
                       format_size(plan.key_pages), role(synth_min, S, "--synth-mem-max", in.synth_cap != 0),
                       role(gpu_min, G, "--gpu-mem-max", in.gpu_cap != 0));

@@ -124,12 +124,14 @@ Status Supervisor::setup() {
   // the synthesis of the first records during the proving workers' set-up.
   if (host_ == nullptr && cfg_.backend == "cuda") scheduler_->grants_after_gpu_hello();
   PP_RETURN_IF_ERROR(write_run_info(run_dir_ / "run.json", ::getpid(), ring_prefix_, endpoint, *ring_, cfg_.out));
+  // "proving worker" unless devices were named: the backend may well be the CPU.
   const std::string on_gpus = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
+  const char* provers = cfg_.gpus.empty() ? "proving" : "gpu";
   std::fprintf(stderr,
-               "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u gpu worker%s%s; %zu partitions\n",
+               "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u %s worker%s%s; %zu partitions\n",
                cfg_.slots, format_size(ring_->slot_size()).c_str(), format_size(ring_->payload_bytes()).c_str(),
                cfg_.slots_reason.c_str(), cfg_.synth_workers, cfg_.synth_workers == 1 ? "" : "s", cfg_.gpu_workers,
-               cfg_.gpu_workers == 1 ? "" : "s", on_gpus.c_str(), ledger_.size());
+               provers, cfg_.gpu_workers == 1 ? "" : "s", on_gpus.c_str(), ledger_.size());
   spdlog::info("run dir {} ring {} ({})", run_dir_.string(), ring_prefix_, ring_->describe());
 
   workers_.resize(seats);

@@ -264,7 +264,7 @@ void Supervisor::abort_if_no_workers() {
     for (const SeatProcess& w : workers_) {
       if (w.role == role) why = w.retired_because;  // the last seat's reason; seats of a role fail alike
     }
-    abort_reason_ = fmt::format("no {} worker left ({})", ipc::role_name(role), why);
+    abort_reason_ = fmt::format("no {} worker left ({})", role == ipc::Role::kProver ? "proving" : "synth", why);
     const bool never_granted = ledger_.count(PartState::kPending) == ledger_.size();
     if (host_ == nullptr && role == ipc::Role::kProver && cfg_.backend == "cuda" && never_granted &&
         std::none_of(workers_.begin(), workers_.end(),

@@ -189,6 +189,35 @@ TEST_F(ClientTest, JobsAndCancel) {
   expect_one_error_line(pp("cancel --server " + server_url() + " nope"), "HTTP 404");
 }
 
+// The column where `word` starts in the line of `text` that holds `row`.
+size_t column_of(const std::string& text, const std::string& row, const std::string& word) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(row) != std::string::npos) return line.find(word);
+  }
+  return std::string::npos;
+}
+
+TEST_F(ClientTest, JobTablesStayAlignedForLongIdsAndNames) {
+  const std::string long_id = "a-job-id-far-longer-than-the-24-columns-of-the-table";
+  const std::string long_name = "a-partition-name-longer-than-24-columns";
+  ASSERT_EQ(pp("submit --server " + server_url() + " --key k --id " + long_id + " --paths /w/" + long_name + ".wtns")
+                .exit_code,
+            0);
+  ASSERT_EQ(pp("submit --server " + server_url() + " --key k --id short --paths /w/x.wtns").exit_code, 0);
+  auto r = pp("jobs --server " + server_url());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t state = column_of(r.output, "submitted", "state");
+  ASSERT_NE(state, std::string::npos) << r.output;
+  EXPECT_EQ(column_of(r.output, long_id, "queued"), state) << r.output;
+  EXPECT_EQ(column_of(r.output, "short ", "queued"), state) << r.output;
+  r = pp("jobs --server " + server_url() + " " + long_id);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t part_state = column_of(r.output, "last error", "state");
+  ASSERT_NE(part_state, std::string::npos) << r.output;
+  EXPECT_EQ(column_of(r.output, long_name, "queued"), part_state) << r.output;
+}
+
 TEST(ClientText, HoursMinutesSecondsAndProgress) {
   EXPECT_EQ(service::format_hms(0), "0:00:00");
   EXPECT_EQ(service::format_hms(59.6), "0:01:00");

@@ -103,7 +103,7 @@ TEST(MemMax, TooSmallIsOneLineAndMakesNothing) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(lines_in(r.output), 1u) << r.output;
   EXPECT_EQ(r.output.rfind("proofpipe: error: --mem-max 16.00 MiB cannot hold the coordinator, 1 slot and 2 synth "
-                           "workers + 1 gpu worker: needs at least ",
+                           "workers + 1 proving worker: needs at least ",
                            0),
             0u)
       << r.output;

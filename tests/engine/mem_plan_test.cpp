@@ -93,7 +93,7 @@ TEST(MemPlan, RefusedOneByteBelowTheMinimumAndMadeAtIt) {
     const std::string msg = below.status().message();
     EXPECT_EQ(msg.find('\n'), std::string::npos);
     EXPECT_EQ(msg.rfind("--mem-max ", 0), 0u) << msg;
-    EXPECT_NE(msg.find("cannot hold the coordinator, 1 slot and 2 synth workers + 1 gpu worker: needs at least"),
+    EXPECT_NE(msg.find("cannot hold the coordinator, 1 slot and 2 synth workers + 1 proving worker: needs at least"),
               std::string::npos)
         << msg;
     auto at = make_mem_plan(min, in);

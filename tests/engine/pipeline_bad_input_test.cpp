@@ -124,7 +124,7 @@ TEST_F(PipelineBadInput, UnknownGpuIntakeFailsTheWorkersSetUpByName) {
                   "PP_GPU_INTAKE=dma");
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("PP_GPU_INTAKE=dma: expected copy or take"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("no gpu worker left"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no proving worker left"), std::string::npos) << r.output;
 }
 
 // --gpus is checked like every other input: before anything is created.
