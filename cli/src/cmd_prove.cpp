@@ -4,6 +4,10 @@
 // "curve" (verify) picks BLS12-381 or BN254, and a file for the other curve
 // is one line, exit 2. `prove` verifies its proof before it writes anything,
 // as `run` does. Errors: one line on stderr, exit 2.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -116,9 +120,15 @@ int cmd_verify(const VerifyArgs& args) {
   // snarkjs's verify takes the vkey JSON too; a zkey handed in its place
   // (its binary magic "zkey") is named as such, with the command that makes
   // the vkey, rather than reported as malformed JSON.
-  if (std::ifstream in(args.vkey, std::ios::binary); in) {
+  // Opened without blocking and read only when it is a regular file: a FIFO
+  // there is refused below by the JSON reader, never waited on.
+  if (const int fd = ::open(args.vkey.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC); fd >= 0) {
+    struct stat st {};
     char magic[4] = {};
-    if (in.read(magic, sizeof magic) && std::string_view(magic, sizeof magic) == "zkey") {
+    const bool zkey = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::read(fd, magic, sizeof magic) == 4 &&
+                      std::string_view(magic, sizeof magic) == "zkey";
+    ::close(fd);
+    if (zkey) {
       return fail(
           fmt::format("verify was given '{}', a proving key (zkey); it takes the verification key JSON: "
                       "`proofpipe export-vkey {} verification_key.json` writes it",
