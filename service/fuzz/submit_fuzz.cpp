@@ -1,13 +1,15 @@
 // Fuzz target: POST /v1/jobs bodies as ApiServer parses them
 // (service/src/http_submit.hpp). The first byte picks the form: JSON
-// (submit_from_json over the rest) or multipart (the rest cut into parts,
-// name/filename/content, handed to submit_from_form as cpp-httplib would).
+// (submit_from_json over the rest) or multipart (the rest as a form body
+// with the boundary "pp", through parse_form and then submit_from_form, as
+// the server reads an upload).
 // Property: an error Status (kInvalidArgument, the API's 400), or a request
 // that meets what the service relies on: a key, witnesses or inputs (never
 // both), a valid id.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include "fuzz_input.hpp"
+#include "http_form.hpp"
 #include "http_submit.hpp"
 
 using namespace proofpipe;
@@ -37,14 +39,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(service::submit_from_json(body));
     return 0;
   }
-  httplib::MultipartFormDataMap parts;
-  while (in.remaining_bytes() > 0) {
-    httplib::MultipartFormData part;
-    part.name = in.ConsumeRandomLengthString(16);
-    part.filename = in.ConsumeRandomLengthString(32);
-    part.content = in.ConsumeRandomLengthString(256);
-    parts.emplace(part.name, std::move(part));
+  std::string body = in.ConsumeRemainingBytesAsString();
+  auto parts = service::parse_form(body, "pp");
+  if (!parts) {
+    PP_FUZZ_CHECK(parts.status().code() == ErrorCode::kInvalidArgument ||
+                  parts.status().code() == ErrorCode::kResourceExhausted);
+    return 0;
   }
-  check(service::submit_from_form(parts));
+  check(service::submit_from_form(std::move(*parts), &body));
   return 0;
 }
