@@ -65,6 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& path = fuzz::bytes_as_file(data, size);
   // The detector the commands dispatch on agrees with the readers.
   fuzz::check_one_curve_accepts(
-      path, []<class C>(C, const std::filesystem::path& p) { return load_both_ways<C>(p); }, formats::zkey_curve);
+      path, []<class C>(C, const std::filesystem::path& p) { return load_both_ways<C>(p); },
+      [](const std::filesystem::path& p) { return formats::zkey_curve(p); });
   return 0;
 }
