@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "support/cli.hpp"
+#include "support/descendant.hpp"
 #include "support/json_file.hpp"
 #include "support/serve_fixture.hpp"
 
@@ -57,18 +58,6 @@ class ServeGeneratorFence : public ServeFixture {
       std::this_thread::sleep_for(50ms);
     }
     return 0;
-  }
-  static bool dead_within(pid_t pid, std::chrono::seconds limit) {
-    const auto until = std::chrono::steady_clock::now() + limit;
-    for (;;) {
-      std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-      std::string line;
-      if (!std::getline(stat, line)) return true;
-      const size_t paren = line.rfind(')');
-      if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') return true;
-      if (std::chrono::steady_clock::now() > until) return false;
-      std::this_thread::sleep_for(20ms);
-    }
   }
   static json input(int i) { return read_json(multi_io() / fmt::format("inputs/w{:02}.json", i)); }
 };

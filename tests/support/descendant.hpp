@@ -6,10 +6,12 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace proofpipe::test {
 
@@ -30,6 +32,20 @@ inline bool is_descendant(pid_t pid) {
     pid = ppid;
   }
   return false;
+}
+
+// True once `pid` is gone or a zombie, checked every 20 ms up to `limit`.
+inline bool dead_within(pid_t pid, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const size_t paren = line.rfind(')');
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') return true;
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 }  // namespace proofpipe::test

@@ -19,6 +19,7 @@
 
 #include "proofpipe/witness_gen/generator.hpp"
 #include "proofpipe/witness_gen/resolve.hpp"
+#include "support/descendant.hpp"
 #include "support/subprocess.hpp"
 
 namespace proofpipe::test {
@@ -63,19 +64,6 @@ pid_t marker_pid(const fs::path& marker) {
 
 // Gone or a zombie (dead, waiting for its new parent to reap it): no code of
 // it runs. Polled for 2 s, the bound the run's end promises.
-bool dead_within_2s(pid_t pid) {
-  const auto until = std::chrono::steady_clock::now() + 2s;
-  for (;;) {
-    std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-    std::string line;
-    if (!std::getline(stat, line)) return true;
-    const size_t paren = line.rfind(')');
-    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') return true;
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-}
-
 TEST(GeneratorFence, ALoopIsKilledAtItsTimeoutAndFailsWithThatCause) {
   TempDir tmp;
   const fs::path marker = tmp / "pid";
@@ -88,7 +76,7 @@ TEST(GeneratorFence, ALoopIsKilledAtItsTimeoutAndFailsWithThatCause) {
   EXPECT_LT(took, 30s) << "a generous bound: the loop did not hold the run";
   const pid_t pid = marker_pid(marker);
   ASSERT_GT(pid, 0);
-  EXPECT_TRUE(dead_within_2s(pid));
+  EXPECT_TRUE(dead_within(pid, std::chrono::seconds(2)));
 }
 
 TEST(GeneratorFence, EveryProcessItStartedIsGoneAtEveryEnd) {
@@ -110,7 +98,8 @@ TEST(GeneratorFence, EveryProcessItStartedIsGoneAtEveryEnd) {
     if (run.witness_fd >= 0) ::close(run.witness_fd);
     const pid_t sleeper = marker_pid(marker);
     ASSERT_GT(sleeper, 0) << c.tail;
-    EXPECT_TRUE(dead_within_2s(sleeper)) << c.tail << ": its sleeper " << sleeper << " outlived the run";
+    EXPECT_TRUE(dead_within(sleeper, std::chrono::seconds(2)))
+        << c.tail << ": its sleeper " << sleeper << " outlived the run";
   }
 }
 
