@@ -2,6 +2,8 @@
 // the event loop checks staleness before calling, so a wrong state is a bug.
 #include "proofpipe/engine/ledger.hpp"
 
+#include <algorithm>
+
 #include "proofpipe/common/assert.hpp"
 
 namespace proofpipe::engine {
@@ -19,12 +21,13 @@ const char* part_state_name(PartState s) {
 }
 
 Ledger::Ledger(std::vector<Partition> parts, uint32_t max_attempts)
-    : parts_(std::move(parts)), max_attempts_(max_attempts) {
+    : parts_(std::make_move_iterator(parts.begin()), std::make_move_iterator(parts.end())),
+      max_attempts_(max_attempts) {
   for (const Partition& p : parts_) counts_[size_t(p.state)] += 1;
 }
 
 uint32_t Ledger::append(Partition p) {
-  p.index = uint32_t(parts_.size());
+  p.index = uint32_t(size());
   p.state = PartState::kPending;
   counts_[size_t(PartState::kPending)] += 1;
   parts_.push_back(std::move(p));
@@ -35,38 +38,46 @@ void Ledger::set_state(Partition& p, PartState s) {
   counts_[size_t(p.state)] -= 1;
   counts_[size_t(s)] += 1;
   p.state = s;
-  while (open_begin_ < parts_.size() &&
-         (parts_[open_begin_].state == PartState::kDone || parts_[open_begin_].state == PartState::kFailed)) {
+  while (open_begin_ < size() && (at(open_begin_).state == PartState::kDone || at(open_begin_).state == PartState::kFailed)) {
     ++open_begin_;
   }
 }
 
 void Ledger::forget_payload(uint32_t i) {
-  Partition& p = parts_[i];
+  Partition& p = at(i);
   PP_ASSERT(p.state == PartState::kDone || p.state == PartState::kFailed, "forget_payload of an open partition");
   std::vector<FrWords>().swap(p.public_signals);
   std::vector<std::string>().swap(p.causes);
   std::vector<std::string>().swap(p.generator);
 }
 
+size_t Ledger::drop_ended_before(uint32_t limit) {
+  // Everything below open_begin_ has ended; std::deque frees its blocks as
+  // the front goes.
+  const uint32_t end = std::min(limit, open_begin_);
+  size_t dropped = 0;
+  for (; base_ < end; ++base_, ++dropped) parts_.pop_front();
+  return dropped;
+}
+
 std::optional<uint32_t> Ledger::next_pending() const {
   if (count(PartState::kPending) == 0) return std::nullopt;
   std::optional<uint32_t> best;
-  for (uint32_t i = open_begin_; i < parts_.size(); ++i) {
-    const Partition& p = parts_[i];
+  for (uint32_t i = open_begin_; i < size(); ++i) {
+    const Partition& p = at(i);
     if (p.state != PartState::kPending) continue;
     if (!best) {
       best = i;
       continue;
     }
-    const Partition& b = parts_[*best];
+    const Partition& b = at(*best);
     if (p.priority > b.priority || (p.priority == b.priority && p.job < b.job)) best = i;
   }
   return best;
 }
 
 void Ledger::start_write(uint32_t i, uint8_t seat, uint32_t slot, uint64_t epoch, double now) {
-  Partition& p = parts_[i];
+  Partition& p = at(i);
   PP_ASSERT(p.state == PartState::kPending, "start_write on a partition that is not pending");
   set_state(p, PartState::kWriting);
   p.attempt += 1;
@@ -79,7 +90,7 @@ void Ledger::start_write(uint32_t i, uint8_t seat, uint32_t slot, uint64_t epoch
 }
 
 void Ledger::sealed(uint32_t i, uint64_t epoch, double now) {
-  Partition& p = parts_[i];
+  Partition& p = at(i);
   PP_ASSERT(p.state == PartState::kWriting, "sealed on a partition that is not being written");
   set_state(p, PartState::kReady);
   p.seat.reset();
@@ -89,7 +100,7 @@ void Ledger::sealed(uint32_t i, uint64_t epoch, double now) {
 }
 
 void Ledger::proving(uint32_t i, uint8_t seat, double now) {
-  Partition& p = parts_[i];
+  Partition& p = at(i);
   PP_ASSERT(p.state == PartState::kReady, "proving on a partition that is not ready");
   set_state(p, PartState::kProving);
   p.seat = seat;
@@ -97,7 +108,7 @@ void Ledger::proving(uint32_t i, uint8_t seat, double now) {
 }
 
 PartState Ledger::back_to_ready(uint32_t i, uint64_t epoch, std::string cause) {
-  Partition& p = parts_[i];
+  Partition& p = at(i);
   PP_ASSERT(p.state == PartState::kReady || p.state == PartState::kProving, "back_to_ready from a wrong state");
   p.causes.push_back(std::move(cause));
   p.seat.reset();
@@ -114,7 +125,7 @@ PartState Ledger::back_to_ready(uint32_t i, uint64_t epoch, std::string cause) {
 }
 
 PartState Ledger::requeue(uint32_t i, std::string cause, bool permanent) {
-  Partition& p = parts_[i];
+  Partition& p = at(i);
   PP_ASSERT(p.state != PartState::kDone && p.state != PartState::kFailed, "requeue of a finished partition");
   p.causes.push_back(std::move(cause));
   p.seat.reset();
@@ -126,7 +137,7 @@ PartState Ledger::requeue(uint32_t i, std::string cause, bool permanent) {
 }
 
 bool Ledger::commit(uint32_t i, double now, const ipc::ProveStages& stages) {
-  Partition& p = parts_[i];
+  Partition& p = at(i);
   if (p.state != PartState::kProving) return false;
   set_state(p, PartState::kDone);
   p.seat.reset();

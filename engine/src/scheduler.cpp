@@ -76,6 +76,13 @@ static bool carries_job(MsgType t) {
 
 Actions Scheduler::on_message(const std::string& peer, const ipc::Message& m, double now) {
   const MsgHeader& h = m.header;
+  if (carries_job(h.type) && h.slot < slots_.slot_count() && h.partition < ledger_.first_held()) {
+    // A partition that ended and was dropped: no seat holds it any more
+    // (lowest_named), so whatever this says is stale.
+    ++counts_.stale_messages;
+    spdlog::debug("dropped stale {} (its partition ended)", ipc::describe(h));
+    return {};
+  }
   if (carries_job(h.type) && (h.slot >= slots_.slot_count() || h.partition >= ledger_.size())) {
     ++counts_.malformed_messages;
     spdlog::warn("dropped malformed {} (the run has {} slots, {} partitions)", ipc::describe(h), slots_.slot_count(),
@@ -328,6 +335,18 @@ void Scheduler::drop_cancelled_record(Partition& p) {
     if (word.state == SlotState::kReady && word.epoch == p.epoch && slots_.discard(*p.slot, p.epoch)) unmap_slot(p);
   }
   ledger_.requeue(p.index, "cancelled", /*permanent=*/true);
+}
+
+uint32_t Scheduler::lowest_named() const {
+  uint32_t low = uint32_t(ledger_.size());
+  for (const SeatState& w : seats_) {
+    if (w.partition) low = std::min(low, *w.partition);
+  }
+  for (const auto& part : slot_part_) {
+    if (part) low = std::min(low, *part);
+  }
+  for (uint32_t part : ready_queue_) low = std::min(low, part);
+  return low;
 }
 
 bool Scheduler::held_by_gpu(uint32_t part) const {

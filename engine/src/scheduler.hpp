@@ -96,6 +96,9 @@ class Scheduler {
   // discarded when sealed; PROVING finishes (its proof counts) or ends
   // without a retry (Ledger::requeue).
   void cancel(uint32_t part);
+  // The lowest ledger index a seat, a slot or the ready queue still names
+  // (the ledger's size when none): ended partitions below it may be dropped.
+  uint32_t lowest_named() const;
   // serve, draining: no new grants; what was granted finishes.
   void hold_grants(bool hold) { hold_grants_ = hold; }
   // run --backend cuda: no grant before a proving worker has said HELLO, so

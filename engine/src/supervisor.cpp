@@ -223,6 +223,9 @@ void Supervisor::loop() {
     drain_messages();
     reap_children();
     execute(scheduler_->reconcile(now()));
+    // A resident owner's ended partitions leave the ledger (its memory stays
+    // flat); a batch keeps them all for its summary.
+    if (host_ != nullptr) ledger_.drop_ended_before(scheduler_->lowest_named());
     respawn_due();
     check_hangs();
     abort_if_no_workers();

@@ -241,6 +241,7 @@ void Supervisor::check_hangs() {
 }
 
 void Supervisor::cancel_partition(uint32_t index) {
+  if (!ledger_.holds(index)) return;  // ended and dropped: nothing left to cancel
   scheduler_->cancel(index);
   const Partition& p = ledger_.at(index);
   if (p.input.empty() || p.state != PartState::kWriting) return;

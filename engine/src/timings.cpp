@@ -81,7 +81,7 @@ std::string hms(double seconds) {
 
 std::optional<double> estimate_eta(const Ledger& ledger, double now, unsigned synth_workers, unsigned gpu_workers) {
   std::vector<double> synth, prover;
-  for (uint32_t i = 0; i < ledger.size(); ++i) {
+  for (uint32_t i = ledger.first_held(); i < ledger.size(); ++i) {
     const Partition& p = ledger.at(i);
     if (reached_seal(p)) synth.push_back(p.sealed_s - p.write_started_s);
     if (p.state == PartState::kDone) prover.push_back(p.done_s - p.claimed_s);

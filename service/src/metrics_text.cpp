@@ -103,6 +103,9 @@ std::string render_metrics(const ServiceMetrics& m) {
            m.queue_depth);
   w.single("proofpipe_cluster_queue_depth", "gauge", "Partitions queued in the shared queue, claimed by no node.",
            m.cluster_queue_depth);
+  w.single("proofpipe_ledger_partitions", "gauge",
+           "Partitions the engine holds in memory: open ones, and ended ones until an older one ends.",
+           m.ledger_partitions);
   w.family("proofpipe_node_info", "gauge", "This service's node id (--node-id).");
   if (!m.node.empty()) w.sample("proofpipe_node_info", {{"node", m.node}}, 1);
   w.counts("proofpipe_workers", "gauge", "Worker processes by role and state.", m.workers);

@@ -166,6 +166,7 @@ class Service final : public ServiceCore, public engine::Host {
   void disk_trouble(const Status& st);
   void disk_recovered();
   int key_index(std::string_view name) const;
+  PartRef& ref(uint32_t ledger_index) { return refs_[ledger_index - refs_base_]; }
 
   ServiceConfig cfg_;
   JobQueue& queue_;
@@ -179,7 +180,8 @@ class Service final : public ServiceCore, public engine::Host {
 
   // Engine thread only.
   engine::Ledger* ledger_ = nullptr;                        // the engine's, from recover()
-  std::vector<PartRef> refs_;                               // by ledger index
+  std::deque<PartRef> refs_;                                // by ledger index, from refs_base_
+  uint32_t refs_base_ = 0;                                  // follows the ledger's first_held()
   std::map<uint64_t, JobRef> jobs_;                         // by job seq, while it has open partitions
   std::vector<uint32_t> ended_;                             // ledger indices whose payload to forget next turn
   std::map<std::pair<uint64_t, uint32_t>, uint32_t> held_;  // open claims (job seq, index) -> ledger index

@@ -164,7 +164,7 @@ void Service::renew_claims(engine::EngineControl& pipeline) {
   next_renew_ = now + cfg_.renew_every_s;
   std::vector<Claim> held;
   held.reserve(held_.size());
-  for (const auto& [key, i] : held_) held.push_back({refs_[i].job_seq, refs_[i].index, refs_[i].fence});
+  for (const auto& [key, i] : held_) held.push_back({ref(i).job_seq, ref(i).index, ref(i).fence});
   auto renewal = queue_.renew(held, unix_now());
   if (!renewal) {
     next_renew_ = now + std::min(cfg_.renew_every_s, 1.0);  // retried soon: the lease is running out
@@ -174,7 +174,7 @@ void Service::renew_claims(engine::EngineControl& pipeline) {
     for (const Claim& c : *list) {
       auto it = held_.find({c.job_seq, c.index});
       if (it == held_.end()) continue;
-      const PartRef& r = refs_[it->second];
+      const PartRef& r = ref(it->second);
       if (list == &renewal->lost) {
         spdlog::warn("job {} partition {}: claim lost (token {}): its lease ran out and another node took it", r.job_id,
                      ledger_->at(it->second).stem, c.fence);
@@ -244,7 +244,7 @@ void Service::release_claims() {
                  unsent_.size(), unsent_.size() == 1 ? "" : "s", unsent_.size(), unsent_.size() == 1 ? "" : "s");
   }
   for (const auto& [key, i] : held_) {
-    const PartRef& r = refs_[i];
+    const PartRef& r = ref(i);
     if (Status st = queue_.release({r.job_seq, r.index, r.fence}, unix_now()); !st) queue_trouble("release", st);
   }
   held_.clear();
@@ -290,8 +290,8 @@ void Service::add_work(engine::EngineControl& engine, const WorkItem& item, doub
     p.wtns = item.witness;
   }
   const uint32_t index = engine.add_partition(std::move(p));
-  refs_.resize(index + 1);
-  refs_[index] = {item.job_seq, item.index, item.fence, item.job_id, unix_now(), 0, std::nullopt};
+  PP_ASSERT(index == refs_base_ + refs_.size(), "the ledger and the service's references disagree");
+  refs_.push_back({item.job_seq, item.index, item.fence, item.job_id, unix_now(), 0, std::nullopt});
   held_[{item.job_seq, item.index}] = index;
   JobRef& job = jobs_[item.job_seq];
   job.id = item.job_id;
@@ -305,7 +305,7 @@ void Service::on_ledger_event(const engine::Partition& p, engine::LedgerEvent e,
   std::string shown(given_cause);
   if (!p.input.empty()) replace_all(shown, p.input.string(), p.stem + std::string(kInputSuffix));
   const std::string_view cause = shown;
-  PartRef& r = refs_[p.index];
+  PartRef& r = ref(p.index);
   const double now = unix_now();
   const std::string& key = keys_[p.key].info.name;
   const Claim claim{r.job_seq, r.index, r.fence};
@@ -385,8 +385,13 @@ void Service::cancel_job(engine::EngineControl& pipeline, const std::string& id)
 void Service::on_turn(engine::EngineControl& pipeline) {
   uint64_t posts = 0;
   (void)!::read(wake_fd_, &posts, sizeof posts);
-  for (uint32_t i : ended_) ledger_->forget_payload(i);
+  for (uint32_t i : ended_) {
+    if (ledger_->holds(i)) ledger_->forget_payload(i);
+  }
   ended_.clear();
+  // The engine dropped the partitions that ended below first_held(): their
+  // references go too, so memory stays flat in the partitions served.
+  for (; refs_base_ < ledger_->first_held(); ++refs_base_) refs_.pop_front();
   std::deque<Command> commands;
   {
     std::lock_guard lock(inbox_mu_);
@@ -422,7 +427,7 @@ Status Service::store_proof(const engine::Partition& p, std::string_view proof) 
   // the partition's done mark (JobQueue::commit).
   const engine::PipelineKey& key = *keys_[p.key].key;
   PP_ASSIGN_OR_RETURN(std::string proof_json, key.proof_json(proof));
-  refs_[p.index].proof = ProofFiles{std::move(proof_json), key.public_json(p.public_signals)};
+  ref(p.index).proof = ProofFiles{std::move(proof_json), key.public_json(p.public_signals)};
   return Status::ok();
 }
 
@@ -473,6 +478,7 @@ void Service::publish(const engine::EngineControl& pipeline) {
   m.memory_max_bytes = double(cfg_.mem_max);
   m.node = cfg_.node_id;
   m.cluster_queue_depth = cluster_depth_;
+  m.ledger_partitions = double(ledger.size() - ledger.first_held());
   // Under --mem-max every process is in one parent cgroup: its usage counts
   // each page once (the per-process figures count shared ring and key pages
   // in every process that maps them).

@@ -83,6 +83,20 @@ class ServiceSchedulerTest : public ::testing::Test {
     ASSERT_TRUE(sealed);
     send(grant.seat, MsgType::kSealed, g.slot, *sealed, g.partition, g.attempt);
   }
+  // Writer 0 writes the next partition, the prover is dispatched it and
+  // claims it: the dispatch and the CONSUMING epoch.
+  std::pair<Action, uint64_t> claimed_by_prover() {
+    const auto g = want(0);
+    EXPECT_EQ(g.size(), 1u);
+    seal(g.at(0));
+    const auto d = sends(sched_->schedule(0.0));
+    EXPECT_EQ(d.size(), 1u);
+    const auto& dh = d.at(0).message.header;
+    const auto claimed = ring_.claim(dh.slot, d[0].seat, dh.epoch);
+    EXPECT_TRUE(claimed);
+    send(d[0].seat, MsgType::kClaimed, dh.slot, claimed.value_or(0), dh.partition, dh.attempt);
+    return {d[0], claimed.value_or(0)};
+  }
   size_t free_slots() const {
     size_t n = 0;
     for (uint32_t s = 0; s < 3; ++s) n += ring_.load(s).state == SlotState::kFree;
@@ -188,16 +202,10 @@ TEST_F(ServiceSchedulerTest, APartitionCancelledWhileWritingIsNotRetriedWhenItsW
 
 TEST_F(ServiceSchedulerTest, AProofOfAPartitionCancelledWhileProvingStillCommits) {
   const uint32_t a = add(1, 0);
-  const auto g = want(0);
-  seal(g[0]);
-  const auto d = sends(sched_->schedule(0.0));
-  ASSERT_EQ(d.size(), 1u);
-  const auto& dh = d[0].message.header;
-  const auto claimed = ring_.claim(dh.slot, d[0].seat, dh.epoch);
-  ASSERT_TRUE(claimed);
-  send(2, MsgType::kClaimed, dh.slot, *claimed, a, dh.attempt);
+  const auto [d, claimed] = claimed_by_prover();
+  const auto& dh = d.message.header;
   sched_->cancel(a);
-  const auto proof = send(2, MsgType::kProof, dh.slot, *claimed, a, dh.attempt,
+  const auto proof = send(2, MsgType::kProof, dh.slot, claimed, a, dh.attempt,
                           std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0'));
   bool verify = false;
   for (const Action& x : proof) verify |= x.kind == Action::Kind::kVerify;
@@ -238,6 +246,45 @@ TEST_F(ServiceSchedulerTest, ScansStartAfterTheEndedPrefix) {
   EXPECT_EQ(ledger_->open_begin(), 1u);
   ledger_->forget_payload(a);
   EXPECT_TRUE(ledger_->at(a).causes.empty());
+}
+
+TEST_F(ServiceSchedulerTest, EndedPartitionsLeaveTheLedgerButNotWhileASeatStillNamesThem) {
+  // a is cancelled while proving: it ends, but the prover still holds it
+  // until its PROOF arrives, so it may not be dropped before then.
+  const uint32_t a = add(1, 0), b = add(1, 0), c = add(1, 0);
+  const auto [d, claimed] = claimed_by_prover();
+  const auto& dh = d.message.header;
+  sched_->cancel(b);
+  EXPECT_EQ(sched_->lowest_named(), a);
+  EXPECT_EQ(ledger_->drop_ended_before(sched_->lowest_named()), 0u);
+  ASSERT_TRUE(ledger_->holds(a));
+
+  // The prover frees the slot and its proof commits: nothing names a or b
+  // any more, c is open.
+  const auto freed = ring_.release(dh.slot, d.seat, claimed);
+  ASSERT_TRUE(freed);
+  send(2, MsgType::kReleased, dh.slot, *freed, a, dh.attempt);
+  EXPECT_EQ(sched_->lowest_named(), a);  // the proof is still to come
+  const auto proof = send(2, MsgType::kProof, dh.slot, claimed, a, dh.attempt,
+                          std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0'));
+  ASSERT_FALSE(proof.empty());
+  ASSERT_FALSE(sched_->committed(a, {}, 1.0).empty());
+  EXPECT_EQ(ledger_->drop_ended_before(sched_->lowest_named()), 2u);
+  EXPECT_EQ(ledger_->first_held(), c);
+  EXPECT_FALSE(ledger_->holds(a));
+  EXPECT_FALSE(ledger_->holds(b));
+  EXPECT_EQ(ledger_->size(), 3u);  // indices keep counting
+  EXPECT_EQ(ledger_->count(PartState::kDone), 1u);
+  EXPECT_EQ(ledger_->count(PartState::kFailed), 1u);
+  EXPECT_EQ(add(2, 0), 3u);
+
+  // A late message about a dropped partition is stale, not a crash.
+  const uint64_t stale_before = sched_->counts().stale_messages;
+  send(2, MsgType::kProof, dh.slot, claimed, a, dh.attempt,
+       std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0'));
+  send(0, MsgType::kSealed, dh.slot, claimed, b, 1);
+  EXPECT_EQ(sched_->counts().stale_messages, stale_before + 2);
+  EXPECT_EQ(sched_->counts().malformed_messages, 0u);
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ TEST(MetricsText, PrometheusClientReadsEveryFamilyBack) {
   EXPECT_EQ(f.at("proofpipe_partition_seconds")["type"], "histogram");
   for (const char* g : {"proofpipe_queue_depth", "proofpipe_workers", "proofpipe_slots", "proofpipe_memory_bytes",
                         "proofpipe_memory_total_bytes", "proofpipe_memory_total_peak_bytes",
-                        "proofpipe_memory_max_bytes", "proofpipe_uptime_seconds"})
+                        "proofpipe_memory_max_bytes", "proofpipe_uptime_seconds", "proofpipe_ledger_partitions"})
     EXPECT_EQ(f.at(g)["type"], "gauge") << g;
 
   auto s = samples(f, "proofpipe_proofs", "proofpipe_proofs_total", {{"key", "main"}, {"result", "failed"}});
@@ -124,7 +124,7 @@ TEST(MetricsText, PrometheusClientReadsEveryFamilyBack) {
 
 TEST(MetricsText, EmptyMetricsStillNameEveryFamily) {
   const json f = parse_with_prometheus_client(render_metrics(ServiceMetrics{}));
-  EXPECT_EQ(f.size(), 14u) << f.dump(1);  // 12, then the node's id and the cluster's queue depth (scale-out)
+  EXPECT_EQ(f.size(), 15u) << f.dump(1);  // 12, the node's id, the cluster's queue depth, the ledger's size
   EXPECT_TRUE(f.at("proofpipe_proofs")["samples"].empty());
   EXPECT_TRUE(f.at("proofpipe_node_info")["samples"].empty());  // no node id: no sample
 }

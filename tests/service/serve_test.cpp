@@ -244,6 +244,39 @@ TEST_F(ServeTest, CancelStopsDispatchAndTheCancelledStayCancelled) {
   EXPECT_EQ(c.Delete("/v1/jobs/nosuch")->status, 404);
 }
 
+// A gauge's value from /metrics text; -1 when the family has no sample.
+double gauge(const std::string& metrics, const std::string& name) {
+  const std::regex line("(^|\n)" + name + " ([0-9.e+-]+)\n");
+  std::smatch m;
+  return std::regex_search(metrics, m, line) ? std::stod(m[2]) : -1;
+}
+
+TEST_F(ServeTest, EndedPartitionsLeaveTheEngineAndLaterJobsStillProve) {
+  // A job cancelled while a partition of it is being proved (the prover
+  // still names it after it ended), then a job proved after it: once all
+  // ended, the engine holds none of them, and the later proofs are whole.
+  start({}, {"PROOFPIPE_FAULTS=gpu.after_claim:delay=300"});
+  ASSERT_EQ(post_job(job_body("first", {0, 1, 2, 3, 4, 5}))->status, 201);
+  auto c = serve_->client();
+  ASSERT_EQ(wait_job(c, "first", seconds(60), {"running"}).value("state", ""), "running");
+  ASSERT_EQ(c.Delete("/v1/jobs/first")->status, 200);
+  ASSERT_EQ(post_job(job_body("second", {0, 1, 2}))->status, 201);
+  const json job = wait_job(c, "second", seconds(120));
+  ASSERT_EQ(job.value("state", ""), "done") << job.dump();
+  for (const auto& p : job["partitions"]) {
+    auto got = c.Get("/v1/jobs/second/proofs/" + p["name"].get<std::string>());
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->status, 200) << got->body;
+  }
+  double held = -1;
+  for (int i = 0; i < 100; ++i) {  // published twice a second
+    held = gauge(c.Get("/metrics")->body, "proofpipe_ledger_partitions");
+    if (held == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(held, 0) << "the engine still holds ended partitions";
+}
+
 // The stage directories intake made under the state dir.
 std::set<std::string> stage_dirs(const fs::path& state) {
   std::set<std::string> out;

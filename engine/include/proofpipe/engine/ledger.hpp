@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "proofpipe/common/assert.hpp"
 #include "proofpipe/ipc/messages.hpp"
 
 namespace proofpipe::engine {
@@ -85,10 +87,22 @@ class Ledger {
  public:
   Ledger(std::vector<Partition> parts, uint32_t max_attempts);
 
-  size_t size() const { return parts_.size(); }
-  Partition& at(size_t i) { return parts_[i]; }
-  const Partition& at(size_t i) const { return parts_[i]; }
-  const std::vector<Partition>& all() const { return parts_; }
+  // Every partition ever added (the next one's index), dropped ones included.
+  size_t size() const { return base_ + parts_.size(); }
+  // The lowest index still held: drop_ended_before() releases a resident
+  // service's ended partitions, so indices below this one name nothing.
+  uint32_t first_held() const { return base_; }
+  bool holds(size_t i) const { return i >= base_ && i < size(); }
+  Partition& at(size_t i) {
+    PP_ASSERT(holds(i), "ledger index not held");
+    return parts_[i - base_];
+  }
+  const Partition& at(size_t i) const {
+    PP_ASSERT(holds(i), "ledger index not held");
+    return parts_[i - base_];
+  }
+  // Every partition held; a batch (which never drops any) has them all.
+  const std::deque<Partition>& all() const { return parts_; }
 
   // A new PENDING partition at the end (serve: a job arrived); returns its index.
   uint32_t append(Partition p);
@@ -99,6 +113,10 @@ class Ledger {
   // Frees what an ended partition no longer needs (its public signals and
   // causes): a resident service keeps ~200 bytes per ended partition.
   void forget_payload(uint32_t i);
+  // Releases the ended partitions at the front, below `limit` (the lowest
+  // index anything else still names): a service's memory then stays flat in
+  // the partitions it served. Returns how many were dropped.
+  size_t drop_ended_before(uint32_t limit);
 
   // The next partition to synthesize: highest priority first, then oldest
   // request, then lowest index.
@@ -122,7 +140,7 @@ class Ledger {
   bool commit(uint32_t i, double now, const ipc::ProveStages& stages);
 
   size_t count(PartState s) const { return counts_[size_t(s)]; }
-  bool finished() const { return count(PartState::kDone) + count(PartState::kFailed) == parts_.size(); }
+  bool finished() const { return count(PartState::kDone) + count(PartState::kFailed) == size(); }
   // WRITING, READY or PROVING: granted and not yet ended.
   size_t in_flight() const {
     return count(PartState::kWriting) + count(PartState::kReady) + count(PartState::kProving);
@@ -134,7 +152,8 @@ class Ledger {
     if (observer_) observer_(p, e, cause);
   }
 
-  std::vector<Partition> parts_;
+  std::deque<Partition> parts_;  // indices base_ ..
+  uint32_t base_ = 0;
   uint32_t max_attempts_;
   std::array<size_t, 6> counts_{};  // by PartState
   uint32_t open_begin_ = 0;

@@ -85,6 +85,7 @@ struct ServiceMetrics {
   double uptime_seconds = 0;
   std::string node;                // proofpipe_node_info{node}: this service's --node-id
   double cluster_queue_depth = 0;  // partitions queued in the shared queue (every node's)
+  double ledger_partitions = 0;    // partitions the engine holds in memory (ended ones until dropped)
 };
 
 class ServiceCore {
