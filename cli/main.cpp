@@ -209,6 +209,9 @@ int main(int argc, char** argv) {
   sv->add_option("--drain-timeout", serve.drain_timeout_s, "seconds SIGTERM waits for partitions in flight")
       ->default_val(60)
       ->check(CLI::Range(0.0, 86400.0));
+  sv->add_option("--retain", serve.retain,
+                 "remove an ended job's rows and proofs this long after it ended, e.g. 30d, 12h (default: keep "
+                 "forever)");
   sv->add_option("--max-upload", serve.max_upload, "largest request body, e.g. 1GiB")->default_val("1GiB");
   sv->add_option("--max-connections", serve.max_connections, "open API connections (one address: half)")
       ->default_val(1024)

@@ -1,6 +1,7 @@
-// iso8601_utc (clock.hpp).
+// iso8601_utc and parse_duration_s (clock.hpp).
 #include "proofpipe/common/clock.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <ctime>
@@ -22,6 +23,23 @@ std::string iso8601_utc(double unix_seconds, bool millis) {
 
 std::string iso8601_utc(std::chrono::system_clock::time_point t, bool millis) {
   return iso8601_utc(std::chrono::duration<double>(t.time_since_epoch()).count(), millis);
+}
+
+std::optional<double> parse_duration_s(std::string_view text) {
+  // A digit first: from_chars would also take "inf", "nan" and a sign.
+  if (text.empty() || text[0] < '0' || text[0] > '9') return std::nullopt;
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
+  if (ec != std::errc() || !std::isfinite(value)) return std::nullopt;
+  const std::string_view unit(end, size_t(text.data() + text.size() - end));
+  double scale = 0;
+  if (unit == "ms") scale = 0.001;
+  if (unit.empty() || unit == "s") scale = 1;
+  if (unit == "m") scale = 60;
+  if (unit == "h") scale = 3600;
+  if (unit == "d") scale = 86400;
+  if (scale == 0) return std::nullopt;
+  return value * scale;
 }
 
 }  // namespace proofpipe

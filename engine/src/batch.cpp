@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "proofpipe/common/clock.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/engine/outputs.hpp"
@@ -216,29 +217,12 @@ std::string hang_timeout_problem(double seconds) {
 }
 
 Result<uint64_t> parse_witness_gen_timeout_ms(std::string_view text) {
-  const auto bad = [&] {
+  const std::optional<double> s = parse_duration_s(text);
+  if (!s || !(*s >= 1 && *s <= kMaxHangTimeoutS)) {
     return make_error(ErrorCode::kInvalidArgument,
-                      "--witness-gen-timeout '{}': expected a whole number with ms, s, m or h, from 1s to 168h", text);
-  };
-  size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 9) return bad();
-  const uint64_t n = std::stoull(std::string(text.substr(0, digits)));
-  const std::string_view unit = text.substr(digits);
-  uint64_t ms_per = 0;
-  if (unit == "ms")
-    ms_per = 1;
-  else if (unit.empty() || unit == "s")
-    ms_per = 1000;
-  else if (unit == "m")
-    ms_per = 60'000;
-  else if (unit == "h")
-    ms_per = 3'600'000;
-  else
-    return bad();
-  const uint64_t ms = n * ms_per;
-  if (ms < 1000 || ms > uint64_t(kMaxHangTimeoutS) * 1000) return bad();
-  return ms;
+                      "--witness-gen-timeout '{}': expected a duration such as 90s or 10m, from 1s to 168h", text);
+  }
+  return uint64_t(std::llround(*s * 1000));
 }
 
 Result<WorkerSetup> check_worker_flags(const WorkerFlags& given) {

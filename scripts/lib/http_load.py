@@ -11,7 +11,11 @@ JSON object:
   attack  one unauthenticated attack while the server's RSS is sampled
           every 10 ms: line (a request line without newline, 4 connections),
           headers (200,000 headers of 1 KB), body (a 300 MB body): the RSS
-          rise in MiB.
+          rise in MiB;
+  soak    jobs of --witnesses partitions each, submitted so that about
+          two jobs wait at any time, until --partitions have ended: the
+          server's RSS (VmRSS) at every --every ended partitions, while a
+          dashboard reads GET /v1/jobs?limit=10000 every 5 s.
 """
 import argparse
 import http.client
@@ -193,20 +197,99 @@ def attack(a):
             "rss_rise_mib": round((peak[0] - base) / 1024, 1), "alive": probe(a.port)[0]}
 
 
+def get_json(port, path, token):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path, headers={"Authorization": "Bearer " + token} if token else {})
+        r = conn.getresponse()
+        body = r.read()
+        if r.status != 200:
+            raise RuntimeError(f"GET {path}: {r.status} {body[:200]!r}")
+        return body
+    finally:
+        conn.close()
+
+
+def ended_partitions(port, token):
+    """Proofs ended, from /metrics (proofpipe_proofs_total, every result)."""
+    total = 0.0
+    for line in get_json(port, "/metrics", token).decode().splitlines():
+        if line.startswith("proofpipe_proofs_total"):
+            total += float(line.rsplit(" ", 1)[1])
+    return int(total)
+
+
+def soak(a):
+    witnesses = a.witness.split(",")
+    headers = {"Content-Type": "application/json"}
+    if a.token:
+        headers["Authorization"] = "Bearer " + a.token
+    conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=30)
+    stop = threading.Event()
+
+    def dashboard():  # the 5 s poll of a large list that fragmented the heap
+        while not stop.wait(5):
+            try:
+                get_json(a.port, "/v1/jobs?limit=10000", a.token)
+            except (OSError, RuntimeError, http.client.HTTPException):
+                pass
+
+    dash = threading.Thread(target=dashboard)
+    dash.start()
+    submitted, job, samples, t0 = 0, 0, [], time.monotonic()
+    next_sample = 0
+    try:
+        while True:
+            ended = ended_partitions(a.port, a.token)
+            while ended >= next_sample:
+                samples.append({"partitions": next_sample, "rss_kib": rss_kib(a.pid),
+                                "seconds": round(time.monotonic() - t0, 1)})
+                print(json.dumps(samples[-1]), file=sys.stderr, flush=True)
+                next_sample += a.every
+            if ended >= a.partitions:
+                break
+            if submitted < a.partitions and submitted - ended < 2 * len(witnesses):
+                body = json.dumps({"id": f"soak-{a.tag}-{job}", "key": a.key, "witnesses": witnesses})
+                conn.request("POST", "/v1/jobs", body, headers)
+                r = conn.getresponse()
+                text = r.read()
+                if r.status not in (200, 201):
+                    raise RuntimeError(f"submit: {r.status} {text[:200]!r}")
+                submitted += len(witnesses)
+                job += 1
+            else:
+                time.sleep(0.05)
+    finally:
+        stop.set()
+        dash.join()
+        conn.close()
+    # Growth after warm-up: the first sample past a.warmup against the last.
+    warm = next((s for s in samples if s["partitions"] >= a.warmup), samples[0])
+    last = samples[-1]
+    span = max(1, last["partitions"] - warm["partitions"])
+    return {"partitions": last["partitions"], "jobs": job, "seconds": last["seconds"],
+            "rss_warm_kib": warm["rss_kib"], "rss_last_kib": last["rss_kib"],
+            "rise_kib_per_10k": round((last["rss_kib"] - warm["rss_kib"]) * 10000 / span, 1),
+            "samples": samples}
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["submit", "slow", "attack"])
+    p.add_argument("mode", choices=["submit", "slow", "attack", "soak"])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--seconds", type=float, default=5)
     p.add_argument("--token", default="")
     p.add_argument("--key", default="g")
-    p.add_argument("--witness", default="")
+    p.add_argument("--witness", default="", help="a server path (soak: several, comma-separated)")
+    p.add_argument("--partitions", type=int, default=20000)
+    p.add_argument("--every", type=int, default=1000)
+    p.add_argument("--warmup", type=int, default=2000)
     p.add_argument("--tag", default="a")
     p.add_argument("--pid", type=int, default=0)
     p.add_argument("--kind", choices=["line", "headers", "body"], default="line")
     a = p.parse_args()
-    out = {"submit": submit, "slow": slow, "attack": attack}[a.mode](a)
+    out = {"submit": submit, "slow": slow, "attack": attack, "soak": soak}[a.mode](a)
     print(json.dumps(out))
 
 

@@ -199,6 +199,7 @@ Result<std::unique_ptr<SqliteJournal>> SqliteJournal::open(const fs::path& db_fi
   std::unique_ptr<SqliteJournal> j(new SqliteJournal(std::move(db)));
   j->proofs_dir_ = db_file.parent_path() / "proofs";
   PP_RETURN_IF_ERROR(j->init());
+  j->proof_bytes_ = j->count_proof_bytes();
   return j;
 }
 

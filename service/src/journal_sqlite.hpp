@@ -16,6 +16,7 @@
 // reads plainly.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -81,6 +82,10 @@ class SqliteJournal final : public JobQueue {
   // and .public.json (journal_sqlite_proofs.cpp), written before the done mark.
   Result<std::optional<ProofFiles>> read_proof(std::string_view job_id, std::string_view name) override;
   void forget_witnesses(std::string_view job_id) override;
+  // Retention (journal_sqlite_retain.cpp): proof bytes are counted once at
+  // open, then as proofs are stored and expired.
+  Result<size_t> expire(double ended_before, size_t max_jobs) override;
+  Result<StoredBytes> stored_bytes() override;
 
   // --- the per-partition engine calls (the claim side and the tests) ------
   // Every partition still queued or running of a job neither ended nor
@@ -131,6 +136,8 @@ class SqliteJournal final : public JobQueue {
   // A done partition's two files, both or neither, in its job's folder.
   Status store_proof(const Claim& c, const ProofFiles& proof);
   std::filesystem::path proofs_dir_;  // <the database's folder>/proofs
+  uint64_t count_proof_bytes() const;
+  std::atomic<uint64_t> proof_bytes_{0};  // the files under proofs_dir_
   Status init();
   // At open: every page readable and well formed (PRAGMA quick_check), and
   // every table and column this version uses present. kBadFormat, one line

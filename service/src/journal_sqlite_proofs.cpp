@@ -53,7 +53,9 @@ Status SqliteJournal::store_proof(const Claim& c, const ProofFiles& proof) {
   // taken back, so neither is ever on disk without the other.
   const TextFile files[] = {{dir / (name + ".public.json"), proof.public_json, "public inputs"},
                             {dir / (name + ".proof.json"), proof.proof_json, "proof"}};
-  return write_together(files);
+  PP_RETURN_IF_ERROR(write_together(files));
+  proof_bytes_ += proof.public_json.size() + proof.proof_json.size();
+  return Status::ok();
 }
 
 Result<std::optional<ProofFiles>> SqliteJournal::read_proof(std::string_view job_id, std::string_view name) {

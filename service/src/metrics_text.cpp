@@ -106,6 +106,11 @@ std::string render_metrics(const ServiceMetrics& m) {
   w.single("proofpipe_ledger_partitions", "gauge",
            "Partitions the engine holds in memory: open ones, and ended ones until an older one ends.",
            m.ledger_partitions);
+  w.counts("proofpipe_stored_bytes", "gauge",
+           "Bytes the queue holds: stored proofs, and the journal's files (or the shared queue's tables).",
+           m.stored_bytes);
+  w.single("proofpipe_expired_jobs_total", "counter", "Ended jobs removed by --retain since the service started.",
+           m.expired_jobs);
   w.family("proofpipe_node_info", "gauge", "This service's node id (--node-id).");
   if (!m.node.empty()) w.sample("proofpipe_node_info", {{"node", m.node}}, 1);
   w.counts("proofpipe_workers", "gauge", "Worker processes by role and state.", m.workers);

@@ -4,13 +4,13 @@
 #include <unistd.h>
 
 #include <cctype>
-#include <charconv>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "intake.hpp"
 #include "journal_sqlite.hpp"
+#include "proofpipe/common/clock.hpp"
 #include "queue_pg.hpp"
 
 namespace proofpipe::service {
@@ -58,20 +58,14 @@ std::string url_password_warning(std::string_view url) {
 }
 
 Result<double> parse_lease(std::string_view text) {
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  const std::string_view unit(end, size_t(text.data() + text.size() - end));
-  double scale = 0;
-  if (unit.empty() || unit == "s") scale = 1;
-  if (unit == "ms") scale = 0.001;
-  if (unit == "m") scale = 60;
+  const std::optional<double> s = parse_duration_s(text);
   // Shorter than a second cannot be renewed reliably (every lease/3) past
   // one slow turn of the engine; longer than a day means a dead node's work
   // waits a day.
-  if (ec != std::errc() || scale == 0 || !(value * scale >= 1 && value * scale <= 86400)) {
+  if (!s || !(*s >= 1 && *s <= 86400)) {
     return make_error(ErrorCode::kInvalidArgument, "--lease '{}': give a duration between 1s and 24h, e.g. 30s", text);
   }
-  return value * scale;
+  return *s;
 }
 
 std::string default_node_id() {

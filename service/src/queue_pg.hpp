@@ -78,6 +78,9 @@ class PgQueue final : public JobQueue {
   void forget_witnesses(std::string_view /*job_id*/) override {}  // removed at submit and after each claim
   Result<std::optional<ProofFiles>> read_proof(std::string_view job_id, std::string_view name) override;
   std::string unavailable_reason() const override;
+  // Retention (queue_pg_retain.cpp).
+  Result<size_t> expire(double ended_before, size_t max_jobs) override;
+  Result<StoredBytes> stored_bytes() override;
 
   const std::string& node_id() const { return cfg_.node_id; }
 

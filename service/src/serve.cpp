@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include <fmt/ranges.h>
 
 #include "intake.hpp"
+#include "proofpipe/common/clock.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/engine/engine.hpp"
 #include "proofpipe/engine/plan.hpp"
@@ -55,6 +57,17 @@ Status serve(const ServeOptions& args) {
   if (!(args.drain_timeout_s >= 0 && args.drain_timeout_s <= 86400))
     return (make_error(ErrorCode::kInvalidArgument, "--drain-timeout must be between 0 and 86400 seconds"));
 
+  double retain_s = 0;
+  if (!args.retain.empty()) {
+    const std::optional<double> r = parse_duration_s(args.retain);
+    if (!r || *r < 1)
+      return make_error(ErrorCode::kInvalidArgument,
+                        "--retain '{}': give a duration of at least 1s, e.g. 30d or 12h (leave it out to keep ended "
+                        "jobs forever)",
+                        args.retain);
+    retain_s = *r;
+  }
+
   auto flags = engine::check_worker_flags(args.workers);
   if (!flags) return (flags.status());
   auto keys = load_keys(args.keys);
@@ -90,6 +103,7 @@ Status serve(const ServeOptions& args) {
   scfg.allow_dirs = std::move(*allow);
   scfg.max_witness_bytes = *max_upload;
   scfg.drain_timeout_s = args.drain_timeout_s;
+  scfg.retain_s = retain_s;
   scfg.mem_max = cfg->mem_max;
   scfg.node_id = node_id;
   scfg.claim_window = size_t(cfg->slots) + cfg->synth_workers;

@@ -74,6 +74,7 @@ struct ServiceConfig {
   // one waiting and nothing else sits claimed and idle on this node.
   size_t claim_window = 4;
   double renew_every_s = 10;  // --lease / 3: two renewals may fail before the lease runs out
+  double retain_s = 0;        // --retain: ended jobs older than this are removed; 0: kept forever
 };
 
 class Service final : public ServiceCore, public engine::Host {
@@ -156,6 +157,8 @@ class Service final : public ServiceCore, public engine::Host {
   void publish(const engine::EngineControl& pipeline);
   void claim_more(engine::EngineControl& pipeline);
   void renew_claims(engine::EngineControl& pipeline);
+  // Every kHousekeepingEveryS: --retain's removals and the bytes the queue holds.
+  void housekeeping(engine::EngineControl& pipeline);
   static Unsent ending(Unsent::Kind kind, const Claim& claim, const std::string& job_id, const std::string& stem,
                        double at);
   // One ending write; false when the queue was unreachable (kept in unsent_).
@@ -188,6 +191,7 @@ class Service final : public ServiceCore, public engine::Host {
   std::deque<Unsent> unsent_;
   bool claim_due_ = true;                                    // a new job or a freed place: claim at this turn
   double next_claim_ = 0, next_renew_ = 0, next_depth_ = 0;  // pipeline clock
+  double next_housekeeping_ = 0;                             // pipeline clock
   double cluster_depth_ = 0;
   std::string last_trouble_;   // the queue's last error, logged once until it changes
   bool disk_full_ = false;     // the last write was refused for want of space: no new claims

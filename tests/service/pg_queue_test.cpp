@@ -302,6 +302,40 @@ TEST_P(QueueConformance, ClaimCommitFailAndReleaseEndJobsAlike) {
   EXPECT_EQ(*q_->depth(), 0u);
 }
 
+TEST_P(QueueConformance, ExpireRemovesOnlyJobsThatEndedBeforeTheCut) {
+  ASSERT_TRUE(q_->submit(spec("early", 1), 1).is_ok());
+  ASSERT_TRUE(q_->submit(spec("late", 1), 1).is_ok());
+  ASSERT_TRUE(q_->submit(spec("open", 1), 1).is_ok());
+  auto got = q_->claim({{"k"}, 10}, 2);
+  ASSERT_TRUE(got.is_ok()) << got.status().to_string();
+  ASSERT_EQ(got->size(), 3u);
+  const service::ProofFiles proof{R"({"pi_a":["1"]})", R"(["7"])"};
+  for (const WorkItem& w : *got) {
+    if (w.job_id == "open") continue;
+    const double at = w.job_id == "early" ? 10 : 100;
+    ASSERT_TRUE(q_->start_attempt({w.job_seq, w.index, w.fence}, at).is_ok());
+    ASSERT_TRUE(q_->commit({w.job_seq, w.index, w.fence}, {}, proof, at).is_ok());
+  }
+  const auto before = q_->stored_bytes();
+  ASSERT_TRUE(before.is_ok()) << before.status().to_string();
+  EXPECT_GT(before->proofs, 0u);
+  EXPECT_GT(before->journal, 0u);
+  auto n = q_->expire(50, 100);
+  ASSERT_TRUE(n.is_ok()) << n.status().to_string();
+  EXPECT_EQ(*n, 1u);
+  EXPECT_FALSE(q_->get("early")->has_value());
+  EXPECT_FALSE(q_->read_proof("early", "w0")->has_value());
+  ASSERT_TRUE(q_->read_proof("late", "w0")->has_value());
+  EXPECT_TRUE(q_->get("open")->has_value());
+  EXPECT_EQ(*q_->expire(1e12, 100), 1u);  // "late"; "open" never, whatever the cut
+  EXPECT_TRUE(q_->get("open")->has_value());
+  EXPECT_EQ(*q_->expire(1e12, 100), 0u);
+  // A removed id is free again.
+  auto again = q_->submit(spec("early", 1), 200);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(again->outcome, service::SubmitOutcome::kCreated);
+}
+
 INSTANTIATE_TEST_SUITE_P(BothQueues, QueueConformance,
                          ::testing::Values(QueueCase{"sqlite",
                                                      [](const fs::path& dir) -> std::unique_ptr<service::JobQueue> {

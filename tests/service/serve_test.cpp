@@ -277,6 +277,40 @@ TEST_F(ServeTest, EndedPartitionsLeaveTheEngineAndLaterJobsStillProve) {
   EXPECT_EQ(held, 0) << "the engine still holds ended partitions";
 }
 
+TEST_F(ServeTest, RetainRemovesEndedJobsAndTheirProofsAndCountsWhatIsStored) {
+  // Refused at start, one line each: not a duration, under a second.
+  for (const char* bad : {"forever", "0s", "500ms", "-1d", "nan"}) {
+    const auto refused = run_command(proofpipe() + " serve --key m=" + quote(multi_io() / "circuit.zkey") +
+                                     " --state-dir " + quote(tmp_ / "s2") + " --retain " + quote(bad));
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.output;
+    EXPECT_NE(refused.output.find("--retain"), std::string::npos) << refused.output;
+  }
+  start({"--retain", "1s"});
+  ASSERT_EQ(post_job(job_body("brief", {0, 1}))->status, 201);
+  auto c = serve_->client();
+  ASSERT_EQ(wait_job(c, "brief", seconds(120)).value("state", ""), "done");
+  ASSERT_TRUE(fs::exists(tmp_ / "state" / "proofs" / "brief"));
+  // A pass every 10 s: gone within two passes.
+  int status = 200;
+  const auto deadline = std::chrono::steady_clock::now() + seconds(25);
+  while (status != 404 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    status = c.Get("/v1/jobs/brief")->status;
+  }
+  EXPECT_EQ(status, 404) << "the job outlived --retain 1s";
+  EXPECT_EQ(c.Get("/v1/jobs/brief/proofs/w00")->status, 404);
+  EXPECT_FALSE(fs::exists(tmp_ / "state" / "proofs" / "brief"));
+  std::string metrics;
+  for (int i = 0; i < 40; ++i) {  // published twice a second
+    metrics = c.Get("/metrics")->body;
+    if (metrics.find("proofpipe_expired_jobs_total 1\n") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(metrics.find("proofpipe_expired_jobs_total 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("proofpipe_stored_bytes{what=\"proofs\"} 0\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("proofpipe_stored_bytes{what=\"journal\"} "), std::string::npos) << metrics;
+}
+
 // The stage directories intake made under the state dir.
 std::set<std::string> stage_dirs(const fs::path& state) {
   std::set<std::string> out;

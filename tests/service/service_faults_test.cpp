@@ -32,6 +32,8 @@ class FailingQueue final : public JobQueue {
   Status release(const Claim&, double) override { return fault(); }
   Result<std::optional<ProofFiles>> read_proof(std::string_view, std::string_view) override { return fault(); }
   void forget_witnesses(std::string_view) override {}
+  Result<size_t> expire(double, size_t) override { return fault(); }
+  Result<StoredBytes> stored_bytes() override { return fault(); }
 
  private:
   ErrorCode code_;

@@ -209,6 +209,18 @@ class JobQueue {
   // for it are nobody's now. A queue that keeps witness bytes itself
   // (PostgreSQL) removed its copies when it stored them.
   virtual void forget_witnesses(std::string_view job_id) = 0;
+  // --- retention (serve --retain) ---------------------------------------
+  // Removes at most `max_jobs` jobs that ended (done, failed, cancelled)
+  // before `ended_before` (unix seconds), oldest first: their rows, stored
+  // proofs and any witness copy left. Their ids are unknown afterwards (404;
+  // a submit under one is a new job). Returns how many were removed.
+  virtual Result<size_t> expire(double ended_before, size_t max_jobs) = 0;
+  // What the queue holds on its disk or in its database, in bytes.
+  struct StoredBytes {
+    uint64_t proofs = 0;   // stored proofs and public inputs
+    uint64_t journal = 0;  // the journal's files (SQLite), or the tables (PostgreSQL)
+  };
+  virtual Result<StoredBytes> stored_bytes() = 0;
   // Empty while the queue is reachable, else why not (/readyz says it).
   virtual std::string unavailable_reason() const { return {}; }
 };

@@ -21,6 +21,9 @@ struct ServeOptions {
   std::string token_file;               // bearer token; required off loopback
   std::vector<std::string> allow_dirs;  // witness paths must lie under one of these (default: uploads only)
   double drain_timeout_s = 60;
+  // --retain DURATION: an ended job's rows and proofs are removed this long
+  // after it ended (docs/service.md); empty: kept forever.
+  std::string retain;
   std::string max_upload = "1GiB";  // one request body (a multipart upload of .wtns files)
   unsigned max_connections = 1024;  // open API connections; one address may hold half
   // The queue: "sqlite" (the journal in --state-dir) or a postgresql:// URL
