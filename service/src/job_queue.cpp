@@ -1,13 +1,21 @@
 // Names of job and partition states (job_queue.hpp): one spelling for the
-// journal, the API's JSON and the clients; and which partitions a claim takes.
+// journal, the API's JSON and the clients; which partitions a claim takes;
+// and what a refusal for want of space looks like.
 #include "proofpipe/service/job_queue.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 
 namespace proofpipe::service {
 namespace {
 constexpr std::array<const char*, 5> kNames = {"queued", "running", "done", "failed", "cancelled"};
+}
+
+bool out_of_space(const Status& st) {
+  return st.code() == ErrorCode::kResourceExhausted || st.message().find(std::strerror(ENOSPC)) != std::string::npos ||
+         st.message().find(std::strerror(EDQUOT)) != std::string::npos;
 }
 
 const char* job_state_name(JobState s) { return kNames[size_t(s)]; }

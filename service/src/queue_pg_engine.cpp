@@ -137,29 +137,41 @@ Result<std::vector<WorkItem>> PgQueue::claim(const ClaimRequest& request, double
   // The claimed witnesses, written to this node's own folder before the
   // engine reads them (a stage-named folder per job, swept at start).
   std::vector<WorkItem> items;
+  Status full = Status::ok();  // the first write refused for want of space
   for (Row& x : rows) {
     const std::filesystem::path dir = cfg_.witness_dir / fmt::format("stage-{:024x}", x.item.job_seq);
     x.item.witness = dir / (x.item.name + (x.item.input ? ".json" : ".wtns"));
-    Status st = Status::ok();
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    Status st = full;  // once the disk is full, the rest are not tried
+    if (st && ::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
       st = make_error(ErrorCode::kIo, "cannot create '{}': {}", dir.string(), std::strerror(errno));
-    } else {
+    } else if (st) {
       st = write_file_replace(x.item.witness, x.bytes, "claimed witness");
     }
     {
       std::lock_guard lock(files_mu_);
       held_[{x.item.job_seq, x.item.index}] = {x.item.witness, 0};
     }
-    if (!st) {
-      // This node's disk, not the input: the claim goes back for a node that can write it.
-      spdlog::error("job {}: {}: {}; the claim goes back to the queue", x.item.job_id, x.item.name, st.message());
-      if (Status r = release({x.item.job_seq, x.item.index, x.item.fence}, now); !r)
-        spdlog::warn("postgresql: {}", r.message());
+    if (st) {
+      items.push_back(std::move(x.item));
       continue;
     }
-    items.push_back(std::move(x.item));
+    // This node's disk, not the input: the claim goes back for a node that can write it.
+    if (full && out_of_space(st)) {
+      full = st;
+    } else if (full) {
+      spdlog::error("job {}: {}: {}; the claim goes back to the queue", x.item.job_id, x.item.name, st.message());
+    }
+    if (Status r = release({x.item.job_seq, x.item.index, x.item.fence}, now); !r)
+      spdlog::warn("postgresql: {}", r.message());
   }
-  return items;
+  if (full) return items;
+  // A full disk: nothing is taken (the written copies go back too), and the
+  // service backs off and says why (one line per 10 s, /readyz 503) instead
+  // of claiming and releasing four times a second.
+  for (const WorkItem& w : items) {
+    if (Status r = release({w.job_seq, w.index, w.fence}, now); !r) spdlog::warn("postgresql: {}", r.message());
+  }
+  return make_error(ErrorCode::kResourceExhausted, "{} (the claims went back to the queue)", full.message());
 }
 
 Result<Renewal> PgQueue::renew(std::span<const Claim> held, double /*now*/) {

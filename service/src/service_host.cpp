@@ -6,8 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -42,12 +40,6 @@ constexpr double kHousekeepingEveryS = 10;
 constexpr int kExpireBatches = 4;
 constexpr size_t kExpireBatchJobs = 250;
 
-// ENOSPC (the proof files) or SQLITE_FULL (kResourceExhausted, the journal):
-// the disk, not the write, is at fault; EDQUOT alike.
-bool no_space(const Status& st) {
-  return st.code() == ErrorCode::kResourceExhausted || st.message().find(std::strerror(ENOSPC)) != std::string::npos ||
-         st.message().find(std::strerror(EDQUOT)) != std::string::npos;
-}
 // partition seconds: from a 2^10 toy (tens of ms) to a 2^27 partition on a
 // CPU (most of an hour).
 constexpr double kBounds[] = {0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600};
@@ -142,8 +134,10 @@ void Service::queue_trouble(std::string_view what, const Status& st) {
 // Claims what this node has room for: the ledger holds at most claim_window
 // partitions not yet ended, so the rest stays in the queue for other nodes.
 void Service::claim_more(engine::EngineControl& pipeline) {
-  // A full disk: what would be claimed could not be stored either.
-  if (draining() || disk_full_) return;
+  // A full disk: what would be claimed could not be stored either. When
+  // only claims were refused (their witness copies, on a shared queue), a
+  // claim is also the probe that finds the space back, at the back-off's pace.
+  if (draining() || (disk_full_ && (!unsent_.empty() || unix_now() < next_send_))) return;
   const engine::Ledger& ledger = pipeline.ledger();
   const size_t held = ledger.count(engine::PartState::kPending) + ledger.in_flight();
   const double now = pipeline.now();
@@ -157,8 +151,10 @@ void Service::claim_more(engine::EngineControl& pipeline) {
   }
   request.max_n = cfg_.claim_window - held;
   auto items = queue_.claim(request, unix_now());
+  if (!items && out_of_space(items.status())) return disk_trouble(items.status());
   if (!items) return queue_trouble("claim", items.status());
   last_trouble_.clear();
+  if (disk_full_ && unsent_.empty() && !items->empty()) disk_recovered();  // their copies were written
   for (const WorkItem& item : *items) add_work(pipeline, item, now);
 }
 
@@ -216,8 +212,8 @@ void Service::housekeeping(engine::EngineControl& pipeline) {
 bool Service::send(Unsent& w) {
   if (w.start_first) {
     auto n = queue_.start_attempt(w.claim, w.at);
-    if (!n && (n.status().code() == ErrorCode::kUnavailable || no_space(n.status()))) {
-      if (no_space(n.status())) disk_trouble(n.status());
+    if (!n && (n.status().code() == ErrorCode::kUnavailable || out_of_space(n.status()))) {
+      if (out_of_space(n.status())) disk_trouble(n.status());
       return false;
     }
     w.start_first = false;  // any other refusal: the write below says what is wrong
@@ -232,7 +228,7 @@ bool Service::send(Unsent& w) {
     queue_trouble("write", st);
     return false;
   }
-  if (!st && w.kind != Unsent::Kind::kRelease && no_space(st)) {
+  if (!st && w.kind != Unsent::Kind::kRelease && out_of_space(st)) {
     // Kept: the partition's proof (or its failure) is written once space
     // returns; the journal keeps the claim, so it is not proved again.
     disk_trouble(st);
@@ -347,7 +343,7 @@ void Service::on_ledger_event(const engine::Partition& p, engine::LedgerEvent e,
       st = n.status();
       // Not recorded for want of space: the partition's end writes it first
       // (the journal takes a proof or a failure only of an open attempt).
-      r.start_unrecorded = !st && no_space(st);
+      r.start_unrecorded = !st && out_of_space(st);
       break;
     }
     case engine::LedgerEvent::kRequeued: st = queue_.fail_attempt(claim, cause, now); break;
@@ -375,7 +371,7 @@ void Service::on_ledger_event(const engine::Partition& p, engine::LedgerEvent e,
   }
   // An attempt's start or failure is bookkeeping: lost while the queue is
   // unreachable, it costs nothing but a line in the attempts table.
-  if (!st && no_space(st)) {
+  if (!st && out_of_space(st)) {
     disk_trouble(st);  // said once per 10 s; the end's write clears it once it lands
   } else if (!st && st.code() != ErrorCode::kUnavailable) {
     spdlog::error("journal: job {} partition {}: {}", r.job_id, p.stem, st.message());

@@ -2,7 +2,10 @@
 // tmpfs mounted on --state-dir (root only; skipped otherwise). The proofs
 // that cannot be stored wait (no failure, no second proof of the same
 // partition), /readyz is 503 with the reason, the log says so at most once
-// per 10 s, and the job finishes once space returns.
+// per 10 s, and the job finishes once space returns. On a shared PostgreSQL
+// queue the node's writes are its claimed witness copies: it stops claiming
+// (backing off instead of claiming and releasing four times a second) and
+// says so the same way.
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 
@@ -13,6 +16,8 @@
 #include <string>
 #include <thread>
 
+#include "queue_pg.hpp"
+#include "support/pg_nodes.hpp"
 #include "support/serve_fixture.hpp"
 
 namespace proofpipe::test {
@@ -85,6 +90,61 @@ TEST_F(ServeDiskFull, ProofsWaitReadyzSaysWhyAndTheJobFinishesOnceSpaceReturns) 
   serve_->signal(SIGTERM);
   EXPECT_EQ(serve_->wait(seconds(60)), 0) << serve_->log_text();
   serve_.reset();
+}
+
+// A tmpfs of `size` on `dir` (made), unmounted when it goes; `ok` false
+// when it cannot be mounted (not root).
+struct Tmpfs {
+  Tmpfs(const fs::path& d, const char* size) : dir(d) {
+    fs::create_directories(dir);
+    ok = ::mount("tmpfs", dir.c_str(), "tmpfs", 0, (std::string("mode=0700,size=") + size).c_str()) == 0;
+  }
+  ~Tmpfs() {
+    if (ok) ::umount2(dir.c_str(), MNT_DETACH);
+  }
+  fs::path dir;
+  bool ok = false;
+};
+
+using PgDiskFull = PgNodes;
+
+TEST_F(PgDiskFull, ANodeWhoseDiskIsFullStopsClaimingSaysWhyAndResumes) {
+  Tmpfs state(tmp_ / "node0", "16m");
+  if (!state.ok) GTEST_SKIP() << "cannot mount a tmpfs (needs root): " << std::strerror(errno);
+  start_nodes(1);
+  auto c = node(0).client();
+  ASSERT_TRUE(eventually([&] { return c.Get("/readyz")->status == 200; }, seconds(30)));
+  // The disk fills while the node is idle; the job reaches the shared queue
+  // through another node's intake (here the queue's own submit).
+  fill(state.dir / "filler");
+  service::PgQueueConfig cfg{cluster_->url(), "submitter", 30, 3, tmp_ / "submitter"};
+  auto queue = service::PgQueue::open(cfg);
+  ASSERT_TRUE(queue.is_ok()) << queue.status().to_string();
+  service::JobSpec spec{"j", "m", 0, "d-j", {}};
+  for (int i = 0; i < 4; ++i) spec.witnesses.push_back({fmt::format("w{:02}", i), wtns(i)});
+  ASSERT_TRUE((*queue)->submit(spec, 1).is_ok());
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto r = c.Get("/readyz");
+        return r && r->status == 503 && r->body.find("state disk is full") != std::string::npos;
+      },
+      seconds(60)))
+      << dump();
+  const int64_t released = sql("SELECT count(*) FROM attempts WHERE result = 'released'");
+  std::this_thread::sleep_for(seconds(5));
+  const std::string log = node(0).log_text();
+  EXPECT_LE(count_of(log, "the state disk is full"), 2u) << "more than one line per 10 s:\n" << log;
+  // Backing off from 0.25 s: a handful of claims in 5 s, not 20 (each
+  // claim of the window's partitions, released, is one row per partition).
+  EXPECT_LE(sql("SELECT count(*) FROM attempts WHERE result = 'released'") - released, 4 * 6) << dump();
+  EXPECT_EQ(sql("SELECT count(*) FROM partitions WHERE status = 'failed'"), 0);
+  EXPECT_EQ(sql("SELECT max(attempts) FROM partitions"), 0) << "a claim given back is not an attempt";
+
+  fs::remove(state.dir / "filler");
+  ASSERT_TRUE(eventually([&] { return sql("SELECT count(*) FROM jobs WHERE state = 'done'") == 1; }, seconds(120)))
+      << dump();
+  expect_one_verified_proof_each(0, 4);
+  EXPECT_TRUE(eventually([&] { return c.Get("/readyz")->status == 200; }, seconds(10)));
 }
 
 }  // namespace

@@ -37,6 +37,11 @@
 
 namespace proofpipe::service {
 
+// A write the queue refused for want of space on this node's disk (the
+// service backs off and says so on /readyz, docs/service.md): SQLITE_FULL
+// (kResourceExhausted), or ENOSPC or EDQUOT from a file the queue writes.
+bool out_of_space(const Status& st);
+
 enum class JobState : uint8_t { kQueued, kRunning, kDone, kFailed, kCancelled };
 const char* job_state_name(JobState s);  // "queued", "running", "done", "failed", "cancelled"
 std::optional<JobState> parse_job_state(std::string_view name);
