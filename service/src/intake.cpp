@@ -115,11 +115,17 @@ Result<std::pair<std::unique_ptr<Fd>, uint64_t>> open_allowed(const std::string&
   std::error_code ec;
   const fs::path canon = fs::canonical(p, ec);
   if (ec) {
-    // Said to be missing only where the client may look: a path outside
-    // every allow dir is refused alike whether it exists or not.
-    if (!under_any(p.lexically_normal(), allowed)) return outside();
-    if (ec == std::errc::no_such_file_or_directory) {
+    // Said to be missing only where the client may look: the path resolved
+    // as far as it exists (links followed), so a path outside every allow
+    // dir, directly or through a link, is refused alike whether it exists or not.
+    std::error_code weak_ec;
+    const fs::path weak = fs::weakly_canonical(p, weak_ec);
+    if (!under_any(weak_ec ? p.lexically_normal() : weak, allowed)) return outside();
+    if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) {
       return make_error(ErrorCode::kNotFound, "witness '{}' does not exist", given);
+    }
+    if (ec == std::errc::too_many_symbolic_link_levels) {
+      return make_error(ErrorCode::kInvalidArgument, "witness '{}': too many levels of links", given);
     }
     return make_error(ErrorCode::kIo, "witness '{}': {}", given, ec.message());
   }

@@ -190,9 +190,19 @@ TEST_F(Intake, PathsMustLieUnderAnAllowDir) {
   fs::create_directory_symlink(outside, allow / "subdir");
   denied(allow / "subdir" / "w03.wtns");
   denied(outside / "missing.wtns");     // outside: refused alike whether it exists or not
+  // Through a link inside, what lies outside is refused alike whether it
+  // exists or not: the answer says nothing of a path the client may not see.
+  denied(allow / "subdir" / "missing.wtns");
+  denied(allow / "subdir" / "nodir" / "w03.wtns");
   denied(dir / "allow2" / "w00.wtns");  // a sibling whose name starts like the allow dir
   expect_refused(paths({(allow / "missing.wtns").string()}), ErrorCode::kNotFound, (allow / "missing.wtns").string(),
                  "does not exist");
+  // A file used as a folder is missing too (the client's mistake, not the server's fault).
+  expect_refused(paths({(allow / "w00.wtns" / "x.wtns").string()}), ErrorCode::kNotFound,
+                 (allow / "w00.wtns" / "x.wtns").string(), "does not exist");
+  fs::create_symlink("loop.wtns", allow / "loop.wtns");
+  expect_refused(paths({(allow / "loop.wtns").string()}), ErrorCode::kInvalidArgument,
+                 (allow / "loop.wtns").string(), "links");
   expect_refused(paths({"allow/w00.wtns"}), ErrorCode::kInvalidArgument, "allow/w00.wtns", "must be absolute");
   // A link inside that stays inside is fine.
   fs::create_symlink(allow / "w01.wtns", allow / "alias.wtns");
