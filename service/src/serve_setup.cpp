@@ -137,11 +137,16 @@ Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<st
   return out;
 }
 
-Result<StateDir> StateDir::take(const std::filesystem::path& dir) {
-  if (dir.empty()) return make_error(ErrorCode::kInvalidArgument, "--state-dir is empty");
+Result<StateDir> StateDir::take(const std::filesystem::path& given) {
+  if (given.empty()) return make_error(ErrorCode::kInvalidArgument, "--state-dir is empty");
   std::error_code ec;
-  if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
-  PP_RETURN_IF_ERROR(make_private_dir(dir, "--state-dir"));
+  if (given.has_parent_path()) std::filesystem::create_directories(given.parent_path(), ec);
+  PP_RETURN_IF_ERROR(make_private_dir(given, "--state-dir"));
+  // Held by its real path from here on: a parent reached through a link is
+  // the operator's layout, and SQLite's no-follow open refuses a link in any
+  // component (the folder itself was checked above not to be one).
+  const std::filesystem::path dir = std::filesystem::canonical(given, ec);
+  if (ec) return make_error(ErrorCode::kIo, "--state-dir '{}': {}", given.string(), ec.message());
   const std::filesystem::path lock = dir / "lock";
   const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) return make_error(ErrorCode::kIo, "'{}': {}", lock.string(), std::strerror(errno));
@@ -155,7 +160,7 @@ Result<StateDir> StateDir::take(const std::filesystem::path& dir) {
     (void)!::pread(fd, pid, sizeof pid - 1, 0);
     ::close(fd);
     return make_error(ErrorCode::kUnavailable, "another proofpipe serve (pid {}) uses --state-dir '{}'",
-                      std::string(pid).substr(0, std::string(pid).find('\n')), dir.string());
+                      std::string(pid).substr(0, std::string(pid).find('\n')), given.string());
   }
   const std::string me = fmt::format("{}\n", ::getpid());
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != ssize_t(me.size())) {

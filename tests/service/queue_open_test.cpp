@@ -10,6 +10,7 @@
 namespace proofpipe::test {
 namespace {
 
+namespace fs = std::filesystem;
 using service::parse_lease;
 
 TEST(QueueOpen, LeaseDurations) {
@@ -44,6 +45,23 @@ TEST(QueueOpen, AnUnknownQueueIsOneLine) {
     EXPECT_EQ(q.status().message().find('\n'), std::string::npos);
     EXPECT_NE(q.status().message().find("--queue"), std::string::npos) << q.status().message();
   }
+}
+
+// A state dir whose parent is reached through a link (/var -> /data/var) is
+// the operator's layout: the journal opens (SQLite refuses a link in any
+// component of its path), the state dir itself stays refused as a link.
+TEST(QueueOpen, AStateDirUnderALinkedParentOpensItsJournal) {
+  TempDir tmp;
+  fs::create_directory(tmp / "real");
+  fs::create_directory_symlink(tmp / "real", tmp / "linked");
+  auto state = service::StateDir::take(tmp / "linked" / "state");
+  ASSERT_TRUE(state.is_ok()) << state.status().to_string();
+  auto q = service::open_queue("sqlite", *state, {"n", 30, 3});
+  ASSERT_TRUE(q.is_ok()) << q.status().to_string();
+  EXPECT_TRUE(fs::exists(tmp / "real" / "state" / "journal.db"));
+  fs::create_directory_symlink(tmp / "real", tmp / "state-link");
+  auto refused = service::StateDir::take(tmp / "state-link");
+  EXPECT_FALSE(refused.is_ok());
 }
 
 // A password on the command line is readable by every local user: the URL
