@@ -14,10 +14,17 @@
 #   * submit:  16 clients, each on a kept-alive connection, submitting jobs
 #              (JSON form, a witness path under --allow-dir) for 5 s:
 #              submits/s, p50 and p99 latency, on a service of its own (the
-#              jobs it makes are then proved in the background).
+#              jobs it makes are then proved in the background);
+#   * soak:    SOAK_PARTITIONS (20,000; 0 skips it) partitions of the 2^10
+#              key, in jobs of 50, about two jobs waiting at a time, while a
+#              dashboard reads GET /v1/jobs?limit=10000 every 5 s: the
+#              service's RSS at every 1,000 ended partitions, and its rise
+#              per 10,000 after SOAK_WARMUP (10,000: the journal's page cache
+#              fills to its 2 MiB bound over the first ~8,000).
 #
 # Usage: scripts/bench_service_load.sh [OLD_PROOFPIPE]
-# Env:   PROOFPIPE (build/bin/proofpipe), BENCH_CACHE, BENCH_PORT (7393).
+# Env:   PROOFPIPE (build/bin/proofpipe), BENCH_CACHE, BENCH_PORT (7393),
+#        SOAK_PARTITIONS, SOAK_WARMUP.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -84,8 +91,29 @@ measure() {  # measure LABEL BINARY
     stop_serve
 }
 
+# 50 copies of the witness under their own names: one job is 50 partitions.
+SOAK_DIR="$W/soak"
+if [[ ! -f "$SOAK_DIR/w49.wtns" ]]; then
+    mkdir -p "$SOAK_DIR"
+    for i in $(seq -w 0 49); do cp "$WITNESS" "$SOAK_DIR/w$i.wtns"; done
+fi
+soak() {  # soak LABEL BINARY
+    local out="$RUN/$1"
+    mkdir -p "$out/soak"
+    start_serve "$2" "$out/soak"  # its --allow-dir holds SOAK_DIR
+    log "$1: soak of ${SOAK_PARTITIONS:-20000} partitions"
+    $LOAD soak --port "$PORT" --token "$TOKEN" --pid $serve_pid --tag "$1" \
+        --witness "$(ls "$SOAK_DIR"/*.wtns | paste -sd,)" --partitions "${SOAK_PARTITIONS:-20000}" \
+        --every 1000 --warmup "${SOAK_WARMUP:-10000}" >"$out/soak.json"
+    stop_serve
+}
+
 measure new "$PROOFPIPE"
 [[ -n "$OLD" ]] && measure old "$OLD"
+if [[ "${SOAK_PARTITIONS:-20000}" != 0 ]]; then
+    soak new "$PROOFPIPE"
+    [[ -n "$OLD" ]] && soak old "$OLD"
+fi
 
 python3 - "$RUN" $([[ -n "$OLD" ]] && echo old) new <<'PY'
 import json, os, sys
@@ -102,6 +130,16 @@ rows = [("submits/s (16 clients)", lambda l: get(l, "submit")["submits_per_s"]),
 for kind in ("line", "headers", "body"):
     rows.append((f"RSS rise MiB, attack {kind}", lambda l, k=kind: get(l, "attack_" + k)["rss_rise_mib"]))
     rows.append((f"  bytes taken, seconds", lambda l, k=kind: "{bytes_taken} in {seconds} s".format(**get(l, "attack_" + k))))
+def soak(label, field):
+    try:
+        return get(label, "soak")[field]
+    except OSError:
+        return "-"
+rows += [("soak: partitions, seconds", lambda l: f"{soak(l, 'partitions')} in {soak(l, 'seconds')} s"),
+         ("soak: RSS after warm-up / end MiB",
+          lambda l: "-" if soak(l, "partitions") == "-" else
+          f"{soak(l, 'rss_warm_kib') / 1024:.1f} / {soak(l, 'rss_last_kib') / 1024:.1f}"),
+         ("soak: RSS rise KiB per 10,000", lambda l: soak(l, "rise_kib_per_10k"))]
 for name, f in rows:
     print(f"{name:34}" + "".join(f"{str(f(l)):>24}" for l in labels))
 PY

@@ -157,7 +157,8 @@ class Service final : public ServiceCore, public engine::Host {
   void publish(const engine::EngineControl& pipeline);
   void claim_more(engine::EngineControl& pipeline);
   void renew_claims(engine::EngineControl& pipeline);
-  // Every kHousekeepingEveryS: --retain's removals and the bytes the queue holds.
+  // Every kHousekeepingEveryS: --retain's removals, the bytes the queue holds,
+  // and freed heap pages given back (malloc_trim).
   void housekeeping(engine::EngineControl& pipeline);
   static Unsent ending(Unsent::Kind kind, const Claim& claim, const std::string& job_id, const std::string& stem,
                        double at);

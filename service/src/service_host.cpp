@@ -2,6 +2,7 @@
 // loop calls every turn, the ledger observer that writes each transition to
 // the journal, the proof store, the drain on SIGTERM, and the snapshot of
 // health and metrics the HTTP threads read.
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -203,6 +204,10 @@ void Service::housekeeping(engine::EngineControl& pipeline) {
       if (*n < kExpireBatchJobs) break;
     }
   }
+  // The answers the HTTP threads build (a list of 10,000 jobs is a few MB)
+  // are freed into their threads' malloc arenas, which keep the pages: give
+  // back what is free, so RSS follows what the service holds.
+  ::malloc_trim(0);
   if (auto bytes = queue_.stored_bytes(); bytes) {
     count_for(counted_.stored_bytes, {{"what", "proofs"}}) = double(bytes->proofs);
     count_for(counted_.stored_bytes, {{"what", "journal"}}) = double(bytes->journal);
