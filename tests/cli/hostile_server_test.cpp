@@ -227,6 +227,13 @@ TEST(HostileServer, AnAnswerOverTheCapIsOneErrorLine) {
   r = pp("jobs --server " + endless.url() + " some-job", &took);
   expect_one_error_line(r, "server " + endless.url() + ": GET /v1/jobs/some-job: the answer is over 64 MiB");
   EXPECT_LT(took, 20) << r.output;
+  // ... holding about the cap, not twice it (a string that doubles as it
+  // grows reached 128 MiB): the client's peak RSS, its parent's only child.
+  const auto rss = run_command("python3 -c 'import resource, subprocess, sys; subprocess.run(sys.argv[1:], "
+                               "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' " +
+                               proofpipe() + " jobs --server " + endless.url() + " some-job");
+  ASSERT_EQ(rss.exit_code, 0) << rss.output;
+  EXPECT_LT(std::stol(rss.output), 100 * 1024) << "KiB at the peak";
 
   // Headers without end: cut at the head's own cap.
   HostileServer headers([](HostileServer& s, int fd, const std::string&) {
