@@ -60,9 +60,12 @@
 #        build/bin/pp_prove_stages_bench; set empty to skip).
 # Needs: node + `npm ci` (snarkjs 0.7.6, circom2 0.2.23), npm (the registry
 #        once, to fill the cache), GNU time, python3, sha256sum.
-# Budget on 2 cores: about 20 minutes for the default set with 5 rounds
-# (snarkjs's 2^20 proofs are most of it), the first run 5 more for the
-# ceremony at 2^16; gen 2^22 adds about 40 (keys ~3.4 GB, snarkjs ~10 GB).
+# Budget on 2 cores: 13 minutes for the default set with --runs 3 on a loaded
+# machine (snarkjs's 2^20 proofs are most of it), about 20 with 5 rounds;
+# the first run adds the npm install, the compiles, `proofpipe gen` 2^20
+# (~2 minutes) and the ceremony at 2^16 (prepare phase2 is the slow step:
+# over an hour on a loaded 2-core machine). gen 2^22 adds about 40 minutes
+# (keys ~3.4 GB, snarkjs ~10 GB of memory).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -399,14 +402,14 @@ json.dump(result, open(out + ".json", "w"), indent=1)
 
 def s(x): return f"{x:.2f}" if x is not None else "—"
 def ratio(a, b): return f"{a / b:.1f}x" if a and b else "—"
-lines = ["| workload | constraints | proofpipe s | rapidsnark s | snarkjs s | vs rapidsnark | vs snarkjs | peak RSS proofpipe / rapidsnark MiB | other load (cores) | verified |",
+lines = ["| workload | constraints | proofpipe s | rapidsnark s | snarkjs s | vs rapidsnark | vs snarkjs | peak RSS proofpipe / rapidsnark / snarkjs MiB | other load (cores) | verified |",
          "|---|---|---|---|---|---|---|---|---|---|"]
 notes = []
 for w in result["workloads"]:
     P = w["provers"]
     g = lambda p, k: P[p][k] if p in P else None
     pp, rs, sj = g("proofpipe", "median_wall_s"), g("rapidsnark", "median_wall_s"), g("snarkjs", "median_wall_s")
-    rss = f"{g('proofpipe', 'median_peak_rss_mib'):.0f} / " + (f"{g('rapidsnark', 'median_peak_rss_mib'):.0f}" if rs else "—")
+    rss = " / ".join(f"{g(p, 'median_peak_rss_mib'):.0f}" if p in P else "—" for p in provers)
     other = max(max(v["other_load_cores"]) for v in P.values())
     ver = "/".join(map(str, w["verified"])) if w["verified"] else "—"
     label = w["workload"] + (" (dev key)" if w["key"] == "dev" else "")
