@@ -93,28 +93,13 @@ timed() {
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 mean() { printf '%s\n' "$@" | awk '{s+=$1} END {printf "%.2f", s/NR}'; }
 
-# prepare_circuit <k>: the square chain for 2^k (scripts/lib/bench_circuit.sh).
+# prepare_circuit <k>: the square chain for 2^k; prepare_gen_circuit <k>:
+# `proofpipe gen`'s circuit (both scripts/lib/bench_circuit.sh).
 source "$ROOT/scripts/lib/bench_circuit.sh"
 
 declare -a TABLE
 START=$SECONDS
 log "curve: $CURVE; proofpipe: $PROOFPIPE; threads: ${PROOFPIPE_THREADS:-all}; cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-# prepare_gen_circuit <k>: `proofpipe gen`'s circuit and witness for 2^k, cached
-# as $CACHE/<curve>/gen_<N>/gen_<N>.{r1cs,wtns} (the paths prepare_circuit gives).
-prepare_gen_circuit() {
-    local n=$(( (1 << $1) - 4 ))
-    local dir="$CACHE/$CURVE/gen_$n"
-    if [[ ! -f "$dir/gen_$n.r1cs" || ! -f "$dir/gen_$n.wtns" ]]; then
-        log "2^$1: proofpipe gen --curve $CURVE --constraints $n"
-        rm -rf "$dir" "$dir.tmp"
-        "$PROOFPIPE" gen --curve "$CURVE" --constraints "$n" --partitions 1 --out "$dir.tmp" >&2 \
-            || die "proofpipe gen failed for 2^$1"
-        mv "$dir.tmp/circuit.r1cs" "$dir.tmp/gen_$n.r1cs"
-        mv "$dir.tmp/w00.wtns" "$dir.tmp/gen_$n.wtns"
-        mv "$dir.tmp" "$dir"
-    fi
-    echo "$dir/gen_$n"
-}
 
 for k in "${SIZES[@]}"; do
     if (( k >= GEN_FROM )); then

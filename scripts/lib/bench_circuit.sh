@@ -1,7 +1,8 @@
 # Shared by the benchmark scripts (sourced, not run): the square-chain circuit
 # of 2^k constraints, compiled once with the pinned circom2 into $CACHE, and
-# witnesses for it. Needs from the caller: CACHE, CIRCOM, snarkjs(), die(), log();
-# CURVE (bls12381, the default, or bn128) picks circom's --prime.
+# witnesses for it; and `proofpipe gen`'s circuits. Needs from the caller:
+# CACHE, CIRCOM, snarkjs(), die(), log(), PROOFPIPE (for the gen circuits);
+# CURVE (bls12381, the default, or bn128) picks circom's --prime and gen's --curve.
 
 # The circuit for 2^k: compiled once, with its witness, into $CACHE/sq_<N>/.
 prepare_circuit() {
@@ -45,4 +46,22 @@ witness_for() {
     echo "{\"x0\": \"$x0\", \"k\": \"7\"}" >"$out.input.json"
     snarkjs wtns calculate "${base}_js/$n.wasm" "$out.input.json" "$out.tmp" >/dev/null
     mv "$out.tmp" "$out"
+}
+
+# prepare_gen_circuit <k>: `proofpipe gen`'s circuit and witness for 2^k, cached
+# as $CACHE/<curve>/gen_<N>/gen_<N>.{r1cs,wtns} (the paths prepare_circuit gives),
+# with gen's TESTING-ONLY key beside them (circuit.zkey, verification_key.json).
+prepare_gen_circuit() {
+    local n=$(( (1 << $1) - 4 )) curve="${CURVE:-bls12381}"
+    local dir="$CACHE/$curve/gen_$n"
+    if [[ ! -f "$dir/gen_$n.r1cs" || ! -f "$dir/gen_$n.wtns" ]]; then
+        log "2^$1: proofpipe gen --curve $curve --constraints $n"
+        rm -rf "$dir" "$dir.tmp"
+        "$PROOFPIPE" gen --curve "$curve" --constraints "$n" --partitions 1 --out "$dir.tmp" >&2 \
+            || die "proofpipe gen failed for 2^$1"
+        mv "$dir.tmp/circuit.r1cs" "$dir.tmp/gen_$n.r1cs"
+        mv "$dir.tmp/w00.wtns" "$dir.tmp/gen_$n.wtns"
+        mv "$dir.tmp" "$dir"
+    fi
+    echo "$dir/gen_$n"
 }
