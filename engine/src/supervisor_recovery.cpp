@@ -16,6 +16,7 @@
 
 #include "proofpipe/common/fault.hpp"
 #include "proofpipe/ipc/worker.hpp"
+#include "proofpipe/witness_gen/generator.hpp"
 #include "supervisor.hpp"
 
 namespace proofpipe::engine {
@@ -157,6 +158,9 @@ void Supervisor::reap_children() {
   drain_messages();
   for (auto& [w, info] : dead) {
     const ExitInfo full = classify(*w, info);
+    // A synthesis worker killed while its generator ran could not remove
+    // that run's working directory: cleared here (a cancel kills one).
+    if (w->role == ipc::Role::kSynth) witness_gen::remove_work_dirs_of(w->child->pid());
     w->child.reset();
     ring_->clear_seat(w->seat);
     if (!stopping_) on_death(*w, full);

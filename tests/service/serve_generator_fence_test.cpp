@@ -36,7 +36,8 @@ class ServeGeneratorFence : public ServeFixture {
     const fs::path path = tmp_ / "gen.sh";
     std::ofstream(path) << "#!/bin/sh\n"
                         << "case \"$(cat \"$1\")\" in\n"
-                        << "  *loop*) echo $$ > " << quote(tmp_ / "loop.pid") << "; while :; do :; done ;;\n"
+                        << "  *loop*) pwd > " << quote(tmp_ / "loop.cwd") << "; echo $$ > " << quote(tmp_ / "loop.pid")
+                        << "; while :; do :; done ;;\n"
                         << "  *env*) echo \"secret: ${PGPASSWORD:-none}\" >&2; exit 1 ;;\n"
                         << "esac\n"
                         << "exec node " << quote(js / "generate_witness.js") << " " << quote(js / "multi_io.wasm")
@@ -74,6 +75,13 @@ TEST_F(ServeGeneratorFence, CancelKillsAGeneratorThatLoopsAndTheWorkerComesBack)
   const json at_cancel = json_of(c.Delete("/v1/jobs/spin"));
   EXPECT_EQ(at_cancel.value("state", ""), "cancelled") << at_cancel.dump();
   EXPECT_TRUE(dead_within(pid, seconds(2))) << "the generator still loops after the cancel\n" << serve_->log_text();
+  // Its private working directory goes with it (the worker was killed
+  // before it could remove it: its supervisor does).
+  std::string cwd;
+  std::getline(std::ifstream(tmp_ / "loop.cwd"), cwd);
+  ASSERT_FALSE(cwd.empty());
+  for (int i = 0; i < 40 && fs::exists(cwd); ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_FALSE(fs::exists(cwd)) << cwd << " left behind";
 
   // The one synthesis worker was restarted: the next job is proved.
   r = post_job({{"key", "m"}, {"id", "next"}, {"inputs", {{"w00", input(0)}}}});

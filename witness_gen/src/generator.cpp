@@ -206,14 +206,20 @@ std::vector<std::string> child_environment(const std::string& work_dir) {
   return env;
 }
 
-// A fresh 0700 directory (mkdtemp) for one run.
+std::filesystem::path work_parent_or_default(const std::filesystem::path& given) {
+  if (!given.empty()) return given;
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp == '/' ? tmp : "/tmp";
+}
+
+// The name every run in process `pid` starts its directory's name with.
+std::string work_dir_prefix(pid_t pid) { return fmt::format("proofpipe-gen-{}-", pid); }
+
+// A fresh 0700 directory (mkdtemp) for one run, named after this process
+// (remove_work_dirs_of finds it if the process dies before removing it).
 Result<std::string> make_work_dir(const std::filesystem::path& given) {
-  std::filesystem::path parent = given;
-  if (parent.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    parent = tmp != nullptr && *tmp == '/' ? tmp : "/tmp";
-  }
-  std::string templ = (parent / "proofpipe-gen-XXXXXX").string();
+  const std::filesystem::path parent = work_parent_or_default(given);
+  std::string templ = (parent / (work_dir_prefix(::getpid()) + "XXXXXX")).string();
   if (::mkdtemp(templ.data()) == nullptr) {
     return make_error(ErrorCode::kIo, "witness generator: cannot make its working directory under '{}': {}",
                       parent.string(), std::strerror(errno));
@@ -253,6 +259,22 @@ class ChildGuard {
 };
 
 }  // namespace
+
+void remove_work_dirs_of(pid_t pid, const std::filesystem::path& parent_given) {
+  const std::filesystem::path parent = work_parent_or_default(parent_given);
+  const std::string prefix = work_dir_prefix(pid);
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(parent, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    if (!it->path().filename().string().starts_with(prefix)) continue;
+    struct stat st {};
+    // Only a directory of ours (lstat: a link of that name is left alone);
+    // remove_all does not follow links inside it.
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    std::error_code rm;
+    std::filesystem::remove_all(it->path(), rm);
+  }
+}
 
 std::string GeneratorRun::describe() const {
   std::string how;

@@ -21,6 +21,8 @@
 // a link.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -52,6 +54,13 @@ inline constexpr std::chrono::milliseconds kDefaultTimeout{10 * 60 * 1000};
 //                 large circuits); set by whoever starts proofpipe, never
 //                 by a client
 inline constexpr const char* kEnvAllowList[] = {"PATH", "LANG", "LC_", "TZ", "NODE_OPTIONS"};
+
+// Removes the working directories generator runs in process `pid` made
+// under `parent` (empty: as GeneratorLimits::work_parent): a synthesis
+// worker killed (a cancel, a crash) while a generator ran leaves its
+// directory behind, and its supervisor clears it when it reaps the worker.
+// Only directories of that name owned by this user; no link is followed.
+void remove_work_dirs_of(pid_t pid, const std::filesystem::path& parent = {});
 
 struct GeneratorLimits {
   std::chrono::milliseconds timeout = kDefaultTimeout;  // wall clock, from the fork
