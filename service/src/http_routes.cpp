@@ -100,9 +100,17 @@ void ApiServer::State::list(const Req& req, Res& res) {
   }
   const auto jobs = core.jobs(state, limit);
   if (!jobs) return reply_status(res, jobs.status());
-  json out = json::array();
-  for (const auto& j : *jobs) out.push_back(job_to_json(j, false));
-  reply(res, 200, {{"jobs", std::move(out)}});
+  // One job's tree at a time, straight into the answer's text: the whole
+  // list's tree (about 10x its text; 10,000 jobs every 5 s from a
+  // dashboard) left the handler threads' heaps fragmented and growing.
+  std::string body = "{\"jobs\":[";
+  for (size_t i = 0; i < jobs->size(); ++i) {
+    if (i != 0) body += ',';
+    body += dump_json(job_to_json((*jobs)[i], false));
+  }
+  body += "]}\n";
+  res.status = 200;
+  res.set_content(std::move(body), "application/json");
 }
 
 void ApiServer::State::get_job(const Req& req, Res& res) { reply_job(res, req.matches[1], core.job(req.matches[1])); }
