@@ -19,7 +19,7 @@
 
 namespace {
 
-using proofpipe::ff::Fr;
+using proofpipe::bls12_381::Fr;
 using proofpipe::ntt::Domain;
 
 double cpu_ns(clockid_t clock) {

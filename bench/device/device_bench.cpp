@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
     ntt::Domain::get(20);
     record({"cpu_h_step", 20, median_ms(reps, [&] { ntt::compute_h_odd_coset(a, b, c); }), "ms",
             fmt::format("{} threads", worker_count())});
-    auto pts = bench::make_points<ec::G1Cfg>(n, ec::g1_generator(), 4);
+    auto pts = bench::make_points<bls12_381::G1Cfg>(n, bls12_381::g1_generator(), 4);
     record({"cpu_msm_g1", 20, median_ms(reps, [&] { (void)msm::msm_g1(pts, a); }), "ms",
             fmt::format("{} threads", worker_count())});
   }

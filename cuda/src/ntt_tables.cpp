@@ -18,7 +18,7 @@
 namespace proofpipe::cuda {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 
 // Device copy of a host vector, freed again if anything later fails.
 struct Upload {

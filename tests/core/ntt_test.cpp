@@ -16,7 +16,7 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 using ntt::Domain;
 using Vec = std::vector<Fr>;
 

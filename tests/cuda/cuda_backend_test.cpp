@@ -69,11 +69,11 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
     // prepare() sized every device buffer (the MSM scratch for any mix of
     // scalars): the proofs below must allocate nothing more.
     const size_t held = (*cuda_backend)->device_bytes();
-    EXPECT_GT(held, pk.a.size() * sizeof(ec::G1Affine));
+    EXPECT_GT(held, pk.a.size() * sizeof(bls12_381::G1Affine));
     for (const char* w : {"w00.wtns", "w01.wtns"}) {
       auto witness = formats::load_wtns(dir / w);
       ASSERT_TRUE(witness) << witness.status().message();
-      const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
+      const bls12_381::Fr r = bls12_381::Fr::random(rng), s = bls12_381::Fr::random(rng);
       groth16::Proof proofs[2];
       groth16::ProverBackend* backends[2] = {cpu.get(), cuda_backend->get()};
       for (int i = 0; i < 2; ++i) {
@@ -84,9 +84,9 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
       EXPECT_TRUE(proofs[0] == proofs[1]) << w;
       // The GPU worker's path: the inputs taken from a record (here
       // pageable memory), h left on the device; the record is not written.
-      std::vector<ff::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
+      std::vector<bls12_381::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
       ASSERT_TRUE(groth16::synthesize(pk, witness->values, a, b, c));
-      const std::vector<ff::Fr> a0 = a;
+      const std::vector<bls12_381::Fr> a0 = a;
       groth16::ProverBackend& dev = **cuda_backend;
       ASSERT_TRUE(dev.prefers_taking_inputs());
       ASSERT_TRUE(dev.take_inputs({a, b, c, witness->values}));
@@ -131,15 +131,15 @@ TEST(CudaBackend, PointCacheNoticesReusedBuffer) {
   auto backend = cuda::make_cuda_backend();
   ASSERT_TRUE(backend) << backend.status().message();
   const size_t n = 1000;
-  std::vector<ec::G1Affine> points(n);
-  std::vector<ff::Fr> scalars(n);
-  const ec::G1 g = ec::G1::from_affine(ec::g1_generator());
+  std::vector<bls12_381::G1Affine> points(n);
+  std::vector<bls12_381::Fr> scalars(n);
+  const bls12_381::G1 g = bls12_381::G1::from_affine(bls12_381::g1_generator());
   for (int round = 0; round < 2; ++round) {
     // Round 1 rewrites the same buffer with other points: the backend must
     // upload them again, not reuse round 0's device copy.
-    ec::G1 p = ec::scalar_mul(g, ff::Fr::random(rng));
+    bls12_381::G1 p = bls12_381::scalar_mul(g, bls12_381::Fr::random(rng));
     for (size_t i = 0; i < n; ++i, p = p + p.dbl()) points[i] = p.to_affine();
-    for (auto& k : scalars) k = ff::Fr::random(rng);
+    for (auto& k : scalars) k = bls12_381::Fr::random(rng);
     auto got = (*backend)->msm_g1(points, scalars);
     ASSERT_TRUE(got) << got.status().message();
     EXPECT_TRUE(*got == msm::msm_g1(points, scalars)) << "round " << round;
@@ -159,14 +159,14 @@ TEST(CudaBackend, SectionsWithoutIdentityPointsGiveTheCpuSums) {
   auto backend = cuda::make_cuda_backend();
   ASSERT_TRUE(backend) << backend.status().message();
   const size_t n = 4097;
-  const auto whole = msm_test_points<ec::G1Cfg>(n, rng);
-  auto g1 = msm_test_points<ec::G1Cfg>(n, rng);
-  auto g2 = msm_test_points<ec::G2Cfg>(n, rng);
+  const auto whole = msm_test_points<bls12_381::G1Cfg>(n, rng);
+  auto g1 = msm_test_points<bls12_381::G1Cfg>(n, rng);
+  auto g2 = msm_test_points<bls12_381::G2Cfg>(n, rng);
   size_t present = 0;
   for (size_t i = 0; i < n; ++i) {
     if (i == 0 || i == n - 1 || rng() % 100 < 62) {
-      g1[i] = ec::G1Affine::identity();
-      g2[i] = ec::G2Affine::identity();
+      g1[i] = bls12_381::G1Affine::identity();
+      g2[i] = bls12_381::G2Affine::identity();
     } else {
       ++present;
     }
@@ -179,7 +179,7 @@ TEST(CudaBackend, SectionsWithoutIdentityPointsGiveTheCpuSums) {
   got = (*backend)->msm_g1(g1, s);
   ASSERT_TRUE(got) << got.status().message();
   EXPECT_TRUE(*got == msm::msm_g1(g1, s));
-  EXPECT_EQ((*backend)->device_bytes() - before, present * (sizeof(ec::G1Affine) + sizeof(uint32_t)))
+  EXPECT_EQ((*backend)->device_bytes() - before, present * (sizeof(bls12_381::G1Affine) + sizeof(uint32_t)))
       << present << " of " << n << " points present";
 
   const auto skewed = skewed_scalars(n, rng);
@@ -193,7 +193,7 @@ TEST(CudaBackend, SectionsWithoutIdentityPointsGiveTheCpuSums) {
   }
 
   const size_t held = (*backend)->device_bytes();
-  const std::vector<ec::G1Affine> none(n, ec::G1Affine::identity());
+  const std::vector<bls12_381::G1Affine> none(n, bls12_381::G1Affine::identity());
   got = (*backend)->msm_g1(none, s);
   ASSERT_TRUE(got) << got.status().message();
   EXPECT_TRUE(got->is_identity());

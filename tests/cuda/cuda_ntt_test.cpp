@@ -16,7 +16,7 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 
 std::vector<Fr> random_vec(size_t n, std::mt19937_64& rng) {
   std::vector<Fr> v(n);

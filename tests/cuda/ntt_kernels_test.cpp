@@ -22,7 +22,7 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 namespace nttk = cuda::nttk;
 
 constexpr unsigned kMaxEmuLog = 14;

@@ -55,16 +55,16 @@ TEST(Json, SnarkjsFilesRoundTripByteForByte) {
 
 TEST(Json, WritesAndReadsFilesIncludingInfinity) {
   TempDir dir;
-  Proof proof{ec::g1_generator(), ec::g2_generator(), ec::G1Affine::identity()};
+  Proof proof{bls12_381::g1_generator(), bls12_381::g2_generator(), bls12_381::G1Affine::identity()};
   ASSERT_TRUE(write_proof_json(dir / "proof.json", proof).is_ok());
   auto back = read_proof_json(dir / "proof.json");
   ASSERT_TRUE(back.is_ok()) << back.status().to_string();
   EXPECT_TRUE(*back == proof);
   EXPECT_NE(proof_to_json(proof).find("\"pi_c\": [\n  \"0\",\n  \"1\",\n  \"0\"\n ]"), std::string::npos);
-  Proof inf_b{ec::g1_generator(), ec::G2Affine::identity(), ec::g1_generator()};
+  Proof inf_b{bls12_381::g1_generator(), bls12_381::G2Affine::identity(), bls12_381::g1_generator()};
   EXPECT_TRUE(proof_from_json(proof_to_json(inf_b)).value() == inf_b);
 
-  std::vector<ff::Fr> pub = {ff::Fr::from_u64(7), ff::Fr::zero(), -ff::Fr::one()};
+  std::vector<bls12_381::Fr> pub = {bls12_381::Fr::from_u64(7), bls12_381::Fr::zero(), -bls12_381::Fr::one()};
   ASSERT_TRUE(write_public_json(dir / "public.json", pub).is_ok());
   auto pub_back = read_public_json(dir / "public.json");
   ASSERT_TRUE(pub_back.is_ok());
@@ -79,11 +79,11 @@ TEST(Json, WritesAndReadsFilesIncludingInfinity) {
 
 TEST(Json, ReadsJacobianZLikeSnarkjs) {
   // (x*z^2, y*z^3, z) with z = 2 is the generator.
-  ec::G1Affine g = ec::g1_generator();
-  ff::Fq z = ff::Fq::from_u64(2);
+  bls12_381::G1Affine g = bls12_381::g1_generator();
+  bls12_381::Fq z = bls12_381::Fq::from_u64(2);
   std::string x = to_decimal(g.x * z.sqr()), y = to_decimal(g.y * z.sqr() * z);
   std::string gx = to_decimal(g.x), gy = to_decimal(g.y);
-  Proof ref{g, ec::g2_generator(), g};
+  Proof ref{g, bls12_381::g2_generator(), g};
   std::string text = proof_to_json(ref);
   std::string jac = text;
   jac.replace(jac.find(gx), gx.size(), x);
@@ -95,8 +95,9 @@ TEST(Json, ReadsJacobianZLikeSnarkjs) {
 }
 
 TEST(Json, RejectsMalformedInputWithOneLineErrors) {
-  const std::string good = proof_to_json(formats::Proof{ec::g1_generator(), ec::g2_generator(), ec::g1_generator()});
-  const std::string gx = to_decimal(ec::g1_generator().x);
+  const std::string good =
+      proof_to_json(formats::Proof{bls12_381::g1_generator(), bls12_381::g2_generator(), bls12_381::g1_generator()});
+  const std::string gx = to_decimal(bls12_381::g1_generator().x);
   auto bad_proof = [&](const std::string& text, const std::string& needle) {
     SCOPED_TRACE(needle);
     auto r = proof_from_json(text, "proof 'p.json'");
@@ -149,10 +150,10 @@ TEST(Json, RejectsMalformedInputWithOneLineErrors) {
 }
 
 TEST(Decimal, RoundTripsAndRejectsJunk) {
-  EXPECT_EQ(to_decimal(ff::Fr::zero()), "0");
-  EXPECT_EQ(to_decimal(-ff::Fr::one()),
+  EXPECT_EQ(to_decimal(bls12_381::Fr::zero()), "0");
+  EXPECT_EQ(to_decimal(-bls12_381::Fr::one()),
             "52435875175126190479447740508185965837690552500527637822603658699938581184512");
-  EXPECT_TRUE(fr_from_decimal("0007").value() == ff::Fr::from_u64(7));
+  EXPECT_TRUE(fr_from_decimal("0007").value() == bls12_381::Fr::from_u64(7));
   EXPECT_TRUE(fr_from_decimal("000").value().is_zero());
   for (const char* bad : {"", " 1", "1 ", "+1", "0x10", "1e3"}) EXPECT_FALSE(fr_from_decimal(bad).is_ok()) << bad;
   EXPECT_FALSE(fq_from_decimal(std::string(200, '9')).is_ok());

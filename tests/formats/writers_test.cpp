@@ -49,7 +49,7 @@ TEST(Writers, WtnsRoundTripIsByteIdentical) {
 }
 
 TEST(Writers, UnwritablePathIsOneIoError) {
-  const std::vector<ff::Fr> values = {ff::Fr::one()};
+  const std::vector<bls12_381::Fr> values = {bls12_381::Fr::one()};
   Status st = write_wtns("/nonexistent-dir/w.wtns", values);
   ASSERT_FALSE(st.is_ok());
   EXPECT_EQ(st.code(), ErrorCode::kIo);

@@ -48,7 +48,7 @@ TEST(Wtns, LoadsAndMatchesTheKeyAndTheConstraints) {
     for (uint32_t i = 0; i < cs.n_public; ++i) EXPECT_TRUE((*pub)[i] == w0->values[i + 1]);
     // A changed value breaks a constraint.
     Witness bad = *w0;
-    bad.values.back() += ff::Fr::one();
+    bad.values.back() += bls12_381::Fr::one();
     expect_error(check_r1cs_satisfied(*r1, bad), ErrorCode::kInvalidArgument, bad.path, "does not satisfy constraint");
   }
 }
@@ -63,7 +63,7 @@ TEST(Wtns, RejectsMalformedFilesAndWrongLengths) {
   auto zpath = fixture("multi_io", "circuit.zkey");
   auto z = load_zkey(zpath);
   ASSERT_TRUE(z.is_ok());
-  std::vector<ff::Fr> pub(z->header().n_public);
+  std::vector<bls12_381::Fr> pub(z->header().n_public);
   // Every malformed file gives the same error from the coordinator's
   // streaming check (check_wtns_for) as from load_wtns.
   auto check = [&](const Bytes& b, const std::string& needle) {

@@ -48,7 +48,7 @@ TEST(Zkey, LoadsTheFixturesWithExactSectionViews) {
     EXPECT_EQ(z->h().size(), cs.domain);
     EXPECT_EQ(z->coefs().size(), cs.n_coef);
     // snarkjs's gamma is always the G2 generator (§6.3).
-    EXPECT_TRUE(z->header().gamma2 == ec::g2_generator());
+    EXPECT_TRUE(z->header().gamma2 == bls12_381::g2_generator());
     // A wire in no B term has B_s = 0: B1/B2 hold the all-zero infinity there.
     std::vector<bool> in_b(cs.n_vars, false);
     for (const ZkeyCoef& e : z->coefs()) {
@@ -89,7 +89,7 @@ TEST(Zkey, LoadsWithoutPointSections) {
     EXPECT_TRUE(lean->a().empty() && lean->b1().empty() && lean->b2().empty());
     EXPECT_TRUE(lean->c().empty() && lean->h().empty());
     // Only IC (a few points) may have been copied, never a big section.
-    EXPECT_LE(lean->copied_bytes(), (cs.n_public + 1) * sizeof(ec::G1Affine));
+    EXPECT_LE(lean->copied_bytes(), (cs.n_public + 1) * sizeof(bls12_381::G1Affine));
   }
 }
 
@@ -105,12 +105,12 @@ TEST(Zkey, CoefficientsAreR1csAandBTimesRSquared) {
     ASSERT_TRUE(check_r1cs_matches(*z, *r1).is_ok());
 
     using Key = std::tuple<uint32_t, uint32_t, uint32_t>;  // matrix, row, wire
-    std::map<Key, ff::Fr> from_zkey, from_r1cs;
-    auto add = [](std::map<Key, ff::Fr>& m, Key k, ff::Fr v) {
+    std::map<Key, bls12_381::Fr> from_zkey, from_r1cs;
+    auto add = [](std::map<Key, bls12_381::Fr>& m, Key k, bls12_381::Fr v) {
       auto [it, fresh] = m.emplace(k, v);
       if (!fresh) it->second += v;
     };
-    const ff::Fr::Repr r2 = ff::MontConsts<ff::FrParams>::kR2;  // R^2 mod r
+    const bls12_381::Fr::Repr r2 = ff::MontConsts<bls12_381::FrParams>::kR2;  // R^2 mod r
     for (const ZkeyCoef& e : z->coefs()) {
       if (e.constraint < cs.n_constraints) {
         add(from_zkey, {e.matrix, e.constraint, e.signal}, e.coef());
@@ -123,8 +123,8 @@ TEST(Zkey, CoefficientsAreR1csAandBTimesRSquared) {
       }
       // snarkjs's shortcut: raw value times the STANDARD-form witness, both
       // read as Montgomery representations, is coef*w in Montgomery form.
-      const ff::Fr wi = w->values[e.signal];
-      EXPECT_TRUE(e.value_mont() * ff::Fr::from_mont(wi.to_canonical()) == e.coef() * wi);
+      const bls12_381::Fr wi = w->values[e.signal];
+      EXPECT_TRUE(e.value_mont() * bls12_381::Fr::from_mont(wi.to_canonical()) == e.coef() * wi);
     }
     for (uint32_t row = 0; row < cs.n_constraints; ++row) {
       for (auto [m, mat] : {std::pair{0u, &r1->a}, std::pair{1u, &r1->b}}) {

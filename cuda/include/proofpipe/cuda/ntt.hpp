@@ -25,12 +25,12 @@ enum class NttOp : uint8_t {
 };
 
 // x transformed in place (uploaded, transformed on device 0, downloaded).
-Status ntt(std::span<ff::Fr> x, NttOp op);
+Status ntt(std::span<bls12_381::Fr> x, NttOp op);
 
 // Same contract as ntt::compute_h_odd_coset: on return a[i] = A*B - C on the
 // odd coset; b and c are left unchanged here (the device copies are clobbered,
 // the host spans only read), which the contract allows.
-Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c);
+Status compute_h(std::span<bls12_381::Fr> a, std::span<bls12_381::Fr> b, std::span<bls12_381::Fr> c);
 
 // Device time in ms (cudaEvents around the kernels only; data resident,
 // random field elements made on the device), median of `reps` runs after one

@@ -34,7 +34,7 @@
 
 namespace proofpipe::cuda::nttk {
 
-using ff::Fr;
+using bls12_381::Fr;
 
 // 2^10 Fr = 32 KiB of shared memory per tile: under the 48 KiB static limit
 // (no opt-in), and up to 7 blocks per SM by shared memory on sm_90 (228 KiB).

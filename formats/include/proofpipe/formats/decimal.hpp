@@ -24,7 +24,7 @@ std::string to_decimal(const ff::Field<P>& x);
 // modulus r". Never throws.
 template <class F>
 Result<F> from_decimal(std::string_view text);
-inline Result<ff::Fr> fr_from_decimal(std::string_view text) { return from_decimal<ff::Fr>(text); }
-inline Result<ff::Fq> fq_from_decimal(std::string_view text) { return from_decimal<ff::Fq>(text); }
+inline Result<bls12_381::Fr> fr_from_decimal(std::string_view text) { return from_decimal<bls12_381::Fr>(text); }
+inline Result<bls12_381::Fq> fq_from_decimal(std::string_view text) { return from_decimal<bls12_381::Fq>(text); }
 
 }  // namespace proofpipe::formats

@@ -63,7 +63,7 @@ struct VerificationKeyT {
   typename C::G2Affine beta2{}, gamma2{}, delta2{};
   // HOOK for the pairing: vk_alphabeta_12 = e(alpha1, beta2). snarkjs writes
   // it but its verifier never reads it. Written only when set; the groth16
-  // layer fills it from pairing/pairing.hpp. Read back when present.
+  // layer fills it from pairing/bls12_381.hpp. Read back when present.
   std::optional<Fq12CoeffsT<C>> alphabeta_12;
   std::vector<typename C::G1Affine> ic;  // n_public + 1 entries
   bool operator==(const VerificationKeyT&) const = default;

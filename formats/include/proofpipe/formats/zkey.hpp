@@ -153,7 +153,7 @@ template <class C>
 // A loaded proving key. Move-only: the spans point into the mapping (or into
 // owned copies, see below), which move with the object.
 //
-// Alignment: ec::G1Affine/G2Affine need 8-byte alignment, but a section's data
+// Alignment: bls12_381::G1Affine/G2Affine need 8-byte alignment, but a section's data
 // offset is only guaranteed to be a multiple of 4 (the 4-byte nCoef and the
 // 44-byte coefficients shift everything after section 4; in the snarkjs
 // fixtures about half of the point sections start at 4 mod 8). A section whose

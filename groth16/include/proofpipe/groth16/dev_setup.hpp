@@ -74,7 +74,9 @@ template <class C>
 // `base` is built once (window width chosen from scalars.size()), then the
 // points are split over the process pool and normalised with one inversion
 // per chunk. out.size() must equal scalars.size() (PP_ASSERT).
-void fixed_base_mul(const ec::G1Affine& base, std::span<const ff::Fr> scalars, std::span<ec::G1Affine> out);
-void fixed_base_mul(const ec::G2Affine& base, std::span<const ff::Fr> scalars, std::span<ec::G2Affine> out);
+void fixed_base_mul(const bls12_381::G1Affine& base, std::span<const bls12_381::Fr> scalars,
+                    std::span<bls12_381::G1Affine> out);
+void fixed_base_mul(const bls12_381::G2Affine& base, std::span<const bls12_381::Fr> scalars,
+                    std::span<bls12_381::G2Affine> out);
 
 }  // namespace proofpipe::groth16

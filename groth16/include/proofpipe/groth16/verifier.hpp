@@ -23,7 +23,7 @@ using VerificationKeyT = formats::VerificationKeyT<C>;
 // e(alpha1, beta2) in snarkjs's vk_alphabeta_12 nesting (export-vkey writes it).
 template <class C>
 formats::Fq12CoeffsT<C> alphabeta_of(const typename C::G1Affine& alpha1, const typename C::G2Affine& beta2);
-inline formats::Fq12Coeffs alphabeta_of(const ec::G1Affine& alpha1, const ec::G2Affine& beta2) {
+inline formats::Fq12Coeffs alphabeta_of(const bls12_381::G1Affine& alpha1, const bls12_381::G2Affine& beta2) {
   return alphabeta_of<curves::Bls12_381>(alpha1, beta2);
 }
 
