@@ -7,16 +7,16 @@ namespace proofpipe::msm {
 
 bls12_381::G1 msm_g1(std::span<const bls12_381::G1Affine> points, std::span<const bls12_381::Fr> scalars,
                      const MsmOptions& options) {
-  return detail::pippenger<bls12_381::G1Cfg, bls12_381::Fr>(points, scalars, options);
+  return detail::pippenger<bls12_381::G1Cfg, bls12_381::Fr, bls12_381::Fr>(points, scalars, options);
 }
 
 bls12_381::G1 msm_g1_sum(std::span<const MsmPart<bls12_381::G1Cfg, bls12_381::Fr>> parts, const MsmOptions& options) {
-  return detail::pippenger_sum<bls12_381::G1Cfg, bls12_381::Fr>(parts, options);
+  return detail::pippenger_sum<bls12_381::G1Cfg, bls12_381::Fr, bls12_381::Fr>(parts, options);
 }
 
 bls12_381::G1 msm_g1_canonical(std::span<const bls12_381::G1Affine> points, std::span<const ff::Limbs<4>> scalars,
                                const MsmOptions& options) {
-  return detail::pippenger<bls12_381::G1Cfg, ff::Limbs<4>>(points, scalars, options);
+  return detail::pippenger<bls12_381::G1Cfg, ff::Limbs<4>, bls12_381::Fr>(points, scalars, options);
 }
 
 }  // namespace proofpipe::msm

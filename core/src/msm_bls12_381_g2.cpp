@@ -7,12 +7,12 @@ namespace proofpipe::msm {
 
 bls12_381::G2 msm_g2(std::span<const bls12_381::G2Affine> points, std::span<const bls12_381::Fr> scalars,
                      const MsmOptions& options) {
-  return detail::pippenger<bls12_381::G2Cfg, bls12_381::Fr>(points, scalars, options);
+  return detail::pippenger<bls12_381::G2Cfg, bls12_381::Fr, bls12_381::Fr>(points, scalars, options);
 }
 
 bls12_381::G2 msm_g2_canonical(std::span<const bls12_381::G2Affine> points, std::span<const ff::Limbs<4>> scalars,
                                const MsmOptions& options) {
-  return detail::pippenger<bls12_381::G2Cfg, ff::Limbs<4>>(points, scalars, options);
+  return detail::pippenger<bls12_381::G2Cfg, ff::Limbs<4>, bls12_381::Fr>(points, scalars, options);
 }
 
 }  // namespace proofpipe::msm

@@ -64,7 +64,7 @@ struct DevicePoints {
   size_t count = 0;
 };
 
-class CudaBackend final : public groth16::ProverBackend {
+class CudaBackend final : public groth16::ProverBackendT<curves::Bls12_381> {
  public:
   ~CudaBackend() override {
     for (void* p : pinned_) (void)cudaHostUnregister(p);
@@ -96,9 +96,8 @@ class CudaBackend final : public groth16::ProverBackend {
   // The witness crosses the bus once for A, B1, B2 and C, h once into
   // compute_h's buffer. The points are resolved first, so no upload is left
   // in flight when one fails.
-  Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const bls12_381::Fr> w,
-                                        std::span<const bls12_381::Fr> h,
-                                        const bls12_381::Fr& /*r: not folded*/) override {
+  Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const bls12_381::Fr> w, std::span<const bls12_381::Fr> h,
+                               const bls12_381::Fr& /*r: not folded*/) override {
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, w.size(), h.size()));
     PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
     PP_ASSIGN_OR_RETURN(const bls12_381::Fr* dw, upload_scalars(w));
@@ -117,7 +116,7 @@ class CudaBackend final : public groth16::ProverBackend {
   // before the five sums, and the worker keeps no record buffers.
   bool prefers_taking_inputs() const override { return true; }
 
-  Status take_inputs(const groth16::ProofInputs& in) override {
+  Status take_inputs(const ProofInputs& in) override {
     PP_RETURN_IF_ERROR(taken_.start(in).status());
     Status st = upload_abc(in.a, in.b, in.c);
     if (st) st = upload_scalars(in.w).status();
@@ -140,7 +139,7 @@ class CudaBackend final : public groth16::ProverBackend {
     return keep_taken(stream_.sync());
   }
 
-  Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk, const bls12_381::Fr& /*r*/) override {
+  Result<ProofMsms> proof_msms_taken(const ProvingKey& pk, const bls12_381::Fr& /*r*/) override {
     PP_RETURN_IF_ERROR(taken_.advance(Step::kHDone, Step::kNone, "proof_msms_taken"));
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, taken_.n_vars(), taken_.domain_size()));
     PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
@@ -150,7 +149,7 @@ class CudaBackend final : public groth16::ProverBackend {
   // One-time work before the first proof: the NTT tables of the domain,
   // the per-proof buffers at full size, every key section resident; then
   // the known-answer test.
-  Status prepare(const groth16::ProvingKey& pk) override {
+  Status prepare(const ProvingKey& pk) override {
     PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(pk.domain_size, pk.domain_size, pk.domain_size));
     // A key the device has no room for is refused here, with the sizes,
     // not by a cudaMalloc halfway through the uploads.
@@ -268,7 +267,7 @@ class CudaBackend final : public groth16::ProverBackend {
     DevicePoints<bls12_381::G2Cfg> b2;
   };
   // `layout`, when given, is pk's (prepare() counted it for the room check).
-  Result<KeyPoints> key_points(const groth16::ProvingKey& pk, const KeyLayout* layout = nullptr) {
+  Result<KeyPoints> key_points(const ProvingKey& pk, const KeyLayout* layout = nullptr) {
     KeyPoints k{};
     const auto known = [&](const StoredSection KeyLayout::*s) { return layout != nullptr ? &(layout->*s) : nullptr; };
     PP_ASSIGN_OR_RETURN(k.a, resident_points(pk.a, known(&KeyLayout::a)));
@@ -282,9 +281,9 @@ class CudaBackend final : public groth16::ProverBackend {
   // The five MSMs over the key's device points k, the device witness dw (C
   // reads its private part at an offset of n_public + 1 values: 32-byte
   // steps, so every Fr stays aligned) and the device h.
-  Result<groth16::ProofMsms> five_msms(const groth16::ProvingKey& pk, const KeyPoints& k, const bls12_381::Fr* dw,
-                                       const bls12_381::Fr* dh) {
-    groth16::ProofMsms out;
+  Result<ProofMsms> five_msms(const ProvingKey& pk, const KeyPoints& k, const bls12_381::Fr* dw,
+                              const bls12_381::Fr* dh) {
+    ProofMsms out;
     PP_ASSIGN_OR_RETURN(out.a, msm_on_device(k.a, dw));
     PP_ASSIGN_OR_RETURN(out.b1, msm_on_device(k.b1, dw));
     PP_ASSIGN_OR_RETURN(out.b2, msm_on_device(k.b2, dw));
@@ -351,11 +350,11 @@ class CudaBackend final : public groth16::ProverBackend {
 
 }  // namespace
 
-Result<std::unique_ptr<groth16::ProverBackend>> make_cuda_backend() {
+Result<std::unique_ptr<groth16::ProverBackendT<curves::Bls12_381>>> make_cuda_backend() {
   if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "no CUDA device ({})", no_device_reason());
   auto backend = std::make_unique<CudaBackend>();
   PP_RETURN_IF_ERROR(backend->init());
-  return std::unique_ptr<groth16::ProverBackend>(std::move(backend));
+  return std::unique_ptr<groth16::ProverBackendT<curves::Bls12_381>>(std::move(backend));
 }
 
 // proofpipe/cuda/ntt.hpp's host-span H step: a backend for one call.

@@ -41,7 +41,7 @@ struct NttTables {
 // The tables of 2^log_n, built and uploaded under a process-wide mutex on the
 // first call for that size (then cudaDeviceSynchronize, so no stream can see
 // a half-finished upload). Tables belong to the device current at that call.
-// The build runs parallel_for under the mutex, so (as with ntt::Domain::get)
+// The build runs parallel_for under the mutex, so (as with ntt::DomainT::get)
 // a size's first use must not come from inside a parallel_for body while
 // another thread may be building: do the first call at set-up.
 Result<const NttTables*> ntt_tables(unsigned log_n);

@@ -209,11 +209,11 @@ TEST(ZkeyHeader, SnarkjsKeyHeaderPointsMatchVerificationKey) {
   const std::string vk = vs.str();
   ASSERT_GE(z.size(), 1004u);
   ASSERT_EQ(z[40], 48);  // n8q
-  // The key's header as the prover reads it (formats::load_zkey_as, its
+  // The key's header as the prover reads it (formats::load_zkey, its
   // points checked on the curve and in the subgroup).
   formats::ZkeyLoadOptions options;
   options.points = false;
-  auto zkey = formats::load_zkey_as<curves::Bls12_381>(dir + "circuit.zkey", options);
+  auto zkey = formats::load_zkey<curves::Bls12_381>(dir + "circuit.zkey", options);
   ASSERT_TRUE(zkey.is_ok()) << zkey.status().to_string();
   const auto& h = zkey->header();
   const auto* alpha = &h.alpha1;

@@ -243,7 +243,7 @@ TEST(MsmDigits, FoldCanonicalTakesTheSmallerOfKAndRMinusK) {
   for (int i = 0; i < 500; ++i) ks.push_back(Fr::random(rng).to_canonical());
   for (const auto& k0 : ks) {
     ff::Limbs<4> k = k0;
-    const uint32_t neg = msm::detail::fold_canonical(k);
+    const uint32_t neg = msm::detail::fold_canonical<bls12_381::FrParams>(k);
     const mpz_class k0_z = to_mpz<4>(k0), k_z = to_mpz<4>(k);
     ASSERT_LE(k_z, half_z);
     ASSERT_EQ(neg != 0, k0_z > half_z);

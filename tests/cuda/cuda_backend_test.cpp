@@ -39,11 +39,11 @@ namespace fs = std::filesystem;
 TEST(CudaBackendFactory, AutoFallsBackToCpuWithoutDevice) {
   if (cuda::device_count() != 0) GTEST_SKIP() << "a device is present: fallback not reachable";
   std::string notice;
-  auto b = backends::make_backend(groth16::BackendKind::kAuto, &notice);
+  auto b = backends::make_bls12_381_backend(groth16::BackendKind::kAuto, &notice);
   ASSERT_TRUE(b) << b.status().message();
   EXPECT_EQ((*b)->name(), "cpu");
   EXPECT_NE(notice.find("proving on the CPU"), std::string::npos) << notice;
-  auto c = backends::make_backend(groth16::BackendKind::kCuda, &notice);
+  auto c = backends::make_bls12_381_backend(groth16::BackendKind::kCuda, &notice);
   ASSERT_FALSE(c);
   EXPECT_EQ(c.status().code(), ErrorCode::kUnavailable);
 }
@@ -51,18 +51,18 @@ TEST(CudaBackendFactory, AutoFallsBackToCpuWithoutDevice) {
 TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
   PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
-  auto cuda_backend = backends::make_backend(groth16::BackendKind::kCuda, nullptr);
+  auto cuda_backend = backends::make_bls12_381_backend(groth16::BackendKind::kCuda, nullptr);
   ASSERT_TRUE(cuda_backend) << cuda_backend.status().message();
-  auto cpu = groth16::make_cpu_backend();
+  auto cpu = groth16::make_cpu_backend<curves::Bls12_381>();
   for (const char* fixture : {"multi_io", "sparse_dense"}) {
     SCOPED_TRACE(fixture);
     const fs::path dir = data_dir() / fixture;
-    auto zkey = formats::load_zkey(dir / "circuit.zkey");
+    auto zkey = formats::load_zkey<curves::Bls12_381>(dir / "circuit.zkey");
     ASSERT_TRUE(zkey) << zkey.status().message();
-    const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+    const groth16::ProvingKeyT<curves::Bls12_381> pk = groth16::proving_key_of(*zkey);
     const auto vk = formats::verification_key_from_zkey(*zkey);
     // As the GPU worker does at set-up: tables built, points resident.
-    for (groth16::ProverBackend* be : {cpu.get(), cuda_backend->get()}) {
+    for (groth16::ProverBackendT<curves::Bls12_381>* be : {cpu.get(), cuda_backend->get()}) {
       const Status st = be->prepare(pk);
       ASSERT_TRUE(st) << be->name() << ": " << st.message();
     }
@@ -71,11 +71,11 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
     const size_t held = (*cuda_backend)->device_bytes();
     EXPECT_GT(held, pk.a.size() * sizeof(bls12_381::G1Affine));
     for (const char* w : {"w00.wtns", "w01.wtns"}) {
-      auto witness = formats::load_wtns(dir / w);
+      auto witness = formats::load_wtns<curves::Bls12_381>(dir / w);
       ASSERT_TRUE(witness) << witness.status().message();
       const bls12_381::Fr r = bls12_381::Fr::random(rng), s = bls12_381::Fr::random(rng);
-      groth16::Proof proofs[2];
-      groth16::ProverBackend* backends[2] = {cpu.get(), cuda_backend->get()};
+      groth16::ProofT<curves::Bls12_381> proofs[2];
+      groth16::ProverBackendT<curves::Bls12_381>* backends[2] = {cpu.get(), cuda_backend->get()};
       for (int i = 0; i < 2; ++i) {
         auto proof = prove_with(*backends[i], pk, witness->values, r, s);
         ASSERT_TRUE(proof) << backends[i]->name() << ": " << proof.status().message();
@@ -87,7 +87,7 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
       std::vector<bls12_381::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
       ASSERT_TRUE(groth16::synthesize(pk, witness->values, a, b, c));
       const std::vector<bls12_381::Fr> a0 = a;
-      groth16::ProverBackend& dev = **cuda_backend;
+      groth16::ProverBackendT<curves::Bls12_381>& dev = **cuda_backend;
       ASSERT_TRUE(dev.prefers_taking_inputs());
       ASSERT_TRUE(dev.take_inputs({a, b, c, witness->values}));
       ASSERT_TRUE(dev.inputs_taken());
@@ -112,9 +112,9 @@ TEST(CudaBackend, PrepareHoldsWhatTheRoomCheckCounts) {
   PP_REQUIRE_DEVICE();
   for (const char* fixture : {"multi_io", "sparse_dense"}) {
     SCOPED_TRACE(fixture);
-    auto zkey = formats::load_zkey(data_dir() / fixture / "circuit.zkey");
+    auto zkey = formats::load_zkey<curves::Bls12_381>(data_dir() / fixture / "circuit.zkey");
     ASSERT_TRUE(zkey) << zkey.status().message();
-    const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+    const groth16::ProvingKeyT<curves::Bls12_381> pk = groth16::proving_key_of(*zkey);
     auto backend = cuda::make_cuda_backend();
     ASSERT_TRUE(backend) << backend.status().message();
     const Status st = (*backend)->prepare(pk);

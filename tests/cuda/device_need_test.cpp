@@ -35,9 +35,9 @@ std::pair<size_t, size_t> by_hand(std::span<const ec::Affine<Cfg>> s) {
 TEST(DeviceNeed, BundledKeysPartByPart) {
   for (const char* name : {"multi_io", "sparse_dense"}) {
     SCOPED_TRACE(name);
-    auto zkey = formats::load_zkey(fixture(name, "circuit.zkey"));
+    auto zkey = formats::load_zkey<curves::Bls12_381>(fixture(name, "circuit.zkey"));
     ASSERT_TRUE(zkey) << zkey.status().message();
-    const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+    const groth16::ProvingKeyT<curves::Bls12_381> pk = groth16::proving_key_of(*zkey);
     const cuda::DeviceNeed need = cuda::device_need(pk);
 
     size_t points = 0, g1_terms = 0;

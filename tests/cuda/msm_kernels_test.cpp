@@ -55,7 +55,7 @@ TEST(CudaMsmDigits, PairsEncodeWindowBucketIndexAndSign) {
   for (size_t t = 0; t < count; ++t) {
     const uint32_t i = others[t];
     ff::Limbs<4> k = s[i].to_canonical();
-    const uint32_t neg = msm::detail::fold_canonical(k);
+    const uint32_t neg = msm::detail::fold_canonical<bls12_381::FrParams>(k);
     for (unsigned w = 0; w < jn; ++w) {
       const int32_t d = msm::detail::booth_digit(k, j0 + w, c);
       const uint32_t key = keys[w * count + t], val = vals[w * count + t];
@@ -95,7 +95,7 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
   for (size_t i = 0; i < s.size(); ++i) {
     ff::Limbs<4> k = s[i].to_canonical();
     uint32_t neg = 0;
-    const auto want = msm::detail::fold_scalar(k, &neg);
+    const auto want = msm::detail::fold_scalar<bls12_381::FrParams>(k, &neg);
     const uint8_t expect = want == msm::detail::ScalarClass::kZero  ? md::kZeroTerm
                            : want == msm::detail::ScalarClass::kOne ? (neg != 0 ? md::kMinusOne : md::kPlusOne)
                                                                     : md::kOtherScalar;

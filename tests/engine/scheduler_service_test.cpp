@@ -33,7 +33,7 @@ class ServiceSchedulerTest : public ::testing::Test {
     ledger_->set_observer([this](const Partition& p, LedgerEvent e, std::string_view cause) {
       events_.emplace_back(p.index, e, std::string(cause));
     });
-    sched_.emplace(*ledger_, ring_, 2, 1, std::vector<size_t>{sizeof(groth16::Proof)});
+    sched_.emplace(*ledger_, ring_, 2, 1, std::vector<size_t>{sizeof(groth16::ProofT<curves::Bls12_381>)});
     for (uint8_t s = 0; s < 3; ++s) {
       sched_->seat_started(s, s + 1u);
       send(s, MsgType::kHello);
@@ -198,7 +198,7 @@ TEST_F(ServiceSchedulerTest, AProofOfAPartitionCancelledWhileProvingStillCommits
   send(2, MsgType::kClaimed, dh.slot, *claimed, a, dh.attempt);
   sched_->cancel(a);
   const auto proof = send(2, MsgType::kProof, dh.slot, *claimed, a, dh.attempt,
-                          std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0'));
+                          std::string(sizeof(groth16::ProofT<curves::Bls12_381>) + sizeof(ipc::ProveStages), '\0'));
   bool verify = false;
   for (const Action& x : proof) verify |= x.kind == Action::Kind::kVerify;
   ASSERT_TRUE(verify);

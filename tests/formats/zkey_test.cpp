@@ -34,7 +34,7 @@ TEST(Zkey, LoadsTheFixturesWithExactSectionViews) {
     SCOPED_TRACE(cs.name);
     auto path = fixture(cs.name, "circuit.zkey");
     REQUIRE_FIXTURE(path);
-    auto z = load_zkey(path, {.check_points = true});
+    auto z = load_zkey<curves::Bls12_381>(path, {.check_points = true});
     ASSERT_TRUE(z.is_ok()) << z.status().to_string();
     EXPECT_EQ(z->n_vars(), cs.n_vars);
     EXPECT_EQ(z->n_public(), cs.n_public);
@@ -51,7 +51,7 @@ TEST(Zkey, LoadsTheFixturesWithExactSectionViews) {
     EXPECT_TRUE(z->header().gamma2 == bls12_381::g2_generator());
     // A wire in no B term has B_s = 0: B1/B2 hold the all-zero infinity there.
     std::vector<bool> in_b(cs.n_vars, false);
-    for (const ZkeyCoef& e : z->coefs()) {
+    for (const ZkeyCoefT<curves::Bls12_381>& e : z->coefs()) {
       if (e.matrix == 1) in_b[e.signal] = true;
     }
     size_t unused = 0;
@@ -65,7 +65,7 @@ TEST(Zkey, LoadsTheFixturesWithExactSectionViews) {
     EXPECT_LT(z->copied_bytes(), fs::file_size(path));
     // The key moves without invalidating its views.
     auto a0 = z->a().data();
-    Zkey moved = std::move(z).value();
+    ZkeyT<curves::Bls12_381> moved = std::move(z).value();
     EXPECT_EQ(moved.a().data(), a0);
   }
 }
@@ -78,8 +78,8 @@ TEST(Zkey, LoadsWithoutPointSections) {
     SCOPED_TRACE(cs.name);
     auto path = fixture(cs.name, "circuit.zkey");
     REQUIRE_FIXTURE(path);
-    auto full = load_zkey(path);
-    auto lean = load_zkey(path, {.points = false});
+    auto full = load_zkey<curves::Bls12_381>(path);
+    auto lean = load_zkey<curves::Bls12_381>(path, {.points = false});
     ASSERT_TRUE(full.is_ok() && lean.is_ok());
     EXPECT_EQ(lean->n_vars(), cs.n_vars);
     EXPECT_TRUE(lean->header().delta2 == full->header().delta2);
@@ -98,9 +98,9 @@ TEST(Zkey, CoefficientsAreR1csAandBTimesRSquared) {
   for (const auto& cs : kCircuits) {
     SCOPED_TRACE(cs.name);
     REQUIRE_FIXTURE(fixture(cs.name, "circuit.zkey"));
-    auto z = load_zkey(fixture(cs.name, "circuit.zkey"));
-    auto r1 = load_r1cs(fixture(cs.name, "circuit.r1cs"));
-    auto w = load_wtns(fixture(cs.name, "w00.wtns"));
+    auto z = load_zkey<curves::Bls12_381>(fixture(cs.name, "circuit.zkey"));
+    auto r1 = load_r1cs<curves::Bls12_381>(fixture(cs.name, "circuit.r1cs"));
+    auto w = load_wtns<curves::Bls12_381>(fixture(cs.name, "w00.wtns"));
     ASSERT_TRUE(z.is_ok() && r1.is_ok() && w.is_ok());
     ASSERT_TRUE(check_r1cs_matches(*z, *r1).is_ok());
 
@@ -111,7 +111,7 @@ TEST(Zkey, CoefficientsAreR1csAandBTimesRSquared) {
       if (!fresh) it->second += v;
     };
     const bls12_381::Fr::Repr r2 = ff::MontConsts<bls12_381::FrParams>::kR2;  // R^2 mod r
-    for (const ZkeyCoef& e : z->coefs()) {
+    for (const ZkeyCoefT<curves::Bls12_381>& e : z->coefs()) {
       if (e.constraint < cs.n_constraints) {
         add(from_zkey, {e.matrix, e.constraint, e.signal}, e.coef());
       } else {
@@ -152,7 +152,7 @@ TEST(Zkey, RejectsEveryMutationWithAOneLineErrorNamingTheFile) {
   auto check = [&](const Bytes& b, const std::string& needle, ZkeyLoadOptions opt = {}) {
     SCOPED_TRACE(needle);
     write_bytes(p, b);
-    expect_error(load_zkey(p, opt).status(), ErrorCode::kBadFormat, p, needle);
+    expect_error(load_zkey<curves::Bls12_381>(p, opt).status(), ErrorCode::kBadFormat, p, needle);
   };
   auto edit = [&](auto fn) {
     Container c = base;
@@ -201,7 +201,7 @@ TEST(Zkey, RejectsEveryMutationWithAOneLineErrorNamingTheFile) {
   b = orig;
   put_u64(b, base.data_offset(7) - 8, 67392 + 192);
   write_bytes(p, b);
-  EXPECT_EQ(load_zkey(p).status().code(), ErrorCode::kBadFormat);
+  EXPECT_EQ(load_zkey<curves::Bls12_381>(p).status().code(), ErrorCode::kBadFormat);
   check(edit([](Container& c) { c.section(4).resize(c.section(4).size() - 44); }), "section 4 is");
   check(edit([](Container& c) { put_u32(c.section(4), 4 + 44 * 7, 2); }), "coefficient 7: matrix 2");
   check(edit([](Container& c) { put_u32(c.section(4), 4 + 44 * 9 + 4, 512); }),
@@ -223,10 +223,10 @@ TEST(Zkey, RejectsEveryMutationWithAOneLineErrorNamingTheFile) {
   // Points of the big sections are checked only on request.
   Bytes bad_point = edit([](Container& c) { c.section(5)[96 * 3 + 5] ^= 0x01; });
   write_bytes(p, bad_point);
-  EXPECT_TRUE(load_zkey(p).is_ok());
+  EXPECT_TRUE(load_zkey<curves::Bls12_381>(p).is_ok());
   check(bad_point, "section 5 (A) point 3 is not on the curve", {.check_points = true});
 
-  auto missing = load_zkey(dir / "nope.zkey");
+  auto missing = load_zkey<curves::Bls12_381>(dir / "nope.zkey");
   expect_error(missing.status(), ErrorCode::kNotFound, dir / "nope.zkey", "no such file");
 }
 
@@ -244,7 +244,7 @@ TEST(Zkey, RandomByteFlipsNeverCrash) {
     size_t at = (i % 2 == 0) ? rng() % 2048 : rng() % b.size();
     b[at] ^= uint8_t(1u << (rng() % 8));
     write_bytes(p, b);
-    auto z = load_zkey(p, {.check_points = true});
+    auto z = load_zkey<curves::Bls12_381>(p, {.check_points = true});
     if (!z.is_ok()) {
       EXPECT_EQ(z.status().code(), ErrorCode::kBadFormat) << at << ": " << z.status().to_string();
     }

@@ -2,7 +2,7 @@
 // groth16) needs from one name, each aliasing its curve's namespace
 // (bls12_381::, bn254::). Code written once takes `class C` and is
 // instantiated for Bls12_381 and Bn254; no file is copied with constants
-// swapped.
+// swapped, and no template picks a curve by default: callers name it.
 #pragma once
 
 #include <span>

@@ -38,7 +38,7 @@ struct DeviceNeed {
 struct KeyLayout {
   StoredSection a, b1, b2, c, h;
 };
-inline KeyLayout key_layout(const groth16::ProvingKey& pk) {
+inline KeyLayout key_layout(const groth16::ProvingKeyT<curves::Bls12_381>& pk) {
   return {stored_section<bls12_381::G1Cfg>(pk.a), stored_section<bls12_381::G1Cfg>(pk.b1),
           stored_section<bls12_381::G2Cfg>(pk.b2), stored_section<bls12_381::G1Cfg>(pk.c),
           stored_section<bls12_381::G1Cfg>(pk.h)};
@@ -47,7 +47,7 @@ inline KeyLayout key_layout(const groth16::ProvingKey& pk) {
 // DeviceNeed of pk laid out as `layout` (the sections the backend stores
 // without their identity points take less). The same sizes as
 // backend.cpp's prepare(), ntt_tables.cpp and reserve_msm.
-inline DeviceNeed device_need(const groth16::ProvingKey& pk, const KeyLayout& layout) {
+inline DeviceNeed device_need(const groth16::ProvingKeyT<curves::Bls12_381>& pk, const KeyLayout& layout) {
   using bls12_381::Fr;
   DeviceNeed need;
   size_t g1_terms = 0;
@@ -68,7 +68,9 @@ inline DeviceNeed device_need(const groth16::ProvingKey& pk, const KeyLayout& la
                                            sizeof(ec::Xyzz<bls12_381::G2Cfg>));
   return need;
 }
-inline DeviceNeed device_need(const groth16::ProvingKey& pk) { return device_need(pk, key_layout(pk)); }
+inline DeviceNeed device_need(const groth16::ProvingKeyT<curves::Bls12_381>& pk) {
+  return device_need(pk, key_layout(pk));
+}
 
 // kResourceExhausted with the parts in GiB when need.total() is more than
 // the device's free memory plus what the backend already holds (a second

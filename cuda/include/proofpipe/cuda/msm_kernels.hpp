@@ -63,7 +63,7 @@ template <class Cfg>
 PP_HD void classify_body(size_t i, const bls12_381::Fr* scalars, const uint32_t* index, const ec::Affine<Cfg>* points,
                          uint8_t* classes) {
   ff::Limbs<4> k = term_scalar(scalars, index, i).to_canonical();
-  const uint32_t neg = msm::detail::fold_canonical(k);
+  const uint32_t neg = msm::detail::fold_canonical<bls12_381::FrParams>(k);
   const msm::detail::ScalarClass folded = msm::detail::folded_class(k);
   uint8_t cls = folded == msm::detail::ScalarClass::kZero  ? kZeroTerm
                 : folded == msm::detail::ScalarClass::kOne ? (neg != 0 ? kMinusOne : kPlusOne)
@@ -82,7 +82,7 @@ PP_HD inline void digits_body(size_t t, const bls12_381::Fr* scalars, const uint
                               size_t count, unsigned c, unsigned j0, unsigned jn, uint32_t* keys, uint32_t* vals) {
   const uint32_t i = others[t];
   ff::Limbs<4> k = term_scalar(scalars, index, i).to_canonical();
-  const uint32_t neg = msm::detail::fold_canonical(k);
+  const uint32_t neg = msm::detail::fold_canonical<bls12_381::FrParams>(k);
   for (unsigned w = 0; w < jn; ++w) {
     const int32_t d = msm::detail::booth_digit(k, j0 + w, c);
     const uint32_t mag = uint32_t(d < 0 ? -d : d);

@@ -1,6 +1,6 @@
 // The Fr NTT and the Groth16 H step on the GPU: host-span entry points (copy
 // to the device, transform, copy back) and device-time measurements. Same
-// results, bit for bit, as the CPU's ntt::Domain and ntt::compute_h_odd_coset
+// results, bit for bit, as the CPU's ntt::DomainT and ntt::compute_h_odd_coset
 // (core/include/proofpipe/ntt/ntt.hpp). Host-only API: no CUDA headers; the
 // device-pointer API the backend uses is cuda/src/ntt_device.hpp.
 //
@@ -19,9 +19,9 @@ namespace proofpipe::cuda {
 
 // Natural order in and out for all three.
 enum class NttOp : uint8_t {
-  kForward,          // ntt::Domain::ntt: coefficients -> evaluations
-  kInverse,          // ntt::Domain::intt: evaluations -> coefficients (incl. 1/n)
-  kEvalsToOddCoset,  // ntt::Domain::evals_to_odd_coset
+  kForward,          // ntt::DomainT<bls12_381::Fr>::ntt: coefficients -> evaluations
+  kInverse,          // ntt::DomainT<bls12_381::Fr>::intt: evaluations -> coefficients (incl. 1/n)
+  kEvalsToOddCoset,  // ntt::DomainT<bls12_381::Fr>::evals_to_odd_coset
 };
 
 // x transformed in place (uploaded, transformed on device 0, downloaded).

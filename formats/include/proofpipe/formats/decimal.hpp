@@ -24,7 +24,5 @@ std::string to_decimal(const ff::Field<P>& x);
 // modulus r". Never throws.
 template <class F>
 Result<F> from_decimal(std::string_view text);
-inline Result<bls12_381::Fr> fr_from_decimal(std::string_view text) { return from_decimal<bls12_381::Fr>(text); }
-inline Result<bls12_381::Fq> fq_from_decimal(std::string_view text) { return from_decimal<bls12_381::Fq>(text); }
 
 }  // namespace proofpipe::formats

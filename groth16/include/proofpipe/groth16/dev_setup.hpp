@@ -34,12 +34,11 @@ struct ToxicWasteT {
   // Overwrites the four values (volatile stores, not optimised away).
   void wipe();
 };
-using ToxicWaste = ToxicWasteT<curves::Bls12_381>;
 
 // Uniform non-zero alpha, beta, delta and a tau with tau^(2n) != 1 (so tau is
 // on neither the n- nor the 2n-domain), from getrandom(2). kIo if the OS
 // refuses randomness.
-template <class C = curves::Bls12_381>
+template <class C>
 [[nodiscard]] Result<ToxicWasteT<C>> random_toxic_waste(uint32_t domain_size);
 
 // log2 of snarkjs's domainSize for this r1cs: the smallest k with
@@ -58,7 +57,6 @@ struct DevKeyT {
 
   formats::ZkeyPartsT<C> parts() const;
 };
-using DevKey = DevKeyT<curves::Bls12_381>;
 
 // Computes the key for `r1cs` and the given secrets (deterministic: the same
 // inputs give the same key). Multithreaded (the process pool). Errors:
