@@ -23,17 +23,17 @@ std::vector<ec::Affine<Cfg>> make_points(size_t n, const ec::Affine<Cfg>& g, uin
     std::mt19937_64 rng(seed + c);
     const size_t lo = c * kChunk, hi = std::min(n, lo + kChunk);
     std::vector<ec::Jacobian<Cfg>> jac(hi - lo);
-    auto p = ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), ff::Fr::random(rng));
+    auto p = bls12_381::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), bls12_381::Fr::random(rng));
     for (auto& j : jac) j = p = p.add_affine(g);
     ec::batch_to_affine<Cfg>(jac, std::span(out).subspan(lo, hi - lo));
   });
   return out;
 }
 
-inline std::vector<ff::Fr> make_scalars(size_t n, uint64_t seed) {
+inline std::vector<bls12_381::Fr> make_scalars(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<ff::Fr> s(n);
-  for (auto& x : s) x = ff::Fr::random(rng);
+  std::vector<bls12_381::Fr> s(n);
+  for (auto& x : s) x = bls12_381::Fr::random(rng);
   return s;
 }
 

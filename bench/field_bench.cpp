@@ -5,13 +5,13 @@
 
 #include <random>
 
-#include "proofpipe/ff/fq2.hpp"
+#include "proofpipe/ec/bls12_381.hpp"
 
 namespace {
 
-using proofpipe::ff::Fq;
-using proofpipe::ff::Fq2;
-using proofpipe::ff::Fr;
+using proofpipe::bls12_381::Fq;
+using proofpipe::bls12_381::Fq2;
+using proofpipe::bls12_381::Fr;
 
 // A dependent chain of 8 independent accumulators: measures throughput with
 // enough instruction-level parallelism to be comparable to MSM inner loops.

@@ -20,6 +20,7 @@ namespace {
 
 namespace ff = proofpipe::ff;
 namespace ifma = proofpipe::ff::ifma;
+namespace bls = proofpipe::bls12_381;
 namespace bn = proofpipe::bn254;
 
 bool skip_without_ifma(benchmark::State& state) {
@@ -182,22 +183,22 @@ void BM_CoreClock(benchmark::State& state) {
 BENCHMARK(BM_CoreClock)->Name("core_clock_adds");
 BENCHMARK(BM_IfmaFloor)->Name("ifma_floor_vpmadd52");
 
-BENCHMARK(BM_ScalarMul<ff::FqParams>)->Name("bls_fq_mul_scalar");
-BENCHMARK(BM_IfmaMul<ff::FqParams, 2>)->Name("bls_fq_mul_ifma8");
-BENCHMARK(BM_ScalarMul<ff::FrParams>)->Name("bls_fr_mul_scalar");
-BENCHMARK(BM_IfmaMul<ff::FrParams, 4>)->Name("bls_fr_mul_ifma8");
+BENCHMARK(BM_ScalarMul<bls::FqParams>)->Name("bls_fq_mul_scalar");
+BENCHMARK(BM_IfmaMul<bls::FqParams, 2>)->Name("bls_fq_mul_ifma8");
+BENCHMARK(BM_ScalarMul<bls::FrParams>)->Name("bls_fr_mul_scalar");
+BENCHMARK(BM_IfmaMul<bls::FrParams, 4>)->Name("bls_fr_mul_ifma8");
 BENCHMARK(BM_ScalarMul<bn::FqParams>)->Name("bn_fq_mul_scalar");
 BENCHMARK(BM_IfmaMul<bn::FqParams, 4>)->Name("bn_fq_mul_ifma8");
 BENCHMARK(BM_ScalarMul<bn::FrParams>)->Name("bn_fr_mul_scalar");
 BENCHMARK(BM_IfmaMul<bn::FrParams, 4>)->Name("bn_fr_mul_ifma8");
-BENCHMARK(BM_IfmaMul<ff::FqParams, 2, true>)->Name("bls_fq_sqr_ifma8");
+BENCHMARK(BM_IfmaMul<bls::FqParams, 2, true>)->Name("bls_fq_sqr_ifma8");
 BENCHMARK(BM_IfmaMul<bn::FqParams, 4, true>)->Name("bn_fq_sqr_ifma8");
 
-BENCHMARK(BM_IfmaConvert<ff::FqParams>)->Name("bls_fq_convert_roundtrip_ifma8");
+BENCHMARK(BM_IfmaConvert<bls::FqParams>)->Name("bls_fq_convert_roundtrip_ifma8");
 BENCHMARK(BM_IfmaConvert<bn::FqParams>)->Name("bn_fq_convert_roundtrip_ifma8");
 
-BENCHMARK(BM_ScalarBatchInverse<ff::FqParams>)->Name("bls_fq_batch_inverse_scalar");
-BENCHMARK(BM_IfmaBatchInverse<ff::FqParams>)->Name("bls_fq_batch_inverse_ifma8");
+BENCHMARK(BM_ScalarBatchInverse<bls::FqParams>)->Name("bls_fq_batch_inverse_scalar");
+BENCHMARK(BM_IfmaBatchInverse<bls::FqParams>)->Name("bls_fq_batch_inverse_ifma8");
 BENCHMARK(BM_ScalarBatchInverse<bn::FqParams>)->Name("bn_fq_batch_inverse_scalar");
 BENCHMARK(BM_IfmaBatchInverse<bn::FqParams>)->Name("bn_fq_batch_inverse_ifma8");
 

@@ -38,7 +38,7 @@ using bench::make_scalars;
 // Four independent accumulators, as Pippenger's bucket adds are independent.
 template <class Acc>
 void BM_MixedAdd(benchmark::State& state) {
-  auto pts = make_points<ec::G1Cfg>(256, ec::g1_generator(), 1);
+  auto pts = make_points<bls12_381::G1Cfg>(256, bls12_381::g1_generator(), 1);
   Acc acc[4];
   for (int i = 0; i < 4; ++i) acc[i] = Acc::from_affine(pts[200 + i]);
   size_t k = 0;
@@ -48,20 +48,20 @@ void BM_MixedAdd(benchmark::State& state) {
   benchmark::DoNotOptimize(acc);
   state.SetItemsProcessed(state.iterations() * 4);
 }
-BENCHMARK(BM_MixedAdd<ec::Xyzz<ec::G1Cfg>>)->Name("g1_madd_xyzz");
-BENCHMARK(BM_MixedAdd<ec::G1>)->Name("g1_madd_jacobian");
+BENCHMARK(BM_MixedAdd<ec::Xyzz<bls12_381::G1Cfg>>)->Name("g1_madd_xyzz");
+BENCHMARK(BM_MixedAdd<bls12_381::G1>)->Name("g1_madd_jacobian");
 
 // Batch-affine bucket adds: 2^18 adds into 2^12 buckets (one tile's engine,
 // its tree reduction included: ~4% of the total here).
 void BM_BatchAffineAdd(benchmark::State& state) {
   constexpr size_t kAdds = size_t(1) << 18, kBuckets = size_t(1) << 12;
-  auto pts = make_points<ec::G1Cfg>(4096, ec::g1_generator(), 2);
+  auto pts = make_points<bls12_381::G1Cfg>(4096, bls12_381::g1_generator(), 2);
   std::mt19937_64 rng(3);
   std::vector<uint32_t> bucket(kAdds);
   for (auto& b : bucket) b = uint32_t(rng() % kBuckets);
   msm::MsmStats stats;
   for (auto _ : state) {
-    msm::detail::AffineBuckets<ec::G1Cfg> eng;
+    msm::detail::AffineBuckets<bls12_381::G1Cfg> eng;
     eng.reset(kBuckets, &stats);
     for (size_t i = 0; i < kAdds; ++i) eng.add(bucket[i], pts[i & 4095], (i & 1) != 0);
     benchmark::DoNotOptimize(eng.reduce());
@@ -90,10 +90,10 @@ void BM_Msm(benchmark::State& state) {
   const size_t n = size_t(1) << state.range(0);
   static std::vector<ec::Affine<Cfg>> pts;  // grown once, shared by all sizes
   if (pts.size() < n) {
-    if constexpr (std::is_same_v<Cfg, ec::G1Cfg>) {
-      pts = make_points<Cfg>(n, ec::g1_generator(), 4);
+    if constexpr (std::is_same_v<Cfg, bls12_381::G1Cfg>) {
+      pts = make_points<Cfg>(n, bls12_381::g1_generator(), 4);
     } else {
-      pts = make_points<Cfg>(n, ec::g2_generator(), 4);
+      pts = make_points<Cfg>(n, bls12_381::g2_generator(), 4);
     }
   }
   const auto sc = make_scalars(n, 5);
@@ -105,7 +105,7 @@ void BM_Msm(benchmark::State& state) {
   for (auto _ : state) {
     const double c0 = process_cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
-    if constexpr (std::is_same_v<Cfg, ec::G1Cfg>) {
+    if constexpr (std::is_same_v<Cfg, bls12_381::G1Cfg>) {
       benchmark::DoNotOptimize(msm::msm_g1(p, sc, opt));
     } else {
       benchmark::DoNotOptimize(msm::msm_g2(p, sc, opt));
@@ -124,8 +124,16 @@ void BM_Msm(benchmark::State& state) {
   state.counters["tiles"] = stats.tiles;
   state.counters["batch_affine"] = stats.accumulation == msm::Accumulation::kBatchAffine ? 1 : 0;
 }
-BENCHMARK(BM_Msm<ec::G1Cfg>)->Name("g1_msm")->DenseRange(12, 20, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Msm<ec::G2Cfg>)->Name("g2_msm")->DenseRange(12, 18, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Msm<bls12_381::G1Cfg>)
+    ->Name("g1_msm")
+    ->DenseRange(12, 20, 2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Msm<bls12_381::G2Cfg>)
+    ->Name("g2_msm")
+    ->DenseRange(12, 18, 2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 // G1 MSM with the bucket additions on the scalar path and on the eight-lane
 // IFMA path (ff/ifma/batch_affine.hpp), BN254 and BLS12-381, alternating in
@@ -150,10 +158,10 @@ void BM_MsmSimd(benchmark::State& state) {
       pts.resize(n);
       ec::batch_to_affine<Cfg>(jac, pts);
     } else {
-      pts = make_points<Cfg>(n, ec::g1_generator(), 4);
+      pts = make_points<Cfg>(n, bls12_381::g1_generator(), 4);
     }
   }
-  using Scalar = std::conditional_t<kBn, bn254::Fr, ff::Fr>;
+  using Scalar = std::conditional_t<kBn, bn254::Fr, bls12_381::Fr>;
   std::vector<Scalar> sc(n);
   std::mt19937_64 rng(5);
   for (auto& x : sc) x = Scalar::random(rng);
@@ -177,12 +185,16 @@ BENCHMARK(BM_MsmSimd<bn254::G1Cfg, true>)
     ->Arg(16)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MsmSimd<ec::G1Cfg, false>)
+BENCHMARK(BM_MsmSimd<bls12_381::G1Cfg, false>)
     ->Name("bls_g1_msm_scalar")
     ->Arg(16)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MsmSimd<ec::G1Cfg, true>)->Name("bls_g1_msm_ifma")->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MsmSimd<bls12_381::G1Cfg, true>)
+    ->Name("bls_g1_msm_ifma")
+    ->Arg(16)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -19,8 +19,8 @@
 
 namespace {
 
-using proofpipe::ff::Fr;
-using proofpipe::ntt::Domain;
+using proofpipe::bls12_381::Fr;
+using Domain = proofpipe::ntt::DomainT<Fr>;
 
 double cpu_ns(clockid_t clock) {
   timespec ts;
@@ -132,7 +132,7 @@ void BM_ComputeH(benchmark::State& state) {
   for (auto& v : b) v = Fr::random(rng);
   for (auto& v : c) v = Fr::random(rng);
   Domain::get(k);
-  run_transform(state, k, 6, [&](std::vector<Fr>& a) { proofpipe::ntt::compute_h_odd_coset(a, b, c); });
+  run_transform(state, k, 6, [&](std::vector<Fr>& a) { proofpipe::ntt::compute_h_odd_coset<Fr>(a, b, c); });
 }
 BENCHMARK(BM_ComputeH)->Name("compute_h_odd_coset")->Arg(16)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 

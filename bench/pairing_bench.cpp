@@ -6,22 +6,22 @@
 #include <random>
 #include <vector>
 
-#include "proofpipe/pairing/pairing.hpp"
+#include "proofpipe/pairing/bls12_381.hpp"
 
 namespace {
 
-using proofpipe::ec::G1;
-using proofpipe::ec::G2;
-using proofpipe::ff::Fq12;
-using proofpipe::ff::Fr;
-using proofpipe::pairing::G1G2Pair;
+using proofpipe::bls12_381::Fq12;
+using proofpipe::bls12_381::Fr;
+using proofpipe::bls12_381::G1;
+using proofpipe::bls12_381::G1G2Pair;
+using proofpipe::bls12_381::G2;
 
 std::vector<G1G2Pair> random_pairs(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<G1G2Pair> pairs;
   for (size_t i = 0; i < n; ++i) {
-    auto p = proofpipe::ec::scalar_mul(G1::from_affine(proofpipe::ec::g1_generator()), Fr::random(rng));
-    auto q = proofpipe::ec::scalar_mul(G2::from_affine(proofpipe::ec::g2_generator()), Fr::random(rng));
+    auto p = proofpipe::bls12_381::scalar_mul(G1::from_affine(proofpipe::bls12_381::g1_generator()), Fr::random(rng));
+    auto q = proofpipe::bls12_381::scalar_mul(G2::from_affine(proofpipe::bls12_381::g2_generator()), Fr::random(rng));
     pairs.push_back({p.to_affine(), q.to_affine()});
   }
   return pairs;
@@ -29,20 +29,20 @@ std::vector<G1G2Pair> random_pairs(size_t n, uint64_t seed) {
 
 void BM_Pairing(benchmark::State& state) {
   auto pq = random_pairs(1, 1)[0];
-  for (auto _ : state) benchmark::DoNotOptimize(proofpipe::pairing::pairing(pq.first, pq.second));
+  for (auto _ : state) benchmark::DoNotOptimize(proofpipe::bls12_381::pairing(pq.first, pq.second));
 }
 BENCHMARK(BM_Pairing)->Name("pairing")->Unit(benchmark::kMicrosecond);
 
 void BM_MillerLoop(benchmark::State& state) {
   auto pq = random_pairs(1, 2)[0];
-  for (auto _ : state) benchmark::DoNotOptimize(proofpipe::pairing::miller_loop(pq.first, pq.second));
+  for (auto _ : state) benchmark::DoNotOptimize(proofpipe::bls12_381::miller_loop(pq.first, pq.second));
 }
 BENCHMARK(BM_MillerLoop)->Name("miller_loop")->Unit(benchmark::kMicrosecond);
 
 void BM_FinalExp(benchmark::State& state) {
   auto pq = random_pairs(1, 3)[0];
-  Fq12 f = proofpipe::pairing::miller_loop(pq.first, pq.second);
-  for (auto _ : state) benchmark::DoNotOptimize(proofpipe::pairing::final_exponentiation(f));
+  Fq12 f = proofpipe::bls12_381::miller_loop(pq.first, pq.second);
+  for (auto _ : state) benchmark::DoNotOptimize(proofpipe::bls12_381::final_exponentiation(f));
 }
 BENCHMARK(BM_FinalExp)->Name("final_exponentiation")->Unit(benchmark::kMicrosecond);
 
@@ -50,7 +50,7 @@ BENCHMARK(BM_FinalExp)->Name("final_exponentiation")->Unit(benchmark::kMicroseco
 // Groth16 verification.
 void BM_MultiPairing(benchmark::State& state) {
   auto pairs = random_pairs(size_t(state.range(0)), 4);
-  for (auto _ : state) benchmark::DoNotOptimize(proofpipe::pairing::multi_pairing(pairs));
+  for (auto _ : state) benchmark::DoNotOptimize(proofpipe::bls12_381::multi_pairing(pairs));
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_MultiPairing)->Name("multi_pairing")->Arg(4)->Arg(16)->Unit(benchmark::kMicrosecond);

@@ -39,7 +39,7 @@ double seconds(F&& f) {
 template <class C>
 int stages(const char* zkey_path, const char* wtns_path, int runs) {
   using Fr = typename C::Fr;
-  auto zkey = formats::load_zkey_as<C>(zkey_path);
+  auto zkey = formats::load_zkey<C>(zkey_path);
   auto w = formats::load_wtns<C>(wtns_path);
   if (!zkey || !w) {
     std::fprintf(stderr, "%s\n", (!zkey ? zkey.status() : w.status()).message().c_str());

@@ -94,7 +94,7 @@ void BM_IntakeTree(benchmark::State& state) {
 }
 
 // What groth16::prove_start did after the H step until 2026-12-03: copy h
-// (the worker's a) and the witness (its w) into a fresh PreparedProof, whose
+// (the worker's a) and the witness (its w) into a fresh PreparedProofT, whose
 // pageable vectors the five MSMs then uploaded from. It now returns views
 // of those page-locked buffers, so this whole pass is gone.
 void BM_StartCopy(benchmark::State& state) {

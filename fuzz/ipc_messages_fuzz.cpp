@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   PP_FUZZ_CHECK(again.backend == hello.backend && again.devices == hello.devices && again.intake == hello.intake);
   volatile size_t sink = ipc::describe(hello).size();
 
-  formats::Proof proof{};
+  formats::ProofT<curves::Bls12_381> proof{};
   ipc::ProveStages stages{};
   if (ipc::decode_proof(body, &proof, &stages)) {
     PP_FUZZ_CHECK(size == sizeof proof + sizeof stages);

@@ -42,7 +42,7 @@ Status write_seed(const formats::ZkeyT<C>& src, uint32_t n_vars, uint32_t n_publ
 // Three shapes from one source key; bn128 seeds are named seed-bn128-*.
 template <class C>
 int write_seeds(const std::filesystem::path& source, const std::filesystem::path& dir) {
-  auto src = formats::load_zkey_as<C>(source);
+  auto src = formats::load_zkey<C>(source);
   if (!src) {
     std::fprintf(stderr, "%s\n", src.status().message().c_str());
     return 1;

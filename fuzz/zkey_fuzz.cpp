@@ -1,6 +1,6 @@
 // Fuzz target: the zkey reader (formats/zkey.hpp), once header-only
 // (points = false, as the coordinator and synthesis workers load it) and once
-// with every point viewed and checked. Property: an error Status, or a Zkey
+// with every point viewed and checked. Property: an error Status, or a ZkeyT
 // whose spans have the sizes its header declares and whose every byte can be
 // read (ASan catches a span past the mapping). Both curves' readers see
 // every input, and zkey_curve must name the curve whose reader accepted it.
@@ -47,12 +47,12 @@ bool load_both_ways(const std::filesystem::path& path) {
   formats::ZkeyLoadOptions header_only;
   header_only.points = false;
   header_only.release_coefficients = true;
-  auto z = formats::load_zkey_as<C>(path, header_only);
+  auto z = formats::load_zkey<C>(path, header_only);
   if (z) check(*z, false);
 
   formats::ZkeyLoadOptions full;
   full.check_points = true;
-  auto zf = formats::load_zkey_as<C>(path, full);
+  auto zf = formats::load_zkey<C>(path, full);
   if (zf) check(*zf, true);
   // Both loads apply the same section checks; only the point checks differ.
   PP_FUZZ_CHECK(!zf || z);

@@ -166,10 +166,10 @@ int main(int argc, char** argv) {
   {
     const size_t n = size_t(1) << 20;
     auto a = bench::make_scalars(n, 1), b = bench::make_scalars(n, 2), c = bench::make_scalars(n, 3);
-    ntt::Domain::get(20);
-    record({"cpu_h_step", 20, median_ms(reps, [&] { ntt::compute_h_odd_coset(a, b, c); }), "ms",
+    ntt::DomainT<bls12_381::Fr>::get(20);
+    record({"cpu_h_step", 20, median_ms(reps, [&] { ntt::compute_h_odd_coset<bls12_381::Fr>(a, b, c); }), "ms",
             fmt::format("{} threads", worker_count())});
-    auto pts = bench::make_points<ec::G1Cfg>(n, ec::g1_generator(), 4);
+    auto pts = bench::make_points<bls12_381::G1Cfg>(n, bls12_381::g1_generator(), 4);
     record({"cpu_msm_g1", 20, median_ms(reps, [&] { (void)msm::msm_g1(pts, a); }), "ms",
             fmt::format("{} threads", worker_count())});
   }

@@ -51,7 +51,7 @@ int cmd_fullprove(const FullproveArgs& args) {
   // The generator's curve and witness size against the key's, before it runs
   // on the input (only the key's header and coefficients are read here).
   auto n_vars = curves::with_curve(*key_curve, [&](auto curve) -> Result<uint32_t> {
-    auto zkey = formats::load_zkey_as<decltype(curve)>(args.zkey, formats::ZkeyLoadOptions{.points = false});
+    auto zkey = formats::load_zkey<decltype(curve)>(args.zkey, formats::ZkeyLoadOptions{.points = false});
     if (!zkey) return zkey.status();
     return zkey->n_vars();
   });

@@ -43,7 +43,7 @@ int gen_as(const GenArgs& args) {
   const std::string zkey = (dir / "circuit.zkey").string();
   auto log_n = write_dev_key(circuit->r1cs, zkey);
   if (!log_n) return fail(log_n.status());
-  auto key = formats::load_zkey_as<C>(zkey, {.points = false});  // for the vkey
+  auto key = formats::load_zkey<C>(zkey, {.points = false});  // for the vkey
   if (!key) return fail(key.status());
   const auto& h = key->header();
   const auto vk = formats::verification_key_from_zkey(*key, groth16::alphabeta_of<C>(h.alpha1, h.beta2));

@@ -56,7 +56,7 @@ int prove_as(const ProveArgs& args, groth16::BackendKind kind, std::chrono::stea
   if (!backend) return fail(backend.status());
   // prove is quiet on success: the fallback to the CPU is a debug line.
   if (!notice.empty()) spdlog::debug("{}", notice);
-  auto zkey = formats::load_zkey_as<C>(args.zkey);
+  auto zkey = formats::load_zkey<C>(args.zkey);
   if (!zkey) return fail(zkey.status());
   auto witness = formats::load_wtns<C>(args.wtns);
   if (!witness) return fail(witness.status());
@@ -95,7 +95,7 @@ int verify_as(const VerifyArgs& args) {
 
 template <class C>
 int export_vkey_as(const ExportVkeyArgs& args) {
-  auto zkey = formats::load_zkey_as<C>(args.zkey);
+  auto zkey = formats::load_zkey<C>(args.zkey);
   if (!zkey) return fail(zkey.status());
   const auto& h = zkey->header();
   const auto vk = formats::verification_key_from_zkey(*zkey, groth16::alphabeta_of<C>(h.alpha1, h.beta2));

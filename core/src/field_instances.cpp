@@ -1,8 +1,10 @@
 // Compile-time checks of the derived field constants (R, R^2, -p^-1) against
 // the values published for BLS12-381, so a wrong derivation fails the build.
-#include "proofpipe/ff/fq2.hpp"
+#include "proofpipe/ff/bls12_381.hpp"
 
-namespace proofpipe::ff {
+namespace proofpipe::bls12_381 {
+
+using ff::MontConsts;
 
 // R mod p for Fq (the Montgomery one), as in the IETF pairing-friendly-curves draft / zcash.
 static_assert(MontConsts<FqParams>::kR[0] == 0x760900000002fffdULL);
@@ -12,4 +14,4 @@ static_assert(MontConsts<FqParams>::kInv == 0x89f3fffcfffcfffdULL);
 static_assert(MontConsts<FrParams>::kR[0] == 0x00000001fffffffeULL);
 static_assert(MontConsts<FrParams>::kInv == 0xfffffffeffffffffULL);
 
-}  // namespace proofpipe::ff
+}  // namespace proofpipe::bls12_381

@@ -3,6 +3,7 @@
 // hot path: a Frobenius map is applied a handful of times per pairing.
 #include <cstdint>
 
+#include "proofpipe/ec/bls12_381.hpp"
 #include "proofpipe/ec/bn254.hpp"
 #include "proofpipe/ff/fq12.hpp"
 
@@ -62,7 +63,7 @@ const FrobeniusTableT<T>& frobenius_table() {
   return kTable;
 }
 
-template const FrobeniusTableT<BlsTower>& frobenius_table<BlsTower>();
+template const FrobeniusTableT<bls12_381::Tower>& frobenius_table<bls12_381::Tower>();
 template const FrobeniusTableT<bn254::Tower>& frobenius_table<bn254::Tower>();
 
 }  // namespace proofpipe::ff

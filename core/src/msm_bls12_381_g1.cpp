@@ -5,17 +5,18 @@
 
 namespace proofpipe::msm {
 
-ec::G1 msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars, const MsmOptions& options) {
-  return detail::pippenger<ec::G1Cfg, ff::Fr>(points, scalars, options);
+bls12_381::G1 msm_g1(std::span<const bls12_381::G1Affine> points, std::span<const bls12_381::Fr> scalars,
+                     const MsmOptions& options) {
+  return detail::pippenger<bls12_381::G1Cfg, bls12_381::Fr, bls12_381::Fr>(points, scalars, options);
 }
 
-ec::G1 msm_g1_sum(std::span<const MsmPart<ec::G1Cfg, ff::Fr>> parts, const MsmOptions& options) {
-  return detail::pippenger_sum<ec::G1Cfg, ff::Fr>(parts, options);
+bls12_381::G1 msm_g1_sum(std::span<const MsmPart<bls12_381::G1Cfg, bls12_381::Fr>> parts, const MsmOptions& options) {
+  return detail::pippenger_sum<bls12_381::G1Cfg, bls12_381::Fr, bls12_381::Fr>(parts, options);
 }
 
-ec::G1 msm_g1_canonical(std::span<const ec::G1Affine> points, std::span<const ff::Limbs<4>> scalars,
-                        const MsmOptions& options) {
-  return detail::pippenger<ec::G1Cfg, ff::Limbs<4>>(points, scalars, options);
+bls12_381::G1 msm_g1_canonical(std::span<const bls12_381::G1Affine> points, std::span<const ff::Limbs<4>> scalars,
+                               const MsmOptions& options) {
+  return detail::pippenger<bls12_381::G1Cfg, ff::Limbs<4>, bls12_381::Fr>(points, scalars, options);
 }
 
 }  // namespace proofpipe::msm

@@ -5,13 +5,14 @@
 
 namespace proofpipe::msm {
 
-ec::G2 msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars, const MsmOptions& options) {
-  return detail::pippenger<ec::G2Cfg, ff::Fr>(points, scalars, options);
+bls12_381::G2 msm_g2(std::span<const bls12_381::G2Affine> points, std::span<const bls12_381::Fr> scalars,
+                     const MsmOptions& options) {
+  return detail::pippenger<bls12_381::G2Cfg, bls12_381::Fr, bls12_381::Fr>(points, scalars, options);
 }
 
-ec::G2 msm_g2_canonical(std::span<const ec::G2Affine> points, std::span<const ff::Limbs<4>> scalars,
-                        const MsmOptions& options) {
-  return detail::pippenger<ec::G2Cfg, ff::Limbs<4>>(points, scalars, options);
+bls12_381::G2 msm_g2_canonical(std::span<const bls12_381::G2Affine> points, std::span<const ff::Limbs<4>> scalars,
+                               const MsmOptions& options) {
+  return detail::pippenger<bls12_381::G2Cfg, ff::Limbs<4>, bls12_381::Fr>(points, scalars, options);
 }
 
 }  // namespace proofpipe::msm

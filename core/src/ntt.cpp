@@ -1,4 +1,4 @@
-// ntt::Domain: snarkjs roots of unity, the per-size twiddle cache, and the
+// ntt::DomainT: snarkjs roots of unity, the per-size twiddle cache, and the
 // public transforms and H step composed from the passes in ntt_kernels.cpp.
 // See proofpipe/ntt/ntt.hpp for the contract, docs/design/formats.md
 // §3.2-3.3 for the roots and the odd-coset trick.

@@ -1,26 +1,22 @@
 // Miller loop and final exponentiation of the BLS12-381 optimal ate pairing
-// (pairing.hpp has the definition and references). G2 points run in
+// (pairing/bls12_381.hpp has the definition and references). G2 points run in
 // homogeneous projective coordinates on the twist; lines are evaluated at the
 // affine G1 point; formulas are derived below and cross-checked by the tests.
-#include "proofpipe/pairing/pairing.hpp"
+#include "proofpipe/pairing/bls12_381.hpp"
 
 #include <vector>
 
 #include "proofpipe/pairing/detail/miller_steps.hpp"
 
-namespace proofpipe::pairing {
+namespace proofpipe::bls12_381 {
 namespace {
 
-using ff::Fq;
-using ff::Fq12;
-using ff::Fq2;
-
-// |x|; x itself is negative (ff::kBlsXIsNegative). Bits 63, 62, 60, 57, 48, 16:
+// |x|; x itself is negative (kXIsNegative). Bits 63, 62, 60, 57, 48, 16:
 // 63 doublings and 5 additions per Miller loop, 63 squarings and 5
 // multiplications per exponentiation by x.
-constexpr uint64_t kAbsX = ff::kBlsX;
+constexpr uint64_t kAbsX = kX;
 constexpr int kTopBit = 63;
-static_assert(ff::kBlsXIsNegative, "the Miller loop and expt() conjugate for negative x");
+static_assert(kXIsNegative, "the Miller loop and expt() conjugate for negative x");
 static_assert((kAbsX >> kTopBit) == 1);
 
 // The twist E': y^2 = x^3 + b', b' = 4 xi (M-type); its 3b' multiplier for
@@ -33,14 +29,14 @@ struct BlsTwist {
     return t.dbl() + t;
   }
 };
-using TwistProj = detail::TwistProj<Fq2>;
-using Line = detail::Line<Fq2>;
+using TwistProj = pairing::detail::TwistProj<Fq2>;
+using Line = pairing::detail::Line<Fq2>;
 
-inline Line doubling_step(TwistProj& t) { return detail::doubling_step<BlsTwist>(t); }
-inline Line addition_step(TwistProj& t, const ec::G2Affine& q) { return detail::addition_step(t, q.x, q.y); }
+inline Line doubling_step(TwistProj& t) { return pairing::detail::doubling_step<BlsTwist>(t); }
+inline Line addition_step(TwistProj& t, const G2Affine& q) { return pairing::detail::addition_step(t, q.x, q.y); }
 
 // M-type: the line's value times w^3 is c0 + (c1 xP) v + (c4 yP) vw.
-inline Fq12 mul_by_line(const Fq12& f, const Line& l, const ec::G1Affine& p) {
+inline Fq12 mul_by_line(const Fq12& f, const Line& l, const G1Affine& p) {
   return f.mul_by_014(l.c0, l.c1.mul_fq(p.x), l.c4.mul_fq(p.y));
 }
 
@@ -58,7 +54,7 @@ Fq12 expt(const Fq12& a) {
 }  // namespace
 
 Fq12 multi_miller_loop(std::span<const G1G2Pair> pairs) {
-  auto act = detail::active_pairs<Fq2>(pairs);  // identity pairs dropped (miller_steps.hpp)
+  auto act = pairing::detail::active_pairs<Fq2>(pairs);  // identity pairs dropped (miller_steps.hpp)
   Fq12 f = Fq12::one();
   if (act.empty()) return f;
   for (int i = kTopBit - 1; i >= 0; --i) {
@@ -73,7 +69,7 @@ Fq12 multi_miller_loop(std::span<const G1G2Pair> pairs) {
   return f.conj();
 }
 
-Fq12 miller_loop(const ec::G1Affine& p, const ec::G2Affine& q) {
+Fq12 miller_loop(const G1Affine& p, const G2Affine& q) {
   G1G2Pair pq{p, q};
   return multi_miller_loop(std::span<const G1G2Pair>(&pq, 1));
 }
@@ -93,10 +89,10 @@ Fq12 final_exponentiation(const Fq12& f) {
   return t2 * m.cyclotomic_sqr() * m;                      // * m^3
 }
 
-Fq12 pairing(const ec::G1Affine& p, const ec::G2Affine& q) { return final_exponentiation(miller_loop(p, q)); }
+Fq12 pairing(const G1Affine& p, const G2Affine& q) { return final_exponentiation(miller_loop(p, q)); }
 
 Fq12 multi_pairing(std::span<const G1G2Pair> pairs) { return final_exponentiation(multi_miller_loop(pairs)); }
 
 bool pairing_product_is_one(std::span<const G1G2Pair> pairs) { return multi_pairing(pairs).is_one(); }
 
-}  // namespace proofpipe::pairing
+}  // namespace proofpipe::bls12_381

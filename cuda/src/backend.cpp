@@ -64,7 +64,7 @@ struct DevicePoints {
   size_t count = 0;
 };
 
-class CudaBackend final : public groth16::ProverBackend {
+class CudaBackend final : public groth16::ProverBackendT<curves::Bls12_381> {
  public:
   ~CudaBackend() override {
     for (void* p : pinned_) (void)cudaHostUnregister(p);
@@ -74,7 +74,7 @@ class CudaBackend final : public groth16::ProverBackend {
 
   std::string_view name() const override { return "cuda"; }
 
-  Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
+  Status compute_h(std::span<bls12_381::Fr> a, std::span<bls12_381::Fr> b, std::span<bls12_381::Fr> c) override {
     PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(a.size(), b.size(), c.size()));
     const size_t n = a.size();
     cudaStream_t s = stream_.get();
@@ -84,21 +84,23 @@ class CudaBackend final : public groth16::ProverBackend {
     return stream_.sync();
   }
 
-  Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) override {
-    return msm<ec::G1Cfg>(points, scalars, "msm_g1");
+  Result<bls12_381::G1> msm_g1(std::span<const bls12_381::G1Affine> points,
+                               std::span<const bls12_381::Fr> scalars) override {
+    return msm<bls12_381::G1Cfg>(points, scalars, "msm_g1");
   }
-  Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) override {
-    return msm<ec::G2Cfg>(points, scalars, "msm_g2");
+  Result<bls12_381::G2> msm_g2(std::span<const bls12_381::G2Affine> points,
+                               std::span<const bls12_381::Fr> scalars) override {
+    return msm<bls12_381::G2Cfg>(points, scalars, "msm_g2");
   }
 
   // The witness crosses the bus once for A, B1, B2 and C, h once into
   // compute_h's buffer. The points are resolved first, so no upload is left
   // in flight when one fails.
-  Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
-                                        std::span<const ff::Fr> h, const ff::Fr& /*r: not folded*/) override {
+  Result<ProofMsms> proof_msms(const ProvingKey& pk, std::span<const bls12_381::Fr> w, std::span<const bls12_381::Fr> h,
+                               const bls12_381::Fr& /*r: not folded*/) override {
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, w.size(), h.size()));
     PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
-    PP_ASSIGN_OR_RETURN(const ff::Fr* dw, upload_scalars(w));
+    PP_ASSIGN_OR_RETURN(const bls12_381::Fr* dw, upload_scalars(w));
     if (!h.empty()) {
       PP_RETURN_IF_ERROR(da_.reserve(h.size()));
       PP_RETURN_IF_ERROR(da_.upload(h.data(), h.size(), stream_.get()));
@@ -114,7 +116,7 @@ class CudaBackend final : public groth16::ProverBackend {
   // before the five sums, and the worker keeps no record buffers.
   bool prefers_taking_inputs() const override { return true; }
 
-  Status take_inputs(const groth16::ProofInputs& in) override {
+  Status take_inputs(const ProofInputs& in) override {
     PP_RETURN_IF_ERROR(taken_.start(in).status());
     Status st = upload_abc(in.a, in.b, in.c);
     if (st) st = upload_scalars(in.w).status();
@@ -137,7 +139,7 @@ class CudaBackend final : public groth16::ProverBackend {
     return keep_taken(stream_.sync());
   }
 
-  Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk, const ff::Fr& /*r*/) override {
+  Result<ProofMsms> proof_msms_taken(const ProvingKey& pk, const bls12_381::Fr& /*r*/) override {
     PP_RETURN_IF_ERROR(taken_.advance(Step::kHDone, Step::kNone, "proof_msms_taken"));
     PP_RETURN_IF_ERROR(groth16::check_proof_msm_inputs(pk, taken_.n_vars(), taken_.domain_size()));
     PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk));
@@ -147,7 +149,7 @@ class CudaBackend final : public groth16::ProverBackend {
   // One-time work before the first proof: the NTT tables of the domain,
   // the per-proof buffers at full size, every key section resident; then
   // the known-answer test.
-  Status prepare(const groth16::ProvingKey& pk) override {
+  Status prepare(const ProvingKey& pk) override {
     PP_ASSIGN_OR_RETURN(const unsigned log_n, groth16::h_step_log_size(pk.domain_size, pk.domain_size, pk.domain_size));
     // A key the device has no room for is refused here, with the sizes,
     // not by a cudaMalloc halfway through the uploads.
@@ -157,7 +159,7 @@ class CudaBackend final : public groth16::ProverBackend {
     PP_RETURN_IF_ERROR(check_device_room(device_need(pk, layout), free_bytes, device_bytes()));
     PP_ASSIGN_OR_RETURN(const NttTables* tables, ntt_tables(log_n));
     ntt_bytes_[log_n] = tables->bytes;
-    for (DeviceBuffer<ff::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(pk.domain_size));
+    for (DeviceBuffer<bls12_381::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(pk.domain_size));
     PP_RETURN_IF_ERROR(scalars_.reserve(std::max<size_t>(pk.domain_size, pk.n_vars)));
     PP_ASSIGN_OR_RETURN(const KeyPoints k, key_points(pk, &layout));
     // The MSM scratch for the largest MSM of each group (the points on the
@@ -261,11 +263,11 @@ class CudaBackend final : public groth16::ProverBackend {
 
   // The device copies of the key's five MSM sections.
   struct KeyPoints {
-    DevicePoints<ec::G1Cfg> a, b1, c, h;
-    DevicePoints<ec::G2Cfg> b2;
+    DevicePoints<bls12_381::G1Cfg> a, b1, c, h;
+    DevicePoints<bls12_381::G2Cfg> b2;
   };
   // `layout`, when given, is pk's (prepare() counted it for the room check).
-  Result<KeyPoints> key_points(const groth16::ProvingKey& pk, const KeyLayout* layout = nullptr) {
+  Result<KeyPoints> key_points(const ProvingKey& pk, const KeyLayout* layout = nullptr) {
     KeyPoints k{};
     const auto known = [&](const StoredSection KeyLayout::*s) { return layout != nullptr ? &(layout->*s) : nullptr; };
     PP_ASSIGN_OR_RETURN(k.a, resident_points(pk.a, known(&KeyLayout::a)));
@@ -279,9 +281,9 @@ class CudaBackend final : public groth16::ProverBackend {
   // The five MSMs over the key's device points k, the device witness dw (C
   // reads its private part at an offset of n_public + 1 values: 32-byte
   // steps, so every Fr stays aligned) and the device h.
-  Result<groth16::ProofMsms> five_msms(const groth16::ProvingKey& pk, const KeyPoints& k, const ff::Fr* dw,
-                                       const ff::Fr* dh) {
-    groth16::ProofMsms out;
+  Result<ProofMsms> five_msms(const ProvingKey& pk, const KeyPoints& k, const bls12_381::Fr* dw,
+                              const bls12_381::Fr* dh) {
+    ProofMsms out;
     PP_ASSIGN_OR_RETURN(out.a, msm_on_device(k.a, dw));
     PP_ASSIGN_OR_RETURN(out.b1, msm_on_device(k.b1, dw));
     PP_ASSIGN_OR_RETURN(out.b2, msm_on_device(k.b2, dw));
@@ -292,10 +294,11 @@ class CudaBackend final : public groth16::ProverBackend {
 
   // a, b and c (one size) into the H step's device buffers, queued on the
   // stream: asynchronous from page-locked memory.
-  Status upload_abc(std::span<const ff::Fr> a, std::span<const ff::Fr> b, std::span<const ff::Fr> c) {
+  Status upload_abc(std::span<const bls12_381::Fr> a, std::span<const bls12_381::Fr> b,
+                    std::span<const bls12_381::Fr> c) {
     const size_t n = a.size();
     cudaStream_t s = stream_.get();
-    for (DeviceBuffer<ff::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(n));
+    for (DeviceBuffer<bls12_381::Fr>* d : {&da_, &db_, &dc_}) PP_RETURN_IF_ERROR(d->reserve(n));
     PP_RETURN_IF_ERROR(da_.upload(a.data(), n, s));
     PP_RETURN_IF_ERROR(db_.upload(b.data(), n, s));
     return dc_.upload(c.data(), n, s);
@@ -311,32 +314,32 @@ class CudaBackend final : public groth16::ProverBackend {
   // once for points it did not see), the
   // scalars uploaded, then the device MSM.
   template <class Cfg>
-  Result<ec::Jacobian<Cfg>> msm(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
+  Result<ec::Jacobian<Cfg>> msm(std::span<const ec::Affine<Cfg>> points, std::span<const bls12_381::Fr> scalars,
                                 const char* what) {
     if (points.size() != scalars.size())
       return make_error(ErrorCode::kInvalidArgument, "{}: {} points, {} scalars", what, points.size(), scalars.size());
     if (points.empty()) return ec::Jacobian<Cfg>::identity();
     PP_ASSIGN_OR_RETURN(const DevicePoints<Cfg> dp, resident_points(points));
-    PP_ASSIGN_OR_RETURN(const ff::Fr* ds, upload_scalars(scalars));
+    PP_ASSIGN_OR_RETURN(const bls12_381::Fr* ds, upload_scalars(scalars));
     return msm_on_device(dp, ds);
   }
 
   // The MSM of device points over the device scalars (a whole witness or
   // span; a compacted section reads it through its index).
   template <class Cfg>
-  Result<ec::Jacobian<Cfg>> msm_on_device(const DevicePoints<Cfg>& p, const ff::Fr* scalars) {
+  Result<ec::Jacobian<Cfg>> msm_on_device(const DevicePoints<Cfg>& p, const bls12_381::Fr* scalars) {
     if (p.count == 0) return ec::Jacobian<Cfg>::identity();
     return device_msm<Cfg>(p.points, scalars, p.count, scratch_, stream_.get(), {}, p.index);
   }
 
-  Result<const ff::Fr*> upload_scalars(std::span<const ff::Fr> scalars) {
+  Result<const bls12_381::Fr*> upload_scalars(std::span<const bls12_381::Fr> scalars) {
     PP_RETURN_IF_ERROR(scalars_.reserve(scalars.size()));
     PP_RETURN_IF_ERROR(scalars_.upload(scalars.data(), scalars.size(), stream_.get()));
-    return static_cast<const ff::Fr*>(scalars_.data());
+    return static_cast<const bls12_381::Fr*>(scalars_.data());
   }
 
   Stream stream_;
-  DeviceBuffer<ff::Fr> da_, db_, dc_, scalars_;
+  DeviceBuffer<bls12_381::Fr> da_, db_, dc_, scalars_;
   MsmScratch scratch_;
   std::map<unsigned, size_t> ntt_bytes_;  // NTT tables of the keys' domains (a process-wide cache)
   std::map<std::pair<const void*, size_t>, ResidentPoints> points_;
@@ -347,15 +350,15 @@ class CudaBackend final : public groth16::ProverBackend {
 
 }  // namespace
 
-Result<std::unique_ptr<groth16::ProverBackend>> make_cuda_backend() {
+Result<std::unique_ptr<groth16::ProverBackendT<curves::Bls12_381>>> make_cuda_backend() {
   if (device_count() == 0) return make_error(ErrorCode::kUnavailable, "no CUDA device ({})", no_device_reason());
   auto backend = std::make_unique<CudaBackend>();
   PP_RETURN_IF_ERROR(backend->init());
-  return std::unique_ptr<groth16::ProverBackend>(std::move(backend));
+  return std::unique_ptr<groth16::ProverBackendT<curves::Bls12_381>>(std::move(backend));
 }
 
 // proofpipe/cuda/ntt.hpp's host-span H step: a backend for one call.
-Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) {
+Status compute_h(std::span<bls12_381::Fr> a, std::span<bls12_381::Fr> b, std::span<bls12_381::Fr> c) {
   CudaBackend backend;
   PP_RETURN_IF_ERROR(backend.init());
   return backend.compute_h(a, b, c);

@@ -96,11 +96,15 @@ Result<double> mul_rate(unsigned chain, size_t threads) {
 
 }  // namespace
 
-Status fr_mul_batch(const ff::Fr* a, const ff::Fr* b, ff::Fr* out, size_t n) {
+Status fr_mul_batch(const bls12_381::Fr* a, const bls12_381::Fr* b, bls12_381::Fr* out, size_t n) {
   return batch(FieldOp::kMulOperator, a, b, out, n);
 }
-Status fr_batch(FieldOp op, const ff::Fr* a, const ff::Fr* b, ff::Fr* out, size_t n) { return batch(op, a, b, out, n); }
-Status fq_batch(FieldOp op, const ff::Fq* a, const ff::Fq* b, ff::Fq* out, size_t n) { return batch(op, a, b, out, n); }
+Status fr_batch(FieldOp op, const bls12_381::Fr* a, const bls12_381::Fr* b, bls12_381::Fr* out, size_t n) {
+  return batch(op, a, b, out, n);
+}
+Status fq_batch(FieldOp op, const bls12_381::Fq* a, const bls12_381::Fq* b, bls12_381::Fq* out, size_t n) {
+  return batch(op, a, b, out, n);
+}
 
 Result<double> time_mul_rate(FieldKind kind, MulPath path, unsigned chain, size_t threads) {
   if (chain == 0) chain = 2048;
@@ -111,11 +115,11 @@ Result<double> time_mul_rate(FieldKind kind, MulPath path, unsigned chain, size_
     threads = size_t(info.multiprocessors) * 2048 * 2;
   }
   if (kind == FieldKind::kFr) {
-    return path == MulPath::kPtx ? mul_rate<ff::Fr, MulPath::kPtx>(chain, threads)
-                                 : mul_rate<ff::Fr, MulPath::kPortable>(chain, threads);
+    return path == MulPath::kPtx ? mul_rate<bls12_381::Fr, MulPath::kPtx>(chain, threads)
+                                 : mul_rate<bls12_381::Fr, MulPath::kPortable>(chain, threads);
   }
-  return path == MulPath::kPtx ? mul_rate<ff::Fq, MulPath::kPtx>(chain, threads)
-                               : mul_rate<ff::Fq, MulPath::kPortable>(chain, threads);
+  return path == MulPath::kPtx ? mul_rate<bls12_381::Fq, MulPath::kPtx>(chain, threads)
+                               : mul_rate<bls12_381::Fq, MulPath::kPortable>(chain, threads);
 }
 
 }  // namespace proofpipe::cuda

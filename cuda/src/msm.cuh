@@ -48,14 +48,14 @@ inline constexpr unsigned kCurveBlock = 128;
 // Kernels are templates (on Cfg) so that msm_g1.cu and msm_g2.cu can both
 // include this header without duplicate symbols.
 template <class Cfg>
-__global__ void classify_kernel(const ff::Fr* scalars, const uint32_t* index, const ec::Affine<Cfg>* points, size_t n,
-                                uint8_t* classes) {
+__global__ void classify_kernel(const bls12_381::Fr* scalars, const uint32_t* index, const ec::Affine<Cfg>* points,
+                                size_t n, uint8_t* classes) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i < n) classify_body<Cfg>(i, scalars, index, points, classes);
 }
 
 template <class Cfg>
-__global__ void digits_kernel(const ff::Fr* scalars, const uint32_t* index, const uint32_t* others, size_t count,
+__global__ void digits_kernel(const bls12_381::Fr* scalars, const uint32_t* index, const uint32_t* others, size_t count,
                               unsigned c, unsigned j0, unsigned jn, uint32_t* keys, uint32_t* vals) {
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (t < count) digits_body(t, scalars, index, others, count, c, j0, jn, keys, vals);
@@ -214,8 +214,9 @@ Status reserve_msm(MsmScratch& s, size_t n, cudaStream_t stream) {
 }
 
 template <class Cfg>
-Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n, MsmScratch& s,
-                                     cudaStream_t stream, const MsmTuning& tuning, const uint32_t* scalar_index) {
+Result<ec::Jacobian<Cfg>> msm_device(const ec::Affine<Cfg>* points, const bls12_381::Fr* scalars, size_t n,
+                                     MsmScratch& s, cudaStream_t stream, const MsmTuning& tuning,
+                                     const uint32_t* scalar_index) {
   using X = ec::Xyzz<Cfg>;
   constexpr unsigned B = kCurveBlock<Cfg>;
   if (n == 0) return ec::Jacobian<Cfg>::identity();

@@ -56,27 +56,29 @@ class MsmScratch {
 // Enqueues on `stream` and synchronises it before returning (a few small
 // read-backs size the launches); the last W window sums are combined on
 // the host. n < 2^31 (the pair value holds a 31-bit index).
-Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
-                             cudaStream_t stream);
-Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
-                             cudaStream_t stream);
+Result<bls12_381::G1> msm_g1_device(const bls12_381::G1Affine* points, const bls12_381::Fr* scalars, size_t n,
+                                    MsmScratch& scratch, cudaStream_t stream);
+Result<bls12_381::G2> msm_g2_device(const bls12_381::G2Affine* points, const bls12_381::Fr* scalars, size_t n,
+                                    MsmScratch& scratch, cudaStream_t stream);
 
 // Same with an explicit plan (MsmTuning in msm.hpp; 0 = the default for
 // each of c, L, S), and optionally a scalar index: term i is then
 // scalars[scalar_index[i]] * points[i] (a key section stored without its
 // identity points reads the whole witness in place; see key_compaction.hpp).
-Result<ec::G1> msm_g1_device(const ec::G1Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
-                             cudaStream_t stream, const MsmTuning& tuning, const uint32_t* scalar_index = nullptr);
-Result<ec::G2> msm_g2_device(const ec::G2Affine* points, const ff::Fr* scalars, size_t n, MsmScratch& scratch,
-                             cudaStream_t stream, const MsmTuning& tuning, const uint32_t* scalar_index = nullptr);
+Result<bls12_381::G1> msm_g1_device(const bls12_381::G1Affine* points, const bls12_381::Fr* scalars, size_t n,
+                                    MsmScratch& scratch, cudaStream_t stream, const MsmTuning& tuning,
+                                    const uint32_t* scalar_index = nullptr);
+Result<bls12_381::G2> msm_g2_device(const bls12_381::G2Affine* points, const bls12_381::Fr* scalars, size_t n,
+                                    MsmScratch& scratch, cudaStream_t stream, const MsmTuning& tuning,
+                                    const uint32_t* scalar_index = nullptr);
 
-// The same for either group (Cfg = ec::G1Cfg or ec::G2Cfg), for callers
+// The same for either group (Cfg = bls12_381::G1Cfg or bls12_381::G2Cfg), for callers
 // written once over both.
 template <class Cfg>
-Result<ec::Jacobian<Cfg>> device_msm(const ec::Affine<Cfg>* points, const ff::Fr* scalars, size_t n,
+Result<ec::Jacobian<Cfg>> device_msm(const ec::Affine<Cfg>* points, const bls12_381::Fr* scalars, size_t n,
                                      MsmScratch& scratch, cudaStream_t stream, const MsmTuning& tuning = {},
                                      const uint32_t* scalar_index = nullptr) {
-  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
+  if constexpr (std::is_same_v<Cfg, bls12_381::G1Cfg>)
     return msm_g1_device(points, scalars, n, scratch, stream, tuning, scalar_index);
   else
     return msm_g2_device(points, scalars, n, scratch, stream, tuning, scalar_index);
@@ -93,10 +95,13 @@ Status reserve_msm_g2(MsmScratch& scratch, size_t n, cudaStream_t stream);
 // Benchmark inputs (msm_g1.cu): out[i] = +-base[i % nb], n points from
 // nb distinct ones; and n pseudo-random scalars (below 2^254, Montgomery
 // form taken as is) from `seed`. Enqueued on `stream`, not synchronised.
-Status expand_points_g1(const ec::G1Affine* base, size_t nb, ec::G1Affine* out, size_t n, cudaStream_t stream);
-Status expand_points_g2(const ec::G2Affine* base, size_t nb, ec::G2Affine* out, size_t n, cudaStream_t stream);
-Status random_scalars(ff::Fr* out, size_t n, uint64_t seed, cudaStream_t stream);
+Status expand_points_g1(const bls12_381::G1Affine* base, size_t nb, bls12_381::G1Affine* out, size_t n,
+                        cudaStream_t stream);
+Status expand_points_g2(const bls12_381::G2Affine* base, size_t nb, bls12_381::G2Affine* out, size_t n,
+                        cudaStream_t stream);
+Status random_scalars(bls12_381::Fr* out, size_t n, uint64_t seed, cudaStream_t stream);
 // Then zero_pct % of them 0 and one_pct % +-1, chosen by a hash of (seed, i).
-Status mix_scalars(ff::Fr* out, size_t n, uint64_t seed, unsigned zero_pct, unsigned one_pct, cudaStream_t stream);
+Status mix_scalars(bls12_381::Fr* out, size_t n, uint64_t seed, unsigned zero_pct, unsigned one_pct,
+                   cudaStream_t stream);
 
 }  // namespace proofpipe::cuda

@@ -19,7 +19,7 @@ namespace proofpipe::cuda {
 namespace {
 
 template <class Cfg>
-Result<ec::Jacobian<Cfg>> msm_from_host(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
+Result<ec::Jacobian<Cfg>> msm_from_host(std::span<const ec::Affine<Cfg>> points, std::span<const bls12_381::Fr> scalars,
                                         const MsmTuning& tuning) {
   if (points.size() != scalars.size())
     return make_error(ErrorCode::kInvalidArgument, "cuda msm: {} points, {} scalars", points.size(), scalars.size());
@@ -29,7 +29,7 @@ Result<ec::Jacobian<Cfg>> msm_from_host(std::span<const ec::Affine<Cfg>> points,
   Stream stream;
   PP_RETURN_IF_ERROR(stream.create());
   DeviceBuffer<ec::Affine<Cfg>> dp;
-  DeviceBuffer<ff::Fr> ds;
+  DeviceBuffer<bls12_381::Fr> ds;
   PP_RETURN_IF_ERROR(dp.allocate(n));
   PP_RETURN_IF_ERROR(ds.allocate(n));
   PP_RETURN_IF_ERROR(dp.upload(points.data(), n, stream.get()));
@@ -46,7 +46,7 @@ template <class Cfg>
 struct BenchInputs {
   Stream stream;
   DeviceBuffer<ec::Affine<Cfg>> points;
-  DeviceBuffer<ff::Fr> scalars;
+  DeviceBuffer<bls12_381::Fr> scalars;
   size_t n = 0;
 
   Status make(unsigned log_n, const ScalarMix& mix) {
@@ -55,9 +55,9 @@ struct BenchInputs {
     n = size_t(1) << log_n;
     const size_t nb = size_t(1) << std::min(log_n, 18u);
     std::mt19937_64 rng(0x5eed'0000 + log_n);
-    const auto g = ec::generator<Cfg>();
+    const auto g = bls12_381::generator<Cfg>();
     std::vector<ec::Jacobian<Cfg>> jac(nb);
-    ec::Jacobian<Cfg> acc = ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), ff::Fr::random(rng));
+    ec::Jacobian<Cfg> acc = bls12_381::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), bls12_381::Fr::random(rng));
     for (auto& j : jac) j = acc = acc.add_affine(g);
     std::vector<ec::Affine<Cfg>> base(nb);
     ec::batch_to_affine<Cfg>(jac, base);
@@ -68,7 +68,7 @@ struct BenchInputs {
     PP_RETURN_IF_ERROR(points.allocate(n));
     PP_RETURN_IF_ERROR(scalars.allocate(n));
     PP_RETURN_IF_ERROR(dbase.upload(base.data(), nb, stream.get()));
-    if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
+    if constexpr (std::is_same_v<Cfg, bls12_381::G1Cfg>)
       PP_RETURN_IF_ERROR(expand_points_g1(dbase.data(), nb, points.data(), n, stream.get()));
     else
       PP_RETURN_IF_ERROR(expand_points_g2(dbase.data(), nb, points.data(), n, stream.get()));
@@ -110,28 +110,30 @@ Result<MsmPhases> msm_phases(unsigned log_n, const ScalarMix& mix) {
 
 }  // namespace
 
-Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars) {
-  return msm_from_host<ec::G1Cfg>(points, scalars, MsmTuning{});
+Result<bls12_381::G1> msm_g1(std::span<const bls12_381::G1Affine> points, std::span<const bls12_381::Fr> scalars) {
+  return msm_from_host<bls12_381::G1Cfg>(points, scalars, MsmTuning{});
 }
-Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars) {
-  return msm_from_host<ec::G2Cfg>(points, scalars, MsmTuning{});
+Result<bls12_381::G2> msm_g2(std::span<const bls12_381::G2Affine> points, std::span<const bls12_381::Fr> scalars) {
+  return msm_from_host<bls12_381::G2Cfg>(points, scalars, MsmTuning{});
 }
-Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning) {
-  return msm_from_host<ec::G1Cfg>(points, scalars, tuning);
+Result<bls12_381::G1> msm_g1(std::span<const bls12_381::G1Affine> points, std::span<const bls12_381::Fr> scalars,
+                             const MsmTuning& tuning) {
+  return msm_from_host<bls12_381::G1Cfg>(points, scalars, tuning);
 }
-Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning) {
-  return msm_from_host<ec::G2Cfg>(points, scalars, tuning);
+Result<bls12_381::G2> msm_g2(std::span<const bls12_381::G2Affine> points, std::span<const bls12_381::Fr> scalars,
+                             const MsmTuning& tuning) {
+  return msm_from_host<bls12_381::G2Cfg>(points, scalars, tuning);
 }
 
 Result<double> time_msm_g1_ms(unsigned log_n, int reps, const ScalarMix& mix) {
-  return time_msm<ec::G1Cfg>(log_n, reps, mix);
+  return time_msm<bls12_381::G1Cfg>(log_n, reps, mix);
 }
 Result<double> time_msm_g2_ms(unsigned log_n, int reps, const ScalarMix& mix) {
-  return time_msm<ec::G2Cfg>(log_n, reps, mix);
+  return time_msm<bls12_381::G2Cfg>(log_n, reps, mix);
 }
 
 Result<std::vector<Result<double>>> sweep_msm_g1_ms(unsigned log_n, int reps, std::span<const MsmTuning> plans) {
-  BenchInputs<ec::G1Cfg> in;
+  BenchInputs<bls12_381::G1Cfg> in;
   PP_RETURN_IF_ERROR(in.make(log_n, ScalarMix{}));
   std::vector<Result<double>> out;
   for (const MsmTuning& t : plans) {
@@ -140,7 +142,11 @@ Result<std::vector<Result<double>>> sweep_msm_g1_ms(unsigned log_n, int reps, st
   }
   return out;
 }
-Result<MsmPhases> msm_phases_g1(unsigned log_n, const ScalarMix& mix) { return msm_phases<ec::G1Cfg>(log_n, mix); }
-Result<MsmPhases> msm_phases_g2(unsigned log_n, const ScalarMix& mix) { return msm_phases<ec::G2Cfg>(log_n, mix); }
+Result<MsmPhases> msm_phases_g1(unsigned log_n, const ScalarMix& mix) {
+  return msm_phases<bls12_381::G1Cfg>(log_n, mix);
+}
+Result<MsmPhases> msm_phases_g2(unsigned log_n, const ScalarMix& mix) {
+  return msm_phases<bls12_381::G2Cfg>(log_n, mix);
+}
 
 }  // namespace proofpipe::cuda

@@ -25,7 +25,7 @@
 namespace proofpipe::cuda {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 constexpr unsigned kGT = nttk::kGlobalThreads;
 
 // ----- kernels -----

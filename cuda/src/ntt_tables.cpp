@@ -18,7 +18,7 @@
 namespace proofpipe::cuda {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 
 // Device copy of a host vector, freed again if anything later fails.
 struct Upload {
@@ -44,7 +44,7 @@ struct Upload {
 Status upload_twiddles(Upload& up, unsigned log_n) {
   const uint64_t count = (uint64_t(1) << (log_n - 1)) + 1;
   PP_RETURN_IF_ERROR(up.alloc(count));
-  const Fr omega = ntt::root_of_unity(log_n);
+  const Fr omega = ntt::root_of_unity<Fr>(log_n);
   constexpr uint64_t kChunk = uint64_t(1) << 20, kPiece = 4096;
   std::vector<Fr> host(std::min(count, kChunk));
   for (uint64_t c0 = 0; c0 < count; c0 += kChunk) {

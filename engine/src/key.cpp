@@ -120,7 +120,7 @@ Result<std::shared_ptr<const PipelineKey>> load_pipeline_key(const std::filesyst
   return curves::with_curve(curve, [&](auto c) -> Result<std::shared_ptr<const PipelineKey>> {
     using C = decltype(c);
     PP_ASSIGN_OR_RETURN(formats::ZkeyT<C> zkey,
-                        formats::load_zkey_as<C>(path, {.points = false, .release_coefficients = true}));
+                        formats::load_zkey<C>(path, {.points = false, .release_coefficients = true}));
     return std::shared_ptr<const PipelineKey>(std::make_shared<const PipelineKeyT<C>>(std::move(zkey)));
   });
 }

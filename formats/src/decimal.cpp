@@ -78,15 +78,15 @@ std::string to_decimal(const ff::Field<P>& x) {
 
 template <class F>
 Result<F> from_decimal(std::string_view text) {
-  constexpr bool kScalar = std::is_same_v<F, ff::Fr> || std::is_same_v<F, bn254::Fr>;
+  constexpr bool kScalar = std::is_same_v<F, bls12_381::Fr> || std::is_same_v<F, bn254::Fr>;
   return from_decimal_impl<F>(text, kScalar ? "scalar field modulus r" : "base field modulus q");
 }
 
 #define PP_DECIMAL_FIELD(F)                                                \
   template std::string to_decimal<F::Params>(const ff::Field<F::Params>&); \
   template Result<F> from_decimal<F>(std::string_view);
-PP_DECIMAL_FIELD(ff::Fr)
-PP_DECIMAL_FIELD(ff::Fq)
+PP_DECIMAL_FIELD(bls12_381::Fr)
+PP_DECIMAL_FIELD(bls12_381::Fq)
 PP_DECIMAL_FIELD(bn254::Fr)
 PP_DECIMAL_FIELD(bn254::Fq)
 #undef PP_DECIMAL_FIELD

@@ -81,7 +81,7 @@ std::span<const T> view_or_copy(const MappedFile& file, std::span<const uint8_t>
 }  // namespace
 
 template <class C>
-Result<ZkeyT<C>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadOptions& options) {
+Result<ZkeyT<C>> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options) {
   auto mapped = MappedFile::open(path);
   if (!mapped.is_ok()) return Status(mapped.status().code(), "zkey " + mapped.status().message());
   return load_zkey_from<C>(std::move(mapped).value(), options);
@@ -217,9 +217,9 @@ Status check_zkey_points(const ZkeyT<C>& z) {
   return Status::ok();
 }
 
-#define PP_ZKEY(C)                                                                                 \
-  template Result<ZkeyT<C>> load_zkey_as<C>(const std::filesystem::path&, const ZkeyLoadOptions&); \
-  template Result<ZkeyT<C>> load_zkey_from<C>(MappedFile, const ZkeyLoadOptions&);                 \
+#define PP_ZKEY(C)                                                                              \
+  template Result<ZkeyT<C>> load_zkey<C>(const std::filesystem::path&, const ZkeyLoadOptions&); \
+  template Result<ZkeyT<C>> load_zkey_from<C>(MappedFile, const ZkeyLoadOptions&);              \
   template Status check_zkey_points(const ZkeyT<C>&);
 PP_ZKEY(curves::Bls12_381)
 PP_ZKEY(curves::Bn254)

@@ -221,11 +221,13 @@ formats::ZkeyPartsT<C> DevKeyT<C>::parts() const {
   return p;
 }
 
-void fixed_base_mul(const ec::G1Affine& base, std::span<const ff::Fr> scalars, std::span<ec::G1Affine> out) {
-  FixedBase<ec::G1Cfg, ff::Fr>(base, choose_window(scalars.size())).mul_into(scalars, out);
+void fixed_base_mul(const bls12_381::G1Affine& base, std::span<const bls12_381::Fr> scalars,
+                    std::span<bls12_381::G1Affine> out) {
+  FixedBase<bls12_381::G1Cfg, bls12_381::Fr>(base, choose_window(scalars.size())).mul_into(scalars, out);
 }
-void fixed_base_mul(const ec::G2Affine& base, std::span<const ff::Fr> scalars, std::span<ec::G2Affine> out) {
-  FixedBase<ec::G2Cfg, ff::Fr>(base, choose_window(scalars.size())).mul_into(scalars, out);
+void fixed_base_mul(const bls12_381::G2Affine& base, std::span<const bls12_381::Fr> scalars,
+                    std::span<bls12_381::G2Affine> out) {
+  FixedBase<bls12_381::G2Cfg, bls12_381::Fr>(base, choose_window(scalars.size())).mul_into(scalars, out);
 }
 
 template <class C>

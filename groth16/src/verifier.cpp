@@ -2,7 +2,7 @@
 #include "proofpipe/groth16/verifier.hpp"
 
 #include "proofpipe/msm/msm.hpp"
-#include "proofpipe/pairing/pairing.hpp"
+#include "proofpipe/pairing/bls12_381.hpp"
 
 namespace proofpipe::groth16 {
 

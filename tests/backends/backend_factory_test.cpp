@@ -16,13 +16,13 @@ using groth16::BackendKind;
 
 // True when `auto` picked a device backend (a machine with a GPU).
 bool device_present() {
-  auto b = backends::make_backend(BackendKind::kAuto);
+  auto b = backends::make_bls12_381_backend(BackendKind::kAuto);
   return b && (*b)->name() != "cpu";
 }
 
 TEST(BackendFactory, CpuIsTheCpuBackend) {
   std::string notice;
-  auto b = backends::make_backend(BackendKind::kCpu, &notice);
+  auto b = backends::make_bls12_381_backend(BackendKind::kCpu, &notice);
   ASSERT_TRUE(b) << b.status().message();
   EXPECT_EQ((*b)->name(), "cpu");
   EXPECT_TRUE(notice.empty()) << notice;
@@ -31,7 +31,7 @@ TEST(BackendFactory, CpuIsTheCpuBackend) {
 TEST(BackendFactory, AutoWithoutDeviceIsTheCpuWithANotice) {
   if (device_present()) GTEST_SKIP() << "a device is present: the fallback is not reachable";
   std::string notice;
-  auto b = backends::make_backend(BackendKind::kAuto, &notice);
+  auto b = backends::make_bls12_381_backend(BackendKind::kAuto, &notice);
   ASSERT_TRUE(b) << b.status().message();
   EXPECT_EQ((*b)->name(), "cpu");
   EXPECT_NE(notice.find("proving on the CPU"), std::string::npos) << notice;
@@ -40,7 +40,7 @@ TEST(BackendFactory, AutoWithoutDeviceIsTheCpuWithANotice) {
 
 TEST(BackendFactory, CudaWithoutDeviceIsRefusedNotFallenBack) {
   if (device_present()) GTEST_SKIP() << "a device is present";
-  auto b = backends::make_backend(BackendKind::kCuda);
+  auto b = backends::make_bls12_381_backend(BackendKind::kCuda);
   ASSERT_FALSE(b) << "got backend " << (*b)->name();
   EXPECT_EQ(b.status().code(), ErrorCode::kUnavailable);
   // The reason names what is missing: the device, or CUDA in this build.

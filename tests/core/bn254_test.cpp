@@ -276,7 +276,7 @@ TEST(Bn254Pairing, KnownAnswerForGenerators) {
 // generators, read straight from the zkey's header.
 TEST(Bn254Pairing, AlphaBetaMatchesSnarkjsVerificationKey) {
   const std::filesystem::path dir = std::filesystem::path(PP_TEST_DATA_DIR) / "multi_io_bn128";
-  auto zkey = formats::load_zkey_as<curves::Bn254>(dir / "circuit.zkey");
+  auto zkey = formats::load_zkey<curves::Bn254>(dir / "circuit.zkey");
   ASSERT_TRUE(zkey.is_ok()) << zkey.status().message();
   auto vk = formats::read_verification_key_json<curves::Bn254>(dir / "verification_key.json");
   ASSERT_TRUE(vk.is_ok()) << vk.status().message();

@@ -20,15 +20,15 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fq;
-using ff::Fq2;
-using ff::Fr;
+using bls12_381::Fq;
+using bls12_381::Fq2;
+using bls12_381::Fr;
 
-using ec::generator;
+using bls12_381::generator;
 
 template <class Cfg, class Rng>
 ec::Jacobian<Cfg> random_point(Rng& rng) {
-  return ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(generator<Cfg>()), Fr::random(rng));
+  return bls12_381::scalar_mul(ec::Jacobian<Cfg>::from_affine(generator<Cfg>()), Fr::random(rng));
 }
 
 // A point on the curve, found by trying random x until x^3 + b is a square.
@@ -46,7 +46,7 @@ ec::Affine<Cfg> random_curve_point(Rng& rng) {
 
 template <class Cfg>
 class CurveTest : public ::testing::Test {};
-using Groups = ::testing::Types<ec::G1Cfg, ec::G2Cfg>;
+using Groups = ::testing::Types<bls12_381::G1Cfg, bls12_381::G2Cfg>;
 TYPED_TEST_SUITE(CurveTest, Groups);
 
 TYPED_TEST(CurveTest, GroupLaws) {
@@ -78,35 +78,35 @@ TYPED_TEST(CurveTest, ScalarMultiplication) {
   PP_SEEDED_RNG(rng);
   const J g = J::from_affine(generator<Cfg>());
   const Fr a = Fr::random(rng), b = Fr::random(rng);
-  EXPECT_EQ(ec::scalar_mul(g, a) + ec::scalar_mul(g, b), ec::scalar_mul(g, a + b));
-  EXPECT_EQ(ec::scalar_mul(ec::scalar_mul(g, a), b), ec::scalar_mul(g, a * b));
-  EXPECT_TRUE(ec::scalar_mul(g, Fr::zero()).is_identity());
-  EXPECT_EQ(ec::scalar_mul(g, Fr::one()), g);
-  EXPECT_EQ(ec::scalar_mul(g, Fr::from_u64(2)), g.dbl());
+  EXPECT_EQ(bls12_381::scalar_mul(g, a) + bls12_381::scalar_mul(g, b), bls12_381::scalar_mul(g, a + b));
+  EXPECT_EQ(bls12_381::scalar_mul(bls12_381::scalar_mul(g, a), b), bls12_381::scalar_mul(g, a * b));
+  EXPECT_TRUE(bls12_381::scalar_mul(g, Fr::zero()).is_identity());
+  EXPECT_EQ(bls12_381::scalar_mul(g, Fr::one()), g);
+  EXPECT_EQ(bls12_381::scalar_mul(g, Fr::from_u64(2)), g.dbl());
   EXPECT_TRUE(g.mul(Fr::C::kP).is_identity());            // [r]G = O
   EXPECT_EQ(g.mul(ff::limbs_sub_u64(Fr::C::kP, 1)), -g);  // [r-1]G = -G
-  EXPECT_EQ(ec::scalar_mul(g, -Fr::one()), -g);
+  EXPECT_EQ(bls12_381::scalar_mul(g, -Fr::one()), -g);
   EXPECT_FALSE(g.mul(ff::limbs_sub_u64(Fr::C::kP, 2)).is_identity());
 }
 
 TYPED_TEST(CurveTest, OnCurveAndSubgroupChecks) {
   using Cfg = TypeParam;
   PP_SEEDED_RNG(rng);
-  EXPECT_TRUE(ec::in_subgroup(generator<Cfg>()));
-  EXPECT_TRUE(ec::in_subgroup(ec::Affine<Cfg>::identity()));
+  EXPECT_TRUE(bls12_381::in_subgroup(generator<Cfg>()));
+  EXPECT_TRUE(bls12_381::in_subgroup(ec::Affine<Cfg>::identity()));
   const auto k_g = random_point<Cfg>(rng).to_affine();  // [k]G
   EXPECT_TRUE(k_g.on_curve());
-  EXPECT_TRUE(ec::in_subgroup(k_g));
+  EXPECT_TRUE(bls12_381::in_subgroup(k_g));
   // Off the curve: y changed.
   auto bad = k_g;
   bad.y = bad.y + Cfg::Field::one();
   EXPECT_FALSE(bad.on_curve());
-  EXPECT_FALSE(ec::in_subgroup(bad));
+  EXPECT_FALSE(bls12_381::in_subgroup(bad));
   // On the curve, outside the subgroup: must be rejected.
   for (int i = 0; i < 3; ++i) {
     const auto p = random_curve_point<Cfg>(rng);
     EXPECT_TRUE(p.on_curve());
-    EXPECT_FALSE(ec::in_subgroup(p));
+    EXPECT_FALSE(bls12_381::in_subgroup(p));
   }
 }
 
@@ -114,11 +114,11 @@ TYPED_TEST(CurveTest, OnCurveAndSubgroupChecks) {
 // of any curve point lands in the subgroup, and is accepted.
 TEST(Curve, G1CofactorClearingEntersSubgroup) {
   PP_SEEDED_RNG(rng);
-  const auto p = random_curve_point<ec::G1Cfg>(rng);
-  ASSERT_FALSE(ec::in_subgroup(p));
+  const auto p = random_curve_point<bls12_381::G1Cfg>(rng);
+  ASSERT_FALSE(bls12_381::in_subgroup(p));
   const auto h = ff::limbs_from_hex<2>("0x396c8c005555e1568c00aaab0000aaab");
-  const auto q = ec::G1::from_affine(p).mul(h).to_affine();
-  EXPECT_TRUE(ec::in_subgroup(q));
+  const auto q = bls12_381::G1::from_affine(p).mul(h).to_affine();
+  EXPECT_TRUE(bls12_381::in_subgroup(q));
   EXPECT_FALSE(q.is_identity());
 }
 
@@ -126,12 +126,12 @@ TEST(Curve, G1CofactorClearingEntersSubgroup) {
 // curves-11 §4.2.1), typed here independently of ec/bls12_381.hpp.
 TEST(Curve, KnownGeneratorCoordinates) {
   auto hex = [](const Fq& f) { return value_of(f).get_str(16); };
-  const auto g1 = ec::g1_generator();
+  const auto g1 = bls12_381::g1_generator();
   EXPECT_EQ(hex(g1.x),
             "17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb");
   EXPECT_EQ(hex(g1.y),
             "8b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1");
-  const auto g2 = ec::g2_generator();
+  const auto g2 = bls12_381::g2_generator();
   EXPECT_EQ(hex(g2.x.c0),
             "24aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8");
   EXPECT_EQ(hex(g2.x.c1),
@@ -209,11 +209,11 @@ TEST(ZkeyHeader, SnarkjsKeyHeaderPointsMatchVerificationKey) {
   const std::string vk = vs.str();
   ASSERT_GE(z.size(), 1004u);
   ASSERT_EQ(z[40], 48);  // n8q
-  // The key's header as the prover reads it (formats::load_zkey_as, its
+  // The key's header as the prover reads it (formats::load_zkey, its
   // points checked on the curve and in the subgroup).
   formats::ZkeyLoadOptions options;
   options.points = false;
-  auto zkey = formats::load_zkey_as<curves::Bls12_381>(dir + "circuit.zkey", options);
+  auto zkey = formats::load_zkey<curves::Bls12_381>(dir + "circuit.zkey", options);
   ASSERT_TRUE(zkey.is_ok()) << zkey.status().to_string();
   const auto& h = zkey->header();
   const auto* alpha = &h.alpha1;
@@ -230,7 +230,7 @@ TEST(ZkeyHeader, SnarkjsKeyHeaderPointsMatchVerificationKey) {
     EXPECT_EQ(value_of(p->y.c0), v[2]) << key;
     EXPECT_EQ(value_of(p->y.c1), v[3]) << key;
   }
-  EXPECT_EQ(h.gamma2, ec::g2_generator());
+  EXPECT_EQ(h.gamma2, bls12_381::g2_generator());
   EXPECT_TRUE(h.beta1.on_curve());
   EXPECT_TRUE(h.delta1.on_curve());
 }

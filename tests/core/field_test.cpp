@@ -15,8 +15,8 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fq;
-using ff::Fr;
+using bls12_381::Fq;
+using bls12_381::Fr;
 
 template <class F>
 class FieldTest : public ::testing::Test {};

@@ -7,8 +7,8 @@
 
 #include <vector>
 
+#include "proofpipe/ec/bls12_381.hpp"
 #include "proofpipe/ec/bn254.hpp"
-#include "proofpipe/ff/fq2.hpp"
 #include "support/field_edges.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/test_seed.hpp"
@@ -51,7 +51,7 @@ std::vector<Fq2> edge_fq2() {
 
 template <class Fq2>
 class Fq2MulTest : public ::testing::Test {};
-using Fq2Types = ::testing::Types<ff::Fq2, bn254::Fq2>;
+using Fq2Types = ::testing::Types<bls12_381::Fq2, bn254::Fq2>;
 TYPED_TEST_SUITE(Fq2MulTest, Fq2Types);
 
 TYPED_TEST(Fq2MulTest, EdgePairsMatchKaratsuba) {

@@ -39,7 +39,7 @@ namespace ifma = ff::ifma;
 
 template <class P>
 class IfmaFieldTest : public ::testing::Test {};
-using Params = ::testing::Types<ff::FqParams, ff::FrParams, bn254::FqParams, bn254::FrParams>;
+using Params = ::testing::Types<bls12_381::FqParams, bls12_381::FrParams, bn254::FqParams, bn254::FrParams>;
 TYPED_TEST_SUITE(IfmaFieldTest, Params);
 
 template <class P>

@@ -78,11 +78,11 @@ TEST(IfmaMsm, Bls12381G1SameWithAndWithoutIfma) {
   PP_REQUIRE_IFMA_CPU();
   PP_SEEDED_RNG(rng);
   for (size_t n : {size_t(3000), size_t(1) << 14}) {
-    auto pts = msm_test_points<ec::G1Cfg>(n, rng);
-    spoil_points<ec::G1Cfg>(pts, rng);
+    auto pts = msm_test_points<bls12_381::G1Cfg>(n, rng);
+    spoil_points<bls12_381::G1Cfg>(pts, rng);
     const auto sc = skewed_scalars(n, rng);
-    const auto off = msm_on_path<ec::G1Cfg, ff::Fr>(ifma::SimdPath::kScalar, pts, sc);
-    const auto on = msm_on_path<ec::G1Cfg, ff::Fr>(ifma::SimdPath::kIfma, pts, sc);
+    const auto off = msm_on_path<bls12_381::G1Cfg, bls12_381::Fr>(ifma::SimdPath::kScalar, pts, sc);
+    const auto on = msm_on_path<bls12_381::G1Cfg, bls12_381::Fr>(ifma::SimdPath::kIfma, pts, sc);
     EXPECT_EQ(on, off) << "n=" << n;
   }
 }
@@ -149,7 +149,7 @@ TEST(IfmaMsm, PairAdditionsOfTheReductionTreeAgree) {
   PP_REQUIRE_IFMA_CPU();
   PP_SEEDED_RNG(rng);
   pair_adds_agree<bn254::G1Cfg>(bn_points(40, rng), rng);
-  pair_adds_agree<ec::G1Cfg>(msm_test_points<ec::G1Cfg>(40, rng), rng);
+  pair_adds_agree<bls12_381::G1Cfg>(msm_test_points<bls12_381::G1Cfg>(40, rng), rng);
 }
 
 }  // namespace

@@ -6,9 +6,8 @@
 
 #include <vector>
 
-#include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ec/bls12_381.hpp"
 #include "proofpipe/ff/bn254.hpp"
-#include "proofpipe/ff/fq2.hpp"
 #include "support/field_edges.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/test_seed.hpp"
@@ -16,8 +15,8 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fq;
-using ff::Fr;
+using bls12_381::Fq;
+using bls12_381::Fr;
 
 template <class F>
 class InverseTest : public ::testing::Test {};
@@ -107,13 +106,13 @@ TYPED_TEST(InverseTest, ConstantEvaluationMatchesRuntime) {
 TEST(Fq2InverseTest, MatchesFermatThroughTheNorm) {
   PP_SEEDED_RNG(rng);
   for (int i = 0; i < 300; ++i) {
-    const ff::Fq2 a = ff::Fq2::random(rng);
-    const ff::Fq2 inv = a.inverse();
+    const bls12_381::Fq2 a = bls12_381::Fq2::random(rng);
+    const bls12_381::Fq2 inv = a.inverse();
     ASSERT_TRUE((a * inv).is_one());
     const Fq t = a.norm().inverse_fermat();
-    ASSERT_EQ(inv, (ff::Fq2{a.c0 * t, -(a.c1 * t)}));
+    ASSERT_EQ(inv, (bls12_381::Fq2{a.c0 * t, -(a.c1 * t)}));
   }
-  EXPECT_TRUE(ff::Fq2::zero().inverse().is_zero());
+  EXPECT_TRUE(bls12_381::Fq2::zero().inverse().is_zero());
 }
 
 }  // namespace

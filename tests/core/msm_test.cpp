@@ -20,15 +20,15 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 using msm::Accumulation;
 using msm::MsmOptions;
 
-using ec::generator;
+using bls12_381::generator;
 
 template <class Cfg>
 ec::Jacobian<Cfg> run_msm(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s, const MsmOptions& o = {}) {
-  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>) {
+  if constexpr (std::is_same_v<Cfg, bls12_381::G1Cfg>) {
     return msm::msm_g1(p, s, o);
   } else {
     return msm::msm_g2(p, s, o);
@@ -38,7 +38,7 @@ ec::Jacobian<Cfg> run_msm(std::span<const ec::Affine<Cfg>> p, std::span<const Fr
 template <class Cfg>
 ec::Jacobian<Cfg> naive_msm(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s) {
   auto acc = ec::Jacobian<Cfg>::identity();
-  for (size_t i = 0; i < p.size(); ++i) acc += ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(p[i]), s[i]);
+  for (size_t i = 0; i < p.size(); ++i) acc += bls12_381::scalar_mul(ec::Jacobian<Cfg>::from_affine(p[i]), s[i]);
   return acc;
 }
 
@@ -55,7 +55,7 @@ std::vector<ec::Affine<Cfg>> make_points(size_t n, Rng& rng) {
   parallel_for(chunks, [&](size_t c) {
     const size_t lo = c * kChunk, hi = std::min(n, lo + kChunk);
     std::vector<ec::Jacobian<Cfg>> jac(hi - lo);
-    auto p = ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), starts[c]);
+    auto p = bls12_381::scalar_mul(ec::Jacobian<Cfg>::from_affine(g), starts[c]);
     for (auto& j : jac) j = p = p.add_affine(g);
     ec::batch_to_affine<Cfg>(jac, std::span(out).subspan(lo, hi - lo));
   });
@@ -72,7 +72,7 @@ Fr edge_or_random(Rng& rng) {
 
 template <class Cfg>
 class MsmTest : public ::testing::Test {};
-using Groups = ::testing::Types<ec::G1Cfg, ec::G2Cfg>;
+using Groups = ::testing::Types<bls12_381::G1Cfg, bls12_381::G2Cfg>;
 TYPED_TEST_SUITE(MsmTest, Groups);
 
 // Every n in 0..64 (G2: 0..16, then every 4th; its field is 3x slower): the
@@ -91,9 +91,9 @@ TYPED_TEST(MsmTest, MatchesNaiveSmall) {
     if (rng() % 8 == 0) p[i] = ec::Affine<Cfg>::identity();
   }
   auto want = ec::Jacobian<Cfg>::identity();
-  constexpr bool kG1 = std::is_same_v<Cfg, ec::G1Cfg>;
+  constexpr bool kG1 = std::is_same_v<Cfg, bls12_381::G1Cfg>;
   for (size_t n = 0; n <= kMax; ++n) {
-    if (n > 0) want += ec::scalar_mul(ec::Jacobian<Cfg>::from_affine(p[n - 1]), s[n - 1]);
+    if (n > 0) want += bls12_381::scalar_mul(ec::Jacobian<Cfg>::from_affine(p[n - 1]), s[n - 1]);
     if (!kG1 && n > 16 && n % 4 != 0) continue;
     std::span<const ec::Affine<Cfg>> pn(p.data(), n);
     std::span<const Fr> sn(s.data(), n);
@@ -133,7 +133,7 @@ TYPED_TEST(MsmTest, AdversarialBuckets) {
     p.push_back(ec::Affine<Cfg>::identity());
     s.push_back(Fr::random(rng));
   }
-  const auto want = ec::scalar_mul(base_sum, k * Fr::from_u64(kRounds));
+  const auto want = bls12_381::scalar_mul(base_sum, k * Fr::from_u64(kRounds));
   for (unsigned c : {2u, 5u, 11u}) {
     for (Accumulation a : {Accumulation::kXyzz, Accumulation::kBatchAffine}) {
       MsmOptions o;
@@ -149,7 +149,7 @@ TYPED_TEST(MsmTest, AdversarialBuckets) {
   o.accumulation = Accumulation::kBatchAffine;
   o.window_bits = 8;
   const auto b01 = ec::Jacobian<Cfg>::from_affine(base[0]).add_affine(base[1]);
-  EXPECT_EQ(run_msm<Cfg>(twice, ks, o), ec::scalar_mul(b01.dbl(), k));
+  EXPECT_EQ(run_msm<Cfg>(twice, ks, o), bls12_381::scalar_mul(b01.dbl(), k));
 }
 
 // MSM(x, P) = MSM(x[:k], P[:k]) + MSM(x[k:], P[k:]) at a size where the
@@ -157,7 +157,7 @@ TYPED_TEST(MsmTest, AdversarialBuckets) {
 TYPED_TEST(MsmTest, SplitSumLarge) {
   using Cfg = TypeParam;
   PP_SEEDED_RNG(rng);
-  const size_t n = std::is_same_v<Cfg, ec::G1Cfg> ? (size_t(1) << 16) : (size_t(1) << 12);
+  const size_t n = std::is_same_v<Cfg, bls12_381::G1Cfg> ? (size_t(1) << 16) : (size_t(1) << 12);
   auto p = make_points<Cfg>(n, rng);
   std::vector<Fr> s(n);
   for (auto& x : s) x = rng() % 16 == 0 ? edge_or_random(rng) : Fr::random(rng);
@@ -166,7 +166,7 @@ TYPED_TEST(MsmTest, SplitSumLarge) {
   MsmOptions o;
   o.stats = &stats;
   const auto whole = run_msm<Cfg>(p, s, o);
-  if (std::is_same_v<Cfg, ec::G1Cfg>) {
+  if (std::is_same_v<Cfg, bls12_381::G1Cfg>) {
     EXPECT_EQ(stats.accumulation, Accumulation::kBatchAffine);
     EXPECT_GT(stats.batch_adds, 0u);
   }
@@ -180,7 +180,7 @@ TYPED_TEST(MsmTest, SplitSumLarge) {
 
 TEST(Msm, CanonicalScalarsMatchMontgomeryAndReduceModR) {
   PP_SEEDED_RNG(rng);
-  auto p = make_points<ec::G1Cfg>(300, rng);
+  auto p = make_points<bls12_381::G1Cfg>(300, rng);
   std::vector<Fr> s(p.size());
   std::vector<ff::Limbs<4>> canon(p.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -195,18 +195,18 @@ TEST(Msm, CanonicalScalarsMatchMontgomeryAndReduceModR) {
   o.stats = &stats;
   EXPECT_EQ(msm::msm_g1_canonical(p, canon, o), msm::msm_g1(p, s));
   EXPECT_LE(stats.skipped + stats.ones, p.size());
-  EXPECT_TRUE(msm::msm_g1(std::span<const ec::G1Affine>(), std::span<const Fr>()).is_identity());
+  EXPECT_TRUE(msm::msm_g1(std::span<const bls12_381::G1Affine>(), std::span<const Fr>()).is_identity());
 }
 
 TEST(Msm, ZeroAndOneScalarsBypassBuckets) {
   PP_SEEDED_RNG(rng);
-  auto p = make_points<ec::G1Cfg>(1000, rng);
+  auto p = make_points<bls12_381::G1Cfg>(1000, rng);
   std::vector<Fr> s(p.size());
   for (size_t i = 0; i < s.size(); ++i) s[i] = i % 2 ? Fr::zero() : (i % 4 ? Fr::one() : -Fr::one());
   msm::MsmStats stats;
   MsmOptions o;
   o.stats = &stats;
-  EXPECT_EQ(msm::msm_g1(p, s, o), naive_msm<ec::G1Cfg>(p, s));
+  EXPECT_EQ(msm::msm_g1(p, s, o), naive_msm<bls12_381::G1Cfg>(p, s));
   EXPECT_EQ(stats.skipped, 500u);
   EXPECT_EQ(stats.ones, 500u);
   EXPECT_EQ(stats.batch_adds, 0u);
@@ -243,7 +243,7 @@ TEST(MsmDigits, FoldCanonicalTakesTheSmallerOfKAndRMinusK) {
   for (int i = 0; i < 500; ++i) ks.push_back(Fr::random(rng).to_canonical());
   for (const auto& k0 : ks) {
     ff::Limbs<4> k = k0;
-    const uint32_t neg = msm::detail::fold_canonical(k);
+    const uint32_t neg = msm::detail::fold_canonical<bls12_381::FrParams>(k);
     const mpz_class k0_z = to_mpz<4>(k0), k_z = to_mpz<4>(k);
     ASSERT_LE(k_z, half_z);
     ASSERT_EQ(neg != 0, k0_z > half_z);

@@ -1,4 +1,4 @@
-// ntt::Domain and compute_h_odd_coset against naive O(n^2) transforms and
+// ntt::DomainT and compute_h_odd_coset against naive O(n^2) transforms and
 // Horner evaluation, the snarkjs root values (docs/design/formats.md
 // §3.2), round trips up to 2^22, and every multi-pass plan shape on small sizes.
 #include <gtest/gtest.h>
@@ -16,8 +16,8 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fr;
-using ntt::Domain;
+using bls12_381::Fr;
+using Domain = ntt::DomainT<Fr>;
 using Vec = std::vector<Fr>;
 
 // Random values with the edge values 0, 1, p-1, p-2 and 2^k mixed in.
@@ -54,25 +54,25 @@ Vec naive_idft(const Vec& y, const Fr& w) {
 
 TEST(NttRoots, SnarkjsValues) {
   // snarkjs Fr.w[12] and Fr.w[32] for BLS12-381 (decimal, canonical).
-  EXPECT_EQ(value_of(ntt::root_of_unity(12)),
+  EXPECT_EQ(value_of(ntt::root_of_unity<Fr>(12)),
             mpz_class("7712148129911606624315688729500842900222944762233088101895611600385646063109"));
-  EXPECT_EQ(value_of(ntt::root_of_unity(32)),
+  EXPECT_EQ(value_of(ntt::root_of_unity<Fr>(32)),
             mpz_class("937917089079007706106976984802249742464848817460758522850752807661925904159"));
-  EXPECT_EQ(value_of(ntt::root_of_unity(13)),
+  EXPECT_EQ(value_of(ntt::root_of_unity<Fr>(13)),
             mpz_class("4862464726302065505506688039068558711848980475932963135959468859464391638674"));
-  EXPECT_EQ(Domain::get(12).omega(), ntt::root_of_unity(12));
+  EXPECT_EQ(Domain::get(12).omega(), ntt::root_of_unity<Fr>(12));
 }
 
 TEST(NttRoots, PrimitiveAndNested) {
-  EXPECT_TRUE(ntt::root_of_unity(0).is_one());
+  EXPECT_TRUE(ntt::root_of_unity<Fr>(0).is_one());
   for (unsigned k = 1; k <= 32; ++k) {
-    const Fr w = ntt::root_of_unity(k);
+    const Fr w = ntt::root_of_unity<Fr>(k);
     EXPECT_EQ(w.pow_u64(uint64_t(1) << (k - 1)), -Fr::one()) << "k=" << k;  // order exactly 2^k
-    EXPECT_EQ(w.sqr(), ntt::root_of_unity(k - 1)) << "k=" << k;
+    EXPECT_EQ(w.sqr(), ntt::root_of_unity<Fr>(k - 1)) << "k=" << k;
   }
   // Not arkworks' 7-based root (docs/design/formats.md §3.2): same set, other order.
   EXPECT_NE(
-      ntt::root_of_unity(32),
+      ntt::root_of_unity<Fr>(32),
       Fr::from_canonical(ff::limbs_from_hex<4>("0x16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b")));
   const Domain& d = Domain::get(10);
   EXPECT_TRUE((d.omega() * d.omega_inv()).is_one());
@@ -178,7 +178,7 @@ TEST(NttKernels, AllPlanShapesAgree) {
   PP_SEEDED_RNG(rng);
   for (unsigned k = 1; k <= 13; ++k) {
     const size_t n = size_t(1) << k;
-    const Vec top = ntt::powers(ntt::root_of_unity(k), n / 2 + 1);
+    const Vec top = ntt::powers(ntt::root_of_unity<Fr>(k), n / 2 + 1);
     const Vec x = sample(rng, n);
     Vec want = x, odd = x;
     Domain::get(k).ntt(want);
@@ -206,7 +206,7 @@ TEST(NttKernels, AllPlanShapesAgree) {
       ASSERT_EQ(z, want);
       Vec q = x;  // the fused odd-coset pipeline, whose scaling depends on the bottom pass's width
       ntt::dif_columns(q.data(), plan, top.data(), true);
-      ntt::bottom_inverse_scale_forward(q.data(), plan, ntt::root_of_unity(k + 1), inv_n);
+      ntt::bottom_inverse_scale_forward(q.data(), plan, ntt::root_of_unity<Fr>(k + 1), inv_n);
       ntt::dit_columns(q.data(), plan, top.data(), false);
       ASSERT_EQ(q, odd);
     }
@@ -251,7 +251,7 @@ TEST(Ntt, CosetRoundTripLarge) {
 Vec naive_h(const Vec& a, const Vec& b, const Vec& c) {
   const size_t n = a.size();
   const unsigned k = unsigned(__builtin_ctzll(n));
-  const Fr w = ntt::root_of_unity(k), w2n = ntt::root_of_unity(k + 1);
+  const Fr w = ntt::root_of_unity<Fr>(k), w2n = ntt::root_of_unity<Fr>(k + 1);
   const Vec pa = naive_idft(a, w), pb = naive_idft(b, w), pc = naive_idft(c, w);
   Vec q(n);
   for (size_t i = 0; i < n; ++i) {
@@ -270,7 +270,7 @@ TEST(NttH, OddCosetAgainstNaive) {
       if (satisfied)  // the prover's case: C_T = A_T * B_T (docs/design/formats.md §3.1)
         for (size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
       const Vec want = naive_h(a, b, c);
-      ntt::compute_h_odd_coset(a, b, c);
+      ntt::compute_h_odd_coset<Fr>(a, b, c);
       ASSERT_EQ(a, want) << "k=" << k << " satisfied=" << satisfied;
     }
   }

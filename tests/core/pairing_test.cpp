@@ -11,23 +11,23 @@
 #include <string>
 #include <vector>
 
-#include "proofpipe/pairing/pairing.hpp"
+#include "proofpipe/pairing/bls12_381.hpp"
 #include "support/gmp_ref.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
 namespace {
 
-using ec::G1;
-using ec::G1Affine;
-using ec::G2;
-using ec::G2Affine;
-using ff::Fq;
-using ff::Fq12;
-using ff::Fq2;
-using ff::Fq6;
-using ff::Fr;
-using pairing::G1G2Pair;
+using bls12_381::Fq;
+using bls12_381::Fq12;
+using bls12_381::Fq2;
+using bls12_381::Fq6;
+using bls12_381::Fr;
+using bls12_381::G1;
+using bls12_381::G1Affine;
+using bls12_381::G1G2Pair;
+using bls12_381::G2;
+using bls12_381::G2Affine;
 
 constexpr int kRounds = 20;
 
@@ -47,11 +47,11 @@ const mpz_class& fr_modulus() {
 
 template <class Rng>
 G1Affine random_g1(Rng& rng) {
-  return ec::scalar_mul(G1::from_affine(ec::g1_generator()), Fr::random(rng)).to_affine();
+  return bls12_381::scalar_mul(G1::from_affine(bls12_381::g1_generator()), Fr::random(rng)).to_affine();
 }
 template <class Rng>
 G2Affine random_g2(Rng& rng) {
-  return ec::scalar_mul(G2::from_affine(ec::g2_generator()), Fr::random(rng)).to_affine();
+  return bls12_381::scalar_mul(G2::from_affine(bls12_381::g2_generator()), Fr::random(rng)).to_affine();
 }
 
 // ----- tower arithmetic -----
@@ -127,7 +127,7 @@ TEST(Fq12, SparseLineProductConjugateAndWSquared) {
 }
 
 TEST(Fq12, FrobeniusTableIsConsistent) {
-  const ff::FrobeniusTable& t = ff::frobenius_table<ff::BlsTower>();
+  const bls12_381::FrobeniusTable& t = ff::frobenius_table<bls12_381::Tower>();
   const Fq2 xi = Fq2::one().mul_by_xi();
   for (int k = 1; k <= 3; ++k) {
     EXPECT_TRUE(t.gamma[k][0].is_one());
@@ -154,7 +154,7 @@ TEST(Fq12, CyclotomicSquareMatchesSquare) {
 // ----- the pairing -----
 
 TEST(Pairing, NonDegenerateAndOfOrderR) {
-  Fq12 e = pairing::pairing(ec::g1_generator(), ec::g2_generator());
+  Fq12 e = bls12_381::pairing(bls12_381::g1_generator(), bls12_381::g2_generator());
   EXPECT_FALSE(e.is_one());
   EXPECT_TRUE(e.pow(Fr::C::kP).is_one());
 }
@@ -163,36 +163,36 @@ TEST(Pairing, IdentityInputsGiveOne) {
   PP_SEEDED_RNG(rng);
   G1Affine p = random_g1(rng);
   G2Affine q = random_g2(rng);
-  EXPECT_TRUE(pairing::pairing(G1Affine::identity(), q).is_one());
-  EXPECT_TRUE(pairing::pairing(p, G2Affine::identity()).is_one());
-  EXPECT_TRUE(pairing::pairing(G1Affine::identity(), G2Affine::identity()).is_one());
-  EXPECT_TRUE(pairing::multi_pairing({}).is_one());
-  EXPECT_TRUE(pairing::miller_loop(G1Affine::identity(), q).is_one());
+  EXPECT_TRUE(bls12_381::pairing(G1Affine::identity(), q).is_one());
+  EXPECT_TRUE(bls12_381::pairing(p, G2Affine::identity()).is_one());
+  EXPECT_TRUE(bls12_381::pairing(G1Affine::identity(), G2Affine::identity()).is_one());
+  EXPECT_TRUE(bls12_381::multi_pairing({}).is_one());
+  EXPECT_TRUE(bls12_381::miller_loop(G1Affine::identity(), q).is_one());
 }
 
 TEST(Pairing, Bilinearity) {
   PP_SEEDED_RNG(rng);
-  G1 g1 = G1::from_affine(ec::g1_generator());
-  G2 g2 = G2::from_affine(ec::g2_generator());
+  G1 g1 = G1::from_affine(bls12_381::g1_generator());
+  G2 g2 = G2::from_affine(bls12_381::g2_generator());
   for (int i = 0; i < 3; ++i) {
     Fr a = Fr::random(rng), b = Fr::random(rng);
     G1Affine p = random_g1(rng);
     G2Affine q = random_g2(rng);
-    Fq12 e = pairing::pairing(p, q);
-    G1Affine ap = ec::scalar_mul(G1::from_affine(p), a).to_affine();
-    G2Affine bq = ec::scalar_mul(G2::from_affine(q), b).to_affine();
-    G2Affine aq = ec::scalar_mul(G2::from_affine(q), a).to_affine();
-    EXPECT_EQ(pairing::pairing(ap, bq), e.pow((a * b).to_canonical()));
-    EXPECT_EQ(pairing::pairing(ap, q), pairing::pairing(p, aq));
+    Fq12 e = bls12_381::pairing(p, q);
+    G1Affine ap = bls12_381::scalar_mul(G1::from_affine(p), a).to_affine();
+    G2Affine bq = bls12_381::scalar_mul(G2::from_affine(q), b).to_affine();
+    G2Affine aq = bls12_381::scalar_mul(G2::from_affine(q), a).to_affine();
+    EXPECT_EQ(bls12_381::pairing(ap, bq), e.pow((a * b).to_canonical()));
+    EXPECT_EQ(bls12_381::pairing(ap, q), bls12_381::pairing(p, aq));
     // Additivity in each argument, on the generators.
-    G1Affine s = (ec::scalar_mul(g1, a) + ec::scalar_mul(g1, b)).to_affine();
-    EXPECT_EQ(pairing::pairing(s, ec::g2_generator()),
-              pairing::pairing(ec::scalar_mul(g1, a).to_affine(), ec::g2_generator()) *
-                  pairing::pairing(ec::scalar_mul(g1, b).to_affine(), ec::g2_generator()));
-    G2Affine t = (ec::scalar_mul(g2, a) + ec::scalar_mul(g2, b)).to_affine();
-    EXPECT_EQ(pairing::pairing(ec::g1_generator(), t),
-              pairing::pairing(ec::g1_generator(), ec::scalar_mul(g2, a).to_affine()) *
-                  pairing::pairing(ec::g1_generator(), ec::scalar_mul(g2, b).to_affine()));
+    G1Affine s = (bls12_381::scalar_mul(g1, a) + bls12_381::scalar_mul(g1, b)).to_affine();
+    EXPECT_EQ(bls12_381::pairing(s, bls12_381::g2_generator()),
+              bls12_381::pairing(bls12_381::scalar_mul(g1, a).to_affine(), bls12_381::g2_generator()) *
+                  bls12_381::pairing(bls12_381::scalar_mul(g1, b).to_affine(), bls12_381::g2_generator()));
+    G2Affine t = (bls12_381::scalar_mul(g2, a) + bls12_381::scalar_mul(g2, b)).to_affine();
+    EXPECT_EQ(bls12_381::pairing(bls12_381::g1_generator(), t),
+              bls12_381::pairing(bls12_381::g1_generator(), bls12_381::scalar_mul(g2, a).to_affine()) *
+                  bls12_381::pairing(bls12_381::g1_generator(), bls12_381::scalar_mul(g2, b).to_affine()));
   }
 }
 
@@ -200,13 +200,13 @@ TEST(Pairing, NegationCancels) {
   PP_SEEDED_RNG(rng);
   G1Affine p = random_g1(rng);
   G2Affine q = random_g2(rng);
-  EXPECT_TRUE((pairing::pairing(p, q) * pairing::pairing(-p, q)).is_one());
-  EXPECT_EQ(pairing::pairing(-p, q), pairing::pairing(p, -q));
-  EXPECT_EQ(pairing::pairing(-p, q), pairing::pairing(p, q).conj());
+  EXPECT_TRUE((bls12_381::pairing(p, q) * bls12_381::pairing(-p, q)).is_one());
+  EXPECT_EQ(bls12_381::pairing(-p, q), bls12_381::pairing(p, -q));
+  EXPECT_EQ(bls12_381::pairing(-p, q), bls12_381::pairing(p, q).conj());
   std::vector<G1G2Pair> pairs = {{p, q}, {-p, q}};
-  EXPECT_TRUE(pairing::pairing_product_is_one(pairs));
+  EXPECT_TRUE(bls12_381::pairing_product_is_one(pairs));
   pairs[1].first = p;
-  EXPECT_FALSE(pairing::pairing_product_is_one(pairs));
+  EXPECT_FALSE(bls12_381::pairing_product_is_one(pairs));
 }
 
 TEST(Pairing, MultiPairingIsProductOfPairings) {
@@ -216,10 +216,10 @@ TEST(Pairing, MultiPairingIsProductOfPairings) {
   pairs.push_back({G1Affine::identity(), random_g2(rng)});
   pairs.push_back({random_g1(rng), G2Affine::identity()});
   Fq12 prod = Fq12::one();
-  for (const G1G2Pair& pq : pairs) prod = prod * pairing::pairing(pq.first, pq.second);
-  EXPECT_EQ(pairing::multi_pairing(pairs), prod);
-  EXPECT_EQ(pairing::multi_pairing(std::span<const G1G2Pair>(pairs).first(1)),
-            pairing::pairing(pairs[0].first, pairs[0].second));
+  for (const G1G2Pair& pq : pairs) prod = prod * bls12_381::pairing(pq.first, pq.second);
+  EXPECT_EQ(bls12_381::multi_pairing(pairs), prod);
+  EXPECT_EQ(bls12_381::multi_pairing(std::span<const G1G2Pair>(pairs).first(1)),
+            bls12_381::pairing(pairs[0].first, pairs[0].second));
 }
 
 // The addition chain against the plain exponent 3 (p^12 - 1)/r, on Miller-loop
@@ -232,8 +232,8 @@ TEST(Pairing, FinalExponentiationMatchesExponent) {
   mpz_class e = 3 * ((p12 - 1) / fr_modulus());
   ASSERT_EQ(mpz_sizeinbase(e.get_mpz_t(), 2), 4316u);
   auto exponent = limbs_of<68>(e);
-  std::vector<Fq12> inputs = {Fq12::random(rng), pairing::miller_loop(random_g1(rng), random_g2(rng))};
-  for (const Fq12& f : inputs) EXPECT_EQ(pairing::final_exponentiation(f), f.pow(exponent));
+  std::vector<Fq12> inputs = {Fq12::random(rng), bls12_381::miller_loop(random_g1(rng), random_g2(rng))};
+  for (const Fq12& f : inputs) EXPECT_EQ(bls12_381::final_exponentiation(f), f.pow(exponent));
 }
 
 Fq from_dec(const std::string& s) { return field_of<Fq>(mpz_class(s, 10)); }
@@ -263,7 +263,7 @@ TEST(Pairing, KnownAnswerForGenerators) {
   Fq* c[12] = {&want.c0.c0.c0, &want.c0.c0.c1, &want.c0.c1.c0, &want.c0.c1.c1, &want.c0.c2.c0, &want.c0.c2.c1,
                &want.c1.c0.c0, &want.c1.c0.c1, &want.c1.c1.c0, &want.c1.c1.c1, &want.c1.c2.c0, &want.c1.c2.c1};
   for (int i = 0; i < 12; ++i) *c[i] = from_hex(kHex[i]);
-  EXPECT_EQ(pairing::pairing(ec::g1_generator(), ec::g2_generator()), want);
+  EXPECT_EQ(bls12_381::pairing(bls12_381::g1_generator(), bls12_381::g2_generator()), want);
 }
 
 // ----- snarkjs fixtures (tests/data/<circuit>/, made by scripts/make_fixtures.sh) -----
@@ -339,7 +339,7 @@ TEST(PairingSnarkjs, AlphaBetaMatchesVerificationKey) {
     Fq* c[12] = {&want.c0.c0.c0, &want.c0.c0.c1, &want.c0.c1.c0, &want.c0.c1.c1, &want.c0.c2.c0, &want.c0.c2.c1,
                  &want.c1.c0.c0, &want.c1.c0.c1, &want.c1.c1.c0, &want.c1.c1.c1, &want.c1.c2.c0, &want.c1.c2.c1};
     for (int i = 0; i < 12; ++i) *c[i] = from_dec(ab[i]);
-    EXPECT_EQ(pairing::pairing(g1_of(json_strings(vk, "vk_alpha_1")), g2_of(json_strings(vk, "vk_beta_2"))), want);
+    EXPECT_EQ(bls12_381::pairing(g1_of(json_strings(vk, "vk_alpha_1")), g2_of(json_strings(vk, "vk_beta_2"))), want);
   }
 }
 
@@ -360,7 +360,7 @@ TEST(PairingSnarkjs, ReferenceProofSatisfiesGroth16Equation) {
     auto vk_input = [&](const std::vector<std::string>& inputs) {
       G1 l = G1::from_affine(g1_of(ic, 0));
       for (size_t i = 0; i < inputs.size(); ++i) {
-        l = l + ec::scalar_mul(G1::from_affine(g1_of(ic, 3 * (i + 1))), field_of<Fr>(mpz_class(inputs[i], 10)));
+        l = l + bls12_381::scalar_mul(G1::from_affine(g1_of(ic, 3 * (i + 1))), field_of<Fr>(mpz_class(inputs[i], 10)));
       }
       return l.to_affine();
     };
@@ -370,13 +370,13 @@ TEST(PairingSnarkjs, ReferenceProofSatisfiesGroth16Equation) {
         {vk_input(pub), g2_of(json_strings(vk, "vk_gamma_2"))},
         {g1_of(json_strings(proof, "pi_c")), g2_of(json_strings(vk, "vk_delta_2"))},
     };
-    for (const G1G2Pair& pq : pairs) ASSERT_TRUE(ec::in_subgroup(pq.first) && ec::in_subgroup(pq.second));
-    EXPECT_TRUE(pairing::pairing_product_is_one(pairs));
+    for (const G1G2Pair& pq : pairs) ASSERT_TRUE(bls12_381::in_subgroup(pq.first) && bls12_381::in_subgroup(pq.second));
+    EXPECT_TRUE(bls12_381::pairing_product_is_one(pairs));
     if (!pub.empty()) {
       auto wrong = pub;
       wrong[0] = mpz_class(mpz_class(wrong[0], 10) + 1).get_str();
       pairs[2].first = vk_input(wrong);
-      EXPECT_FALSE(pairing::pairing_product_is_one(pairs));
+      EXPECT_FALSE(bls12_381::pairing_product_is_one(pairs));
     }
   }
 }

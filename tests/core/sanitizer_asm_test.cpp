@@ -32,7 +32,7 @@ void mul_short_operand() {
 }
 
 TEST(SanitizerAsm, AsanSeesTheSixLimbKernelsLoads) {
-  EXPECT_DEATH((mul_short_operand<ff::MontConsts<ff::FqParams>, 6>()), "heap-buffer-overflow");
+  EXPECT_DEATH((mul_short_operand<ff::MontConsts<bls12_381::FqParams>, 6>()), "heap-buffer-overflow");
 }
 
 TEST(SanitizerAsm, AsanSeesTheFourLimbKernelsLoads) {
@@ -41,8 +41,8 @@ TEST(SanitizerAsm, AsanSeesTheFourLimbKernelsLoads) {
 
 TEST(SanitizerAsm, WholeOperandsPass) {
   // The same kernels on whole operands: no report, the right product.
-  const auto x = ff::Fq::from_u64(7), y = ff::Fq::from_u64(6);
-  EXPECT_EQ(x * y, ff::Fq::from_u64(42));
+  const auto x = bls12_381::Fq::from_u64(7), y = bls12_381::Fq::from_u64(6);
+  EXPECT_EQ(x * y, bls12_381::Fq::from_u64(42));
   const auto u = bn254::Fq::from_u64(7), v = bn254::Fq::from_u64(6);
   EXPECT_EQ(u * v, bn254::Fq::from_u64(42));
 }

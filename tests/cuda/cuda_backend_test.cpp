@@ -39,11 +39,11 @@ namespace fs = std::filesystem;
 TEST(CudaBackendFactory, AutoFallsBackToCpuWithoutDevice) {
   if (cuda::device_count() != 0) GTEST_SKIP() << "a device is present: fallback not reachable";
   std::string notice;
-  auto b = backends::make_backend(groth16::BackendKind::kAuto, &notice);
+  auto b = backends::make_bls12_381_backend(groth16::BackendKind::kAuto, &notice);
   ASSERT_TRUE(b) << b.status().message();
   EXPECT_EQ((*b)->name(), "cpu");
   EXPECT_NE(notice.find("proving on the CPU"), std::string::npos) << notice;
-  auto c = backends::make_backend(groth16::BackendKind::kCuda, &notice);
+  auto c = backends::make_bls12_381_backend(groth16::BackendKind::kCuda, &notice);
   ASSERT_FALSE(c);
   EXPECT_EQ(c.status().code(), ErrorCode::kUnavailable);
 }
@@ -51,31 +51,31 @@ TEST(CudaBackendFactory, AutoFallsBackToCpuWithoutDevice) {
 TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
   PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
-  auto cuda_backend = backends::make_backend(groth16::BackendKind::kCuda, nullptr);
+  auto cuda_backend = backends::make_bls12_381_backend(groth16::BackendKind::kCuda, nullptr);
   ASSERT_TRUE(cuda_backend) << cuda_backend.status().message();
-  auto cpu = groth16::make_cpu_backend();
+  auto cpu = groth16::make_cpu_backend<curves::Bls12_381>();
   for (const char* fixture : {"multi_io", "sparse_dense"}) {
     SCOPED_TRACE(fixture);
     const fs::path dir = data_dir() / fixture;
-    auto zkey = formats::load_zkey(dir / "circuit.zkey");
+    auto zkey = formats::load_zkey<curves::Bls12_381>(dir / "circuit.zkey");
     ASSERT_TRUE(zkey) << zkey.status().message();
-    const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+    const groth16::ProvingKeyT<curves::Bls12_381> pk = groth16::proving_key_of(*zkey);
     const auto vk = formats::verification_key_from_zkey(*zkey);
     // As the GPU worker does at set-up: tables built, points resident.
-    for (groth16::ProverBackend* be : {cpu.get(), cuda_backend->get()}) {
+    for (groth16::ProverBackendT<curves::Bls12_381>* be : {cpu.get(), cuda_backend->get()}) {
       const Status st = be->prepare(pk);
       ASSERT_TRUE(st) << be->name() << ": " << st.message();
     }
     // prepare() sized every device buffer (the MSM scratch for any mix of
     // scalars): the proofs below must allocate nothing more.
     const size_t held = (*cuda_backend)->device_bytes();
-    EXPECT_GT(held, pk.a.size() * sizeof(ec::G1Affine));
+    EXPECT_GT(held, pk.a.size() * sizeof(bls12_381::G1Affine));
     for (const char* w : {"w00.wtns", "w01.wtns"}) {
-      auto witness = formats::load_wtns(dir / w);
+      auto witness = formats::load_wtns<curves::Bls12_381>(dir / w);
       ASSERT_TRUE(witness) << witness.status().message();
-      const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
-      groth16::Proof proofs[2];
-      groth16::ProverBackend* backends[2] = {cpu.get(), cuda_backend->get()};
+      const bls12_381::Fr r = bls12_381::Fr::random(rng), s = bls12_381::Fr::random(rng);
+      groth16::ProofT<curves::Bls12_381> proofs[2];
+      groth16::ProverBackendT<curves::Bls12_381>* backends[2] = {cpu.get(), cuda_backend->get()};
       for (int i = 0; i < 2; ++i) {
         auto proof = prove_with(*backends[i], pk, witness->values, r, s);
         ASSERT_TRUE(proof) << backends[i]->name() << ": " << proof.status().message();
@@ -84,10 +84,10 @@ TEST(CudaBackend, ProofsEqualCpuBackendForSameRandomness) {
       EXPECT_TRUE(proofs[0] == proofs[1]) << w;
       // The GPU worker's path: the inputs taken from a record (here
       // pageable memory), h left on the device; the record is not written.
-      std::vector<ff::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
+      std::vector<bls12_381::Fr> a(pk.domain_size), b(pk.domain_size), c(pk.domain_size);
       ASSERT_TRUE(groth16::synthesize(pk, witness->values, a, b, c));
-      const std::vector<ff::Fr> a0 = a;
-      groth16::ProverBackend& dev = **cuda_backend;
+      const std::vector<bls12_381::Fr> a0 = a;
+      groth16::ProverBackendT<curves::Bls12_381>& dev = **cuda_backend;
       ASSERT_TRUE(dev.prefers_taking_inputs());
       ASSERT_TRUE(dev.take_inputs({a, b, c, witness->values}));
       ASSERT_TRUE(dev.inputs_taken());
@@ -112,9 +112,9 @@ TEST(CudaBackend, PrepareHoldsWhatTheRoomCheckCounts) {
   PP_REQUIRE_DEVICE();
   for (const char* fixture : {"multi_io", "sparse_dense"}) {
     SCOPED_TRACE(fixture);
-    auto zkey = formats::load_zkey(data_dir() / fixture / "circuit.zkey");
+    auto zkey = formats::load_zkey<curves::Bls12_381>(data_dir() / fixture / "circuit.zkey");
     ASSERT_TRUE(zkey) << zkey.status().message();
-    const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+    const groth16::ProvingKeyT<curves::Bls12_381> pk = groth16::proving_key_of(*zkey);
     auto backend = cuda::make_cuda_backend();
     ASSERT_TRUE(backend) << backend.status().message();
     const Status st = (*backend)->prepare(pk);
@@ -131,15 +131,15 @@ TEST(CudaBackend, PointCacheNoticesReusedBuffer) {
   auto backend = cuda::make_cuda_backend();
   ASSERT_TRUE(backend) << backend.status().message();
   const size_t n = 1000;
-  std::vector<ec::G1Affine> points(n);
-  std::vector<ff::Fr> scalars(n);
-  const ec::G1 g = ec::G1::from_affine(ec::g1_generator());
+  std::vector<bls12_381::G1Affine> points(n);
+  std::vector<bls12_381::Fr> scalars(n);
+  const bls12_381::G1 g = bls12_381::G1::from_affine(bls12_381::g1_generator());
   for (int round = 0; round < 2; ++round) {
     // Round 1 rewrites the same buffer with other points: the backend must
     // upload them again, not reuse round 0's device copy.
-    ec::G1 p = ec::scalar_mul(g, ff::Fr::random(rng));
+    bls12_381::G1 p = bls12_381::scalar_mul(g, bls12_381::Fr::random(rng));
     for (size_t i = 0; i < n; ++i, p = p + p.dbl()) points[i] = p.to_affine();
-    for (auto& k : scalars) k = ff::Fr::random(rng);
+    for (auto& k : scalars) k = bls12_381::Fr::random(rng);
     auto got = (*backend)->msm_g1(points, scalars);
     ASSERT_TRUE(got) << got.status().message();
     EXPECT_TRUE(*got == msm::msm_g1(points, scalars)) << "round " << round;
@@ -159,14 +159,14 @@ TEST(CudaBackend, SectionsWithoutIdentityPointsGiveTheCpuSums) {
   auto backend = cuda::make_cuda_backend();
   ASSERT_TRUE(backend) << backend.status().message();
   const size_t n = 4097;
-  const auto whole = msm_test_points<ec::G1Cfg>(n, rng);
-  auto g1 = msm_test_points<ec::G1Cfg>(n, rng);
-  auto g2 = msm_test_points<ec::G2Cfg>(n, rng);
+  const auto whole = msm_test_points<bls12_381::G1Cfg>(n, rng);
+  auto g1 = msm_test_points<bls12_381::G1Cfg>(n, rng);
+  auto g2 = msm_test_points<bls12_381::G2Cfg>(n, rng);
   size_t present = 0;
   for (size_t i = 0; i < n; ++i) {
     if (i == 0 || i == n - 1 || rng() % 100 < 62) {
-      g1[i] = ec::G1Affine::identity();
-      g2[i] = ec::G2Affine::identity();
+      g1[i] = bls12_381::G1Affine::identity();
+      g2[i] = bls12_381::G2Affine::identity();
     } else {
       ++present;
     }
@@ -179,7 +179,7 @@ TEST(CudaBackend, SectionsWithoutIdentityPointsGiveTheCpuSums) {
   got = (*backend)->msm_g1(g1, s);
   ASSERT_TRUE(got) << got.status().message();
   EXPECT_TRUE(*got == msm::msm_g1(g1, s));
-  EXPECT_EQ((*backend)->device_bytes() - before, present * (sizeof(ec::G1Affine) + sizeof(uint32_t)))
+  EXPECT_EQ((*backend)->device_bytes() - before, present * (sizeof(bls12_381::G1Affine) + sizeof(uint32_t)))
       << present << " of " << n << " points present";
 
   const auto skewed = skewed_scalars(n, rng);
@@ -193,7 +193,7 @@ TEST(CudaBackend, SectionsWithoutIdentityPointsGiveTheCpuSums) {
   }
 
   const size_t held = (*backend)->device_bytes();
-  const std::vector<ec::G1Affine> none(n, ec::G1Affine::identity());
+  const std::vector<bls12_381::G1Affine> none(n, bls12_381::G1Affine::identity());
   got = (*backend)->msm_g1(none, s);
   ASSERT_TRUE(got) << got.status().message();
   EXPECT_TRUE(got->is_identity());

@@ -19,9 +19,9 @@
 namespace proofpipe::test {
 namespace {
 
+using bls12_381::Fq;
+using bls12_381::Fr;
 using cuda::FieldOp;
-using ff::Fq;
-using ff::Fr;
 
 template <class F>
 Status run_batch(FieldOp op, const std::vector<F>& a, const std::vector<F>& b, std::vector<F>& out) {

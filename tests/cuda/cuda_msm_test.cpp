@@ -17,12 +17,12 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 
 template <class Cfg>
 Result<ec::Jacobian<Cfg>> gpu_msm(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s,
                                   const cuda::MsmTuning& t = {}) {
-  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
+  if constexpr (std::is_same_v<Cfg, bls12_381::G1Cfg>)
     return cuda::msm_g1(p, s, t);
   else
     return cuda::msm_g2(p, s, t);
@@ -45,14 +45,14 @@ TEST(CudaMsm, G1MatchesCpuAcrossSizes) {
   PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   const size_t max_n = size_t(1) << 16;
-  auto pts = msm_test_points<ec::G1Cfg>(max_n + 1, rng);
+  auto pts = msm_test_points<bls12_381::G1Cfg>(max_n + 1, rng);
   spoil_points(pts, rng);
   for (bool skewed : {false, true}) {
     const auto sc = scalars(max_n + 1, skewed, rng);
     for (size_t n : {size_t(1), size_t(2), size_t(255), size_t(256), size_t(1023), size_t(1025), size_t(4095),
                      size_t(4097), size_t(16383), size_t(16385), max_n}) {
       SCOPED_TRACE(skewed ? "skewed" : "random");
-      expect_same<ec::G1Cfg>(std::span(pts).first(n), std::span(sc).first(n));
+      expect_same<bls12_381::G1Cfg>(std::span(pts).first(n), std::span(sc).first(n));
     }
   }
 }
@@ -60,20 +60,20 @@ TEST(CudaMsm, G1MatchesCpuAcrossSizes) {
 TEST(CudaMsm, G1PlansAtTheExtremes) {
   PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
-  auto pts = msm_test_points<ec::G1Cfg>(3000, rng);
+  auto pts = msm_test_points<bls12_381::G1Cfg>(3000, rng);
   spoil_points(pts, rng);
   const auto sc = scalars(3000, true, rng);
   for (cuda::MsmTuning t : {cuda::MsmTuning{2, 0, 0}, cuda::MsmTuning{20, 0, 0}, cuda::MsmTuning{18, 2, 0},
                             cuda::MsmTuning{13, 3, 2}, cuda::MsmTuning{8, 2, 128}})
-    expect_same<ec::G1Cfg>(pts, sc, t);
+    expect_same<bls12_381::G1Cfg>(pts, sc, t);
   // One bucket of 3000 entries, split 2 by 2: 12 levels.
   std::vector<Fr> ones(3000, Fr::one());
-  expect_same<ec::G1Cfg>(pts, ones, cuda::MsmTuning{0, 2, 0});
+  expect_same<bls12_381::G1Cfg>(pts, ones, cuda::MsmTuning{0, 2, 0});
   // Only 0 and +-1: no windowed scalar at all, only the ones' bucket.
   std::vector<Fr> bits(3000);
   for (size_t i = 0; i < bits.size(); ++i) bits[i] = i % 3 == 0 ? Fr::zero() : i % 3 == 1 ? Fr::one() : -Fr::one();
-  expect_same<ec::G1Cfg>(pts, bits);
-  expect_same<ec::G1Cfg>(pts, bits, cuda::MsmTuning{0, 2, 0});
+  expect_same<bls12_381::G1Cfg>(pts, bits);
+  expect_same<bls12_381::G1Cfg>(pts, bits, cuda::MsmTuning{0, 2, 0});
   std::vector<Fr> zeros(3000, Fr::zero());
   auto z = cuda::msm_g1(pts, zeros);
   ASSERT_TRUE(z.is_ok()) << z.status().to_string();
@@ -84,15 +84,15 @@ TEST(CudaMsm, G2MatchesCpu) {
   PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   const size_t max_n = 4097;
-  auto pts = msm_test_points<ec::G2Cfg>(max_n, rng);
+  auto pts = msm_test_points<bls12_381::G2Cfg>(max_n, rng);
   spoil_points(pts, rng);
   for (bool skewed : {false, true}) {
     const auto sc = scalars(max_n, skewed, rng);
     for (size_t n : {size_t(1), size_t(2), size_t(255), size_t(256), size_t(1025), max_n}) {
       SCOPED_TRACE(skewed ? "skewed" : "random");
-      expect_same<ec::G2Cfg>(std::span(pts).first(n), std::span(sc).first(n));
+      expect_same<bls12_381::G2Cfg>(std::span(pts).first(n), std::span(sc).first(n));
     }
-    expect_same<ec::G2Cfg>(pts, sc, cuda::MsmTuning{16, 2, 4});
+    expect_same<bls12_381::G2Cfg>(pts, sc, cuda::MsmTuning{16, 2, 4});
   }
 }
 
@@ -104,17 +104,17 @@ TEST(CudaMsm, WindowGroupsUnderASmallCap) {
   PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   const size_t n = 3000, n2 = 700;
-  auto pts = msm_test_points<ec::G1Cfg>(n, rng);
+  auto pts = msm_test_points<bls12_381::G1Cfg>(n, rng);
   spoil_points(pts, rng);
-  auto pts2 = msm_test_points<ec::G2Cfg>(n2, rng);
+  auto pts2 = msm_test_points<bls12_381::G2Cfg>(n2, rng);
   spoil_points(pts2, rng);
   for (bool skewed : {false, true}) {
     SCOPED_TRACE(skewed ? "skewed" : "random");
     const auto sc = scalars(n, skewed, rng);
     for (size_t cap : {size_t(1), size_t(2000), 3 * n, 7 * n + 5})
-      expect_same<ec::G1Cfg>(pts, sc, cuda::MsmTuning{0, 0, 0, cap});
-    expect_same<ec::G1Cfg>(pts, sc, cuda::MsmTuning{13, 2, 4, 2 * n});
-    expect_same<ec::G2Cfg>(pts2, std::span(sc).first(n2), cuda::MsmTuning{0, 0, 0, 3 * n2});
+      expect_same<bls12_381::G1Cfg>(pts, sc, cuda::MsmTuning{0, 0, 0, cap});
+    expect_same<bls12_381::G1Cfg>(pts, sc, cuda::MsmTuning{13, 2, 4, 2 * n});
+    expect_same<bls12_381::G2Cfg>(pts2, std::span(sc).first(n2), cuda::MsmTuning{0, 0, 0, 3 * n2});
   }
 }
 
@@ -122,7 +122,7 @@ TEST(CudaMsm, EmptyAndMismatchedInputs) {
   // n = 0 and mismatched sizes are answered before any device call.
   EXPECT_TRUE(cuda::msm_g1({}, {})->is_identity());
   PP_SEEDED_RNG(rng);
-  const auto pts = msm_test_points<ec::G1Cfg>(4, rng);
+  const auto pts = msm_test_points<bls12_381::G1Cfg>(4, rng);
   const std::vector<Fr> sc(3, Fr::one());
   EXPECT_EQ(cuda::msm_g1(pts, sc).status().code(), ErrorCode::kInvalidArgument);
   PP_REQUIRE_DEVICE();

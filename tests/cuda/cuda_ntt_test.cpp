@@ -1,5 +1,5 @@
 // GPU twin of the CPU NTT: cuda::ntt (all three ops) and cuda::compute_h
-// against ntt::Domain / ntt::compute_h_odd_coset, bit for bit, random inputs
+// against ntt::DomainT / ntt::compute_h_odd_coset, bit for bit, random inputs
 // (seed logged), every size 2^0..2^20 (compute_h: all up to 2^16, then 2^18
 // and 2^20). Skips without a device. Also bad sizes and a timing smoke run.
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 
 std::vector<Fr> random_vec(size_t n, std::mt19937_64& rng) {
   std::vector<Fr> v(n);
@@ -35,7 +35,7 @@ TEST(CudaNtt, AllOpsMatchCpuUpTo2e20) {
   PP_REQUIRE_DEVICE();
   PP_SEEDED_RNG(rng);
   for (unsigned k = 0; k <= 20; ++k) {
-    const ntt::Domain& d = ntt::Domain::get(k);
+    const ntt::DomainT<bls12_381::Fr>& d = ntt::DomainT<bls12_381::Fr>::get(k);
     const std::vector<Fr> in = random_vec(size_t(1) << k, rng);
     for (cuda::NttOp op : {cuda::NttOp::kForward, cuda::NttOp::kInverse, cuda::NttOp::kEvalsToOddCoset}) {
       std::vector<Fr> want = in, got = in;
@@ -77,7 +77,7 @@ TEST(CudaNtt, ComputeHMatchesCpu) {
       for (size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
     }
     std::vector<Fr> wa = a, wb = b, wc = c;
-    ntt::compute_h_odd_coset(wa, wb, wc);
+    ntt::compute_h_odd_coset<Fr>(wa, wb, wc);
     const Status st = cuda::compute_h(a, b, c);
     ASSERT_TRUE(st.is_ok()) << st.to_string();
     ASSERT_EQ(first_diff(a, wa), -1) << "k=" << k;

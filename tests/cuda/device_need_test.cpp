@@ -17,8 +17,8 @@ namespace proofpipe::test {
 namespace {
 
 namespace md = cuda::msm_detail;
-constexpr size_t kG1 = sizeof(ec::G1Affine), kG2 = sizeof(ec::G2Affine);
-constexpr size_t kX1 = sizeof(ec::Xyzz<ec::G1Cfg>), kX2 = sizeof(ec::Xyzz<ec::G2Cfg>);
+constexpr size_t kG1 = sizeof(bls12_381::G1Affine), kG2 = sizeof(bls12_381::G2Affine);
+constexpr size_t kX1 = sizeof(ec::Xyzz<bls12_381::G1Cfg>), kX2 = sizeof(ec::Xyzz<bls12_381::G2Cfg>);
 constexpr double kGiB = double(size_t(1) << 30);
 
 // Points on the device and bytes of one section, by the rule in
@@ -35,29 +35,29 @@ std::pair<size_t, size_t> by_hand(std::span<const ec::Affine<Cfg>> s) {
 TEST(DeviceNeed, BundledKeysPartByPart) {
   for (const char* name : {"multi_io", "sparse_dense"}) {
     SCOPED_TRACE(name);
-    auto zkey = formats::load_zkey(fixture(name, "circuit.zkey"));
+    auto zkey = formats::load_zkey<curves::Bls12_381>(fixture(name, "circuit.zkey"));
     ASSERT_TRUE(zkey) << zkey.status().message();
-    const groth16::ProvingKey pk = groth16::proving_key_of(*zkey);
+    const groth16::ProvingKeyT<curves::Bls12_381> pk = groth16::proving_key_of(*zkey);
     const cuda::DeviceNeed need = cuda::device_need(pk);
 
     size_t points = 0, g1_terms = 0;
-    for (std::span<const ec::G1Affine> s : {pk.a, pk.b1, pk.c, pk.h}) {
-      const auto [count, bytes] = by_hand<ec::G1Cfg>(s);
+    for (std::span<const bls12_381::G1Affine> s : {pk.a, pk.b1, pk.c, pk.h}) {
+      const auto [count, bytes] = by_hand<bls12_381::G1Cfg>(s);
       points += bytes;
       g1_terms = std::max(g1_terms, count);
     }
-    const auto [b2_count, b2_bytes] = by_hand<ec::G2Cfg>(pk.b2);
+    const auto [b2_count, b2_bytes] = by_hand<bls12_381::G2Cfg>(pk.b2);
     EXPECT_EQ(need.points, points + b2_bytes);
     EXPECT_LT(need.points, (pk.a.size() + pk.b1.size() + pk.c.size() + pk.h.size()) * kG1 + pk.b2.size() * kG2)
         << "the bundled keys' B sections are 45 % identity: stored without them";
     const size_t n = pk.domain_size;
-    EXPECT_EQ(need.buffers, (3 * n + std::max<size_t>(n, pk.n_vars)) * sizeof(ff::Fr));
+    EXPECT_EQ(need.buffers, (3 * n + std::max<size_t>(n, pk.n_vars)) * sizeof(bls12_381::Fr));
     // Up to 2^10 (multi_io, 2^9) one tile does every level: no twiddles;
     // above (sparse_dense, 2^12) w^j for j <= n/2. And the coset scale
     // tables: one entry per 2^10-tile and one per position in a tile.
     const size_t tile = std::min<size_t>(n, 1024);
     const size_t twiddles = n > 1024 ? n / 2 + 1 : 0;
-    EXPECT_EQ(need.ntt, (twiddles + n / tile + tile) * sizeof(ff::Fr));
+    EXPECT_EQ(need.ntt, (twiddles + n / tile + tile) * sizeof(bls12_381::Fr));
     EXPECT_EQ(need.scratch, md::reserve_bytes(g1_terms, kX1, b2_count, kX2));
     EXPECT_EQ(need.total(), need.points + need.buffers + need.ntt + need.scratch);
   }

@@ -43,18 +43,18 @@ TEST(KeyCompaction, PresentPointsInOrder) {
   // 10007 points: more than the pool's parts, not a multiple of them.
   for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(255), size_t(10007)}) {
     for (unsigned pct : {0u, 62u, 100u}) {
-      auto pts = section<ec::G1Cfg>(n, pct, rng);
+      auto pts = section<bls12_381::G1Cfg>(n, pct, rng);
       const auto want = brute_force_positions(pts);
-      EXPECT_EQ(present_points<ec::G1Cfg>(pts), want) << "n=" << n << " pct=" << pct;
-      EXPECT_EQ(cuda::count_present<ec::G1Cfg>(pts), want.size()) << "n=" << n << " pct=" << pct;
+      EXPECT_EQ(present_points<bls12_381::G1Cfg>(pts), want) << "n=" << n << " pct=" << pct;
+      EXPECT_EQ(cuda::count_present<bls12_381::G1Cfg>(pts), want.size()) << "n=" << n << " pct=" << pct;
     }
   }
   // The ends: identity first and last, then present first and last.
-  auto pts = section<ec::G2Cfg>(1000, 50, rng);
-  pts.front() = pts.back() = ec::G2Affine::identity();
-  EXPECT_EQ(present_points<ec::G2Cfg>(pts), brute_force_positions(pts));
-  pts.front() = pts[1] = pts.back() = msm_test_points<ec::G2Cfg>(1, rng)[0];
-  const auto got = present_points<ec::G2Cfg>(pts);
+  auto pts = section<bls12_381::G2Cfg>(1000, 50, rng);
+  pts.front() = pts.back() = bls12_381::G2Affine::identity();
+  EXPECT_EQ(present_points<bls12_381::G2Cfg>(pts), brute_force_positions(pts));
+  pts.front() = pts[1] = pts.back() = msm_test_points<bls12_381::G2Cfg>(1, rng)[0];
+  const auto got = present_points<bls12_381::G2Cfg>(pts);
   ASSERT_FALSE(got.empty());
   EXPECT_EQ(got.front(), 0u);
   EXPECT_EQ(got.back(), 999u);
@@ -81,13 +81,13 @@ TEST(KeyCompaction, WorthItWhenTheLeftOutPointsPayTwiceTheIndex) {
 
 TEST(KeyCompaction, ChunksGatherTheSectionInOrder) {
   PP_SEEDED_RNG(rng);
-  const auto pts = section<ec::G1Cfg>(5000, 70, rng);
-  const auto index = present_points<ec::G1Cfg>(pts);
+  const auto pts = section<bls12_381::G1Cfg>(5000, 70, rng);
+  const auto index = present_points<bls12_381::G1Cfg>(pts);
   for (size_t chunk : {size_t(1), size_t(7), size_t(1000), index.size()}) {
-    std::vector<ec::G1Affine> got, part(chunk);
+    std::vector<bls12_381::G1Affine> got, part(chunk);
     for (size_t first = 0; first < index.size(); first += chunk) {
-      const auto out = std::span<ec::G1Affine>(part).first(std::min(chunk, index.size() - first));
-      gather_points<ec::G1Cfg>(pts, index, first, out);
+      const auto out = std::span<bls12_381::G1Affine>(part).first(std::min(chunk, index.size() - first));
+      gather_points<bls12_381::G1Cfg>(pts, index, first, out);
       got.insert(got.end(), out.begin(), out.end());
     }
     ASSERT_EQ(got.size(), index.size());
@@ -102,7 +102,7 @@ void expect_compacted_msm_matches(size_t n, unsigned identity_pct, bool skewed, 
   PP_SEEDED_RNG(rng);
   const auto pts = section<Cfg>(n, identity_pct, rng);
   const auto witness = skewed ? skewed_scalars(offset + n, rng) : random_scalars(offset + n, rng);
-  const std::span<const ff::Fr> s = std::span<const ff::Fr>(witness).subspan(offset);  // as C reads w
+  const std::span<const bls12_381::Fr> s = std::span<const bls12_381::Fr>(witness).subspan(offset);  // as C reads w
   const auto index = present_points<Cfg>(pts);
   std::vector<ec::Affine<Cfg>> dense(index.size());
   gather_points<Cfg>(pts, index, 0, dense);
@@ -113,15 +113,15 @@ void expect_compacted_msm_matches(size_t n, unsigned identity_pct, bool skewed, 
 }
 
 TEST(KeyCompaction, G1MsmThroughTheIndex) {
-  expect_compacted_msm_matches<ec::G1Cfg>(3000, 62, false, 0);
-  expect_compacted_msm_matches<ec::G1Cfg>(3000, 62, true, 0);
-  expect_compacted_msm_matches<ec::G1Cfg>(2049, 90, false, 5);  // C's offset: n_public + 1
-  expect_compacted_msm_matches<ec::G1Cfg>(300, 100, false, 0);  // every point the identity
+  expect_compacted_msm_matches<bls12_381::G1Cfg>(3000, 62, false, 0);
+  expect_compacted_msm_matches<bls12_381::G1Cfg>(3000, 62, true, 0);
+  expect_compacted_msm_matches<bls12_381::G1Cfg>(2049, 90, false, 5);  // C's offset: n_public + 1
+  expect_compacted_msm_matches<bls12_381::G1Cfg>(300, 100, false, 0);  // every point the identity
 }
 
 TEST(KeyCompaction, G2MsmThroughTheIndex) {
-  expect_compacted_msm_matches<ec::G2Cfg>(1500, 75, false, 0);
-  expect_compacted_msm_matches<ec::G2Cfg>(1500, 75, true, 3);
+  expect_compacted_msm_matches<bls12_381::G2Cfg>(1500, 75, false, 0);
+  expect_compacted_msm_matches<bls12_381::G2Cfg>(1500, 75, true, 3);
 }
 
 }  // namespace

@@ -23,8 +23,8 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fq;
-using ff::Fr;
+using bls12_381::Fq;
+using bls12_381::Fr;
 
 // Odd moduli as large as the 32-bit kernels allow (top word 0x7ffffffe, the
 // rest all ones): the largest windows and carries the bounds permit.

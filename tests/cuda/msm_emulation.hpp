@@ -40,7 +40,7 @@ inline void exclusive_scan_u32(const uint32_t* in, uint32_t* out, size_t n) {
 // Term i is scalars[index[i]] * points[i] when `index` is given (a
 // compacted key section, key_compaction.hpp), else scalars[i] * points[i].
 template <class Cfg>
-ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span<const ff::Fr> scalars,
+ec::Jacobian<Cfg> emulate_msm(std::span<const ec::Affine<Cfg>> points, std::span<const bls12_381::Fr> scalars,
                               const cuda::msm_detail::PlanRequest& req = {}, MsmEmuStats* stats = nullptr,
                               std::span<const uint32_t> index = {}) {
   namespace md = cuda::msm_detail;

@@ -23,7 +23,7 @@ namespace proofpipe::test {
 namespace {
 
 namespace md = cuda::msm_detail;
-using ff::Fr;
+using bls12_381::Fr;
 
 template <class Cfg>
 void expect_matches(std::span<const ec::Affine<Cfg>> p, std::span<const Fr> s, const md::PlanRequest& req = {},
@@ -55,7 +55,7 @@ TEST(CudaMsmDigits, PairsEncodeWindowBucketIndexAndSign) {
   for (size_t t = 0; t < count; ++t) {
     const uint32_t i = others[t];
     ff::Limbs<4> k = s[i].to_canonical();
-    const uint32_t neg = msm::detail::fold_canonical(k);
+    const uint32_t neg = msm::detail::fold_canonical<bls12_381::FrParams>(k);
     for (unsigned w = 0; w < jn; ++w) {
       const int32_t d = msm::detail::booth_digit(k, j0 + w, c);
       const uint32_t key = keys[w * count + t], val = vals[w * count + t];
@@ -83,9 +83,10 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
   for (int i = 0; i < 500; ++i) s.push_back(Fr::random(rng));
   const auto skw = skewed_scalars(500, rng);
   s.insert(s.end(), skw.begin(), skw.end());
-  const auto pts = msm_test_points<ec::G1Cfg>(s.size(), rng);  // none the identity
+  const auto pts = msm_test_points<bls12_381::G1Cfg>(s.size(), rng);  // none the identity
   std::vector<uint8_t> cls(s.size());
-  for (size_t i = 0; i < s.size(); ++i) md::classify_body<ec::G1Cfg>(i, s.data(), nullptr, pts.data(), cls.data());
+  for (size_t i = 0; i < s.size(); ++i)
+    md::classify_body<bls12_381::G1Cfg>(i, s.data(), nullptr, pts.data(), cls.data());
   EXPECT_EQ(cls[0], md::kZeroTerm);
   EXPECT_EQ(cls[1], md::kPlusOne);
   EXPECT_EQ(cls[2], md::kMinusOne);
@@ -94,7 +95,7 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
   for (size_t i = 0; i < s.size(); ++i) {
     ff::Limbs<4> k = s[i].to_canonical();
     uint32_t neg = 0;
-    const auto want = msm::detail::fold_scalar(k, &neg);
+    const auto want = msm::detail::fold_scalar<bls12_381::FrParams>(k, &neg);
     const uint8_t expect = want == msm::detail::ScalarClass::kZero  ? md::kZeroTerm
                            : want == msm::detail::ScalarClass::kOne ? (neg != 0 ? md::kMinusOne : md::kPlusOne)
                                                                     : md::kOtherScalar;
@@ -103,12 +104,12 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
   }
   for (unsigned c = 0; c < 4; ++c) EXPECT_GT(seen[c], 0u) << "class " << c << " never drawn";
   // The same scalars on identity points: every term zero, in G1 and in G2.
-  const std::vector<ec::G1Affine> none1(s.size(), ec::G1Affine::identity());
-  const std::vector<ec::G2Affine> none2(s.size(), ec::G2Affine::identity());
+  const std::vector<bls12_381::G1Affine> none1(s.size(), bls12_381::G1Affine::identity());
+  const std::vector<bls12_381::G2Affine> none2(s.size(), bls12_381::G2Affine::identity());
   for (size_t i = 0; i < s.size(); ++i) {
-    md::classify_body<ec::G1Cfg>(i, s.data(), nullptr, none1.data(), cls.data());
+    md::classify_body<bls12_381::G1Cfg>(i, s.data(), nullptr, none1.data(), cls.data());
     ASSERT_EQ(cls[i], md::kZeroTerm) << "G1, scalar " << i;
-    md::classify_body<ec::G2Cfg>(i, s.data(), nullptr, none2.data(), cls.data());
+    md::classify_body<bls12_381::G2Cfg>(i, s.data(), nullptr, none2.data(), cls.data());
     ASSERT_EQ(cls[i], md::kZeroTerm) << "G2, scalar " << i;
   }
 }
@@ -116,9 +117,10 @@ TEST(CudaMsmSplit, ClassesAgreeWithTheCpuFold) {
 TEST(CudaMsmSplit, OnesBecomeOnePairInWindowZerosBucketOne) {
   PP_SEEDED_RNG(rng);
   const std::vector<Fr> s = {Fr::one(), Fr::zero(), -Fr::one(), Fr::from_u64(7), Fr::one()};
-  const auto pts = msm_test_points<ec::G1Cfg>(s.size(), rng);
+  const auto pts = msm_test_points<bls12_381::G1Cfg>(s.size(), rng);
   std::vector<uint8_t> cls(s.size());
-  for (size_t i = 0; i < s.size(); ++i) md::classify_body<ec::G1Cfg>(i, s.data(), nullptr, pts.data(), cls.data());
+  for (size_t i = 0; i < s.size(); ++i)
+    md::classify_body<bls12_381::G1Cfg>(i, s.data(), nullptr, pts.data(), cls.data());
   const std::vector<uint32_t> ones = {0, 2, 4};
   std::vector<uint32_t> keys(3), vals(3);
   for (size_t t = 0; t < ones.size(); ++t) md::ones_pairs_body(t, ones.data(), cls.data(), keys.data(), vals.data());
@@ -137,7 +139,7 @@ TEST(CudaMsmSplit, OnesBecomeOnePairInWindowZerosBucketOne) {
 TEST(CudaMsmSplit, ZerosAndOnesLeaveTheSortAndTheSumIsUnchanged) {
   PP_SEEDED_RNG(rng);
   const size_t n = 3000;
-  auto pts = msm_test_points<ec::G1Cfg>(n, rng);
+  auto pts = msm_test_points<bls12_381::G1Cfg>(n, rng);
   spoil_points(pts, rng);
   std::vector<Fr> s(n);
   for (auto& x : s) {
@@ -145,7 +147,7 @@ TEST(CudaMsmSplit, ZerosAndOnesLeaveTheSortAndTheSumIsUnchanged) {
     x = k < 5 ? Fr::zero() : k < 8 ? Fr::one() : k == 8 ? -Fr::one() : Fr::random(rng);
   }
   MsmEmuStats st;
-  expect_matches<ec::G1Cfg>(pts, s, {}, &st);
+  expect_matches<bls12_381::G1Cfg>(pts, s, {}, &st);
   size_t zeros = 0, ones = 0, identities = 0;
   for (size_t i = 0; i < n; ++i) {
     identities += pts[i].is_identity();
@@ -161,26 +163,26 @@ TEST(CudaMsmSplit, ZerosAndOnesLeaveTheSortAndTheSumIsUnchanged) {
   EXPECT_EQ(st.pairs, st.others * windows + st.ones);  // n * windows before the split
   EXPECT_LT(st.pairs * 5, n * windows);
   // Small groups: the ones ride in group 0 only.
-  expect_matches<ec::G1Cfg>(pts, s, md::PlanRequest{8, 4, 0, 2 * (n - zeros)}, &st);
+  expect_matches<bls12_381::G1Cfg>(pts, s, md::PlanRequest{8, 4, 0, 2 * (n - zeros)}, &st);
   EXPECT_GT(st.groups, 1u);
 }
 
 TEST(CudaMsmSplit, OnlyOnesOrOnlyZeros) {
   PP_SEEDED_RNG(rng);
   const size_t n = 777;
-  const auto pts = msm_test_points<ec::G2Cfg>(n, rng);
+  const auto pts = msm_test_points<bls12_381::G2Cfg>(n, rng);
   std::vector<Fr> s(n);
   for (auto& x : s) x = rng() % 2 ? Fr::one() : -Fr::one();
   MsmEmuStats st;
-  expect_matches<ec::G2Cfg>(pts, s, {}, &st);
+  expect_matches<bls12_381::G2Cfg>(pts, s, {}, &st);
   EXPECT_EQ(st.others, 0u);
   EXPECT_EQ(st.ones, n);
   EXPECT_EQ(st.groups, 1u);
   EXPECT_EQ(st.pairs, n);
-  expect_matches<ec::G2Cfg>(pts, s, md::PlanRequest{3, 2, 2, 1}, &st);  // tiny groups asked: still one
+  expect_matches<bls12_381::G2Cfg>(pts, s, md::PlanRequest{3, 2, 2, 1}, &st);  // tiny groups asked: still one
   EXPECT_EQ(st.groups, 1u);
   std::fill(s.begin(), s.end(), Fr::zero());
-  EXPECT_TRUE(emulate_msm<ec::G2Cfg>(pts, s, {}, &st).is_identity());
+  EXPECT_TRUE(emulate_msm<bls12_381::G2Cfg>(pts, s, {}, &st).is_identity());
   EXPECT_EQ(st.groups, 0u);
   EXPECT_EQ(st.pairs, 0u);
 }
@@ -190,11 +192,11 @@ TEST(CudaMsmSplit, OnlyOnesOrOnlyZeros) {
 TEST(CudaMsmSplit, IdentityPointsLeaveTheSort) {
   PP_SEEDED_RNG(rng);
   const size_t n = 600;
-  auto pts = msm_test_points<ec::G2Cfg>(n, rng);
-  for (size_t i = 0; i < n; i += 2) pts[i] = ec::G2Affine::identity();
+  auto pts = msm_test_points<bls12_381::G2Cfg>(n, rng);
+  for (size_t i = 0; i < n; i += 2) pts[i] = bls12_381::G2Affine::identity();
   const auto s = random_scalars(n, rng);
   MsmEmuStats st;
-  expect_matches<ec::G2Cfg>(pts, s, {}, &st);
+  expect_matches<bls12_381::G2Cfg>(pts, s, {}, &st);
   EXPECT_EQ(st.others, n / 2);
   EXPECT_EQ(st.ones, 0u);
 }
@@ -210,10 +212,10 @@ TEST(CudaMsmPlan, FindRunSkipsRunsWithoutTasks) {
 
 TEST(CudaMsmPlan, MulSmall) {
   PP_SEEDED_RNG(rng);
-  const auto pts = msm_test_points<ec::G1Cfg>(1, rng);
-  const auto x = ec::Xyzz<ec::G1Cfg>::from_affine(pts[0]);
+  const auto pts = msm_test_points<bls12_381::G1Cfg>(1, rng);
+  const auto x = ec::Xyzz<bls12_381::G1Cfg>::from_affine(pts[0]);
   for (uint32_t k : {0u, 1u, 2u, 3u, 64u, 131008u, 0xffffffffu}) {
-    const auto want = ec::Jacobian<ec::G1Cfg>::from_affine(pts[0]).mul(ff::Limbs<1>{k});
+    const auto want = ec::Jacobian<bls12_381::G1Cfg>::from_affine(pts[0]).mul(ff::Limbs<1>{k});
     EXPECT_TRUE(md::mul_small(x, k).to_jacobian() == want) << "k=" << k;
   }
 }
@@ -222,71 +224,71 @@ TEST(CudaMsmPlan, MulSmall) {
 
 TEST(CudaMsmEmulation, G1RandomScalarsAcrossSizes) {
   PP_SEEDED_RNG(rng);
-  const auto all = msm_test_points<ec::G1Cfg>(4096, rng);
+  const auto all = msm_test_points<bls12_381::G1Cfg>(4096, rng);
   const auto scal = random_scalars(4096, rng);
   for (size_t n : {0, 1, 2, 3, 255, 256, 257, 1023, 1025, 4096}) {
-    std::span<const ec::G1Affine> p(all.data(), n);
+    std::span<const bls12_381::G1Affine> p(all.data(), n);
     std::span<const Fr> s(scal.data(), n);
-    expect_matches<ec::G1Cfg>(p, s, md::PlanRequest{});
+    expect_matches<bls12_381::G1Cfg>(p, s, md::PlanRequest{});
   }
 }
 
 TEST(CudaMsmEmulation, G1SkewedScalarsAndSpoiltPoints) {
   PP_SEEDED_RNG(rng);
-  auto all = msm_test_points<ec::G1Cfg>(4096, rng);
+  auto all = msm_test_points<bls12_381::G1Cfg>(4096, rng);
   spoil_points(all, rng);
   const auto scal = skewed_scalars(4096, rng);
   for (size_t n : {1, 2, 3, 255, 256, 257, 1023, 1025, 4096}) {
-    std::span<const ec::G1Affine> p(all.data(), n);
+    std::span<const bls12_381::G1Affine> p(all.data(), n);
     std::span<const Fr> s(scal.data(), n);
-    expect_matches<ec::G1Cfg>(p, s, md::PlanRequest{});
-    expect_matches<ec::G1Cfg>(p, s, md::PlanRequest{0, 2});  // L = 2: deep split levels
+    expect_matches<bls12_381::G1Cfg>(p, s, md::PlanRequest{});
+    expect_matches<bls12_381::G1Cfg>(p, s, md::PlanRequest{0, 2});  // L = 2: deep split levels
   }
 }
 
 TEST(CudaMsmEmulation, G1WindowSizesFromTwoToSixteenBits) {
   PP_SEEDED_RNG(rng);
-  auto pts = msm_test_points<ec::G1Cfg>(257, rng);
+  auto pts = msm_test_points<bls12_381::G1Cfg>(257, rng);
   spoil_points(pts, rng);
   auto scal = random_scalars(257, rng);
   for (size_t i = 0; i < scal.size(); i += 5) scal[i] = skewed_scalars(1, rng)[0];
   for (unsigned c : {2u, 3u, 4u, 7u, 8u, 9u, 12u, 13u, 15u, 16u}) {
-    expect_matches<ec::G1Cfg>(pts, scal, md::PlanRequest{c});
-    if (c <= 13) expect_matches<ec::G1Cfg>(pts, scal, md::PlanRequest{c, 3, 2});  // S = 2: many segments
+    expect_matches<bls12_381::G1Cfg>(pts, scal, md::PlanRequest{c});
+    if (c <= 13) expect_matches<bls12_381::G1Cfg>(pts, scal, md::PlanRequest{c, 3, 2});  // S = 2: many segments
   }
 }
 
 TEST(CudaMsmEmulation, G1OneBucketOfAThousandEntriesSplitsInLevels) {
   PP_SEEDED_RNG(rng);
-  const auto pts = msm_test_points<ec::G1Cfg>(1000, rng);
+  const auto pts = msm_test_points<bls12_381::G1Cfg>(1000, rng);
   std::vector<Fr> ones(1000, Fr::one());
   MsmEmuStats st;
-  expect_matches<ec::G1Cfg>(pts, ones, md::PlanRequest{0, 2}, &st);
+  expect_matches<bls12_381::G1Cfg>(pts, ones, md::PlanRequest{0, 2}, &st);
   EXPECT_EQ(st.max_levels, 10u);  // ceil(log2 1000)
   EXPECT_EQ(st.max_tasks, 500u);
   // Every term in one bucket with both signs and equal points: P + P and P - P.
-  std::vector<ec::G1Affine> same(1000, pts[0]);
+  std::vector<bls12_381::G1Affine> same(1000, pts[0]);
   std::vector<Fr> signs(1000);
   for (size_t i = 0; i < signs.size(); ++i) signs[i] = i % 3 == 0 ? -Fr::one() : Fr::one();
-  expect_matches<ec::G1Cfg>(same, signs, md::PlanRequest{0, 2});
-  expect_matches<ec::G1Cfg>(same, signs, md::PlanRequest{0, 7});
+  expect_matches<bls12_381::G1Cfg>(same, signs, md::PlanRequest{0, 2});
+  expect_matches<bls12_381::G1Cfg>(same, signs, md::PlanRequest{0, 7});
   // All scalars zero, or all points the identity: nothing to add.
   std::vector<Fr> zeros(1000, Fr::zero());
-  EXPECT_TRUE(emulate_msm<ec::G1Cfg>(pts, zeros, md::PlanRequest{}).is_identity());
-  std::vector<ec::G1Affine> none(1000, ec::G1Affine::identity());
-  EXPECT_TRUE(emulate_msm<ec::G1Cfg>(none, ones, md::PlanRequest{}).is_identity());
+  EXPECT_TRUE(emulate_msm<bls12_381::G1Cfg>(pts, zeros, md::PlanRequest{}).is_identity());
+  std::vector<bls12_381::G1Affine> none(1000, bls12_381::G1Affine::identity());
+  EXPECT_TRUE(emulate_msm<bls12_381::G1Cfg>(none, ones, md::PlanRequest{}).is_identity());
 }
 
 TEST(CudaMsmEmulation, G1WindowGroups) {
   PP_SEEDED_RNG(rng);
   const size_t n = 700;
-  const auto pts = msm_test_points<ec::G1Cfg>(n, rng);
+  const auto pts = msm_test_points<bls12_381::G1Cfg>(n, rng);
   const auto scal = random_scalars(n, rng);
   MsmEmuStats st;
   // 3 windows a group (W = 32 at c = 8 -> 11 groups, the last of 2).
-  expect_matches<ec::G1Cfg>(pts, scal, md::PlanRequest{0, 0, 0, 3 * n}, &st);
+  expect_matches<bls12_381::G1Cfg>(pts, scal, md::PlanRequest{0, 0, 0, 3 * n}, &st);
   EXPECT_EQ(st.groups, 11u);
-  expect_matches<ec::G1Cfg>(pts, scal, md::PlanRequest{11, 4, 0, n}, &st);  // one window a group
+  expect_matches<bls12_381::G1Cfg>(pts, scal, md::PlanRequest{11, 4, 0, n}, &st);  // one window a group
   EXPECT_EQ(st.groups, 24u);
 }
 
@@ -294,20 +296,20 @@ TEST(CudaMsmEmulation, G1WindowGroups) {
 
 TEST(CudaMsmEmulation, G2RandomAndSkewed) {
   PP_SEEDED_RNG(rng);
-  auto all = msm_test_points<ec::G2Cfg>(300, rng);
+  auto all = msm_test_points<bls12_381::G2Cfg>(300, rng);
   const auto rnd = random_scalars(300, rng);
   for (size_t n : {0, 1, 2, 3, 255, 257}) {
-    std::span<const ec::G2Affine> p(all.data(), n);
-    expect_matches<ec::G2Cfg>(p, std::span<const Fr>(rnd.data(), n), md::PlanRequest{});
+    std::span<const bls12_381::G2Affine> p(all.data(), n);
+    expect_matches<bls12_381::G2Cfg>(p, std::span<const Fr>(rnd.data(), n), md::PlanRequest{});
   }
   spoil_points(all, rng);
   const auto skw = skewed_scalars(300, rng);
   for (size_t n : {3, 257, 300}) {
-    std::span<const ec::G2Affine> p(all.data(), n);
+    std::span<const bls12_381::G2Affine> p(all.data(), n);
     std::span<const Fr> s(skw.data(), n);
-    expect_matches<ec::G2Cfg>(p, s, md::PlanRequest{0, 2});
-    expect_matches<ec::G2Cfg>(p, s, md::PlanRequest{3, 3, 2, 2 * n});
-    expect_matches<ec::G2Cfg>(p, s, md::PlanRequest{12});
+    expect_matches<bls12_381::G2Cfg>(p, s, md::PlanRequest{0, 2});
+    expect_matches<bls12_381::G2Cfg>(p, s, md::PlanRequest{3, 3, 2, 2 * n});
+    expect_matches<bls12_381::G2Cfg>(p, s, md::PlanRequest{12});
   }
 }
 

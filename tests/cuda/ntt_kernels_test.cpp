@@ -2,7 +2,7 @@
 // host: every kernel of cuda/src/ntt.cu is emulated as a loop over its thread
 // ids (tile kernels stage-outer, thread-inner, on a tile array standing in for
 // shared memory), in the same launch order, with tables from the same table
-// functions. Results must equal ntt::Domain and ntt::compute_h_odd_coset bit
+// functions. Results must equal ntt::DomainT and ntt::compute_h_odd_coset bit
 // for bit at every size 2^0..2^14 (tile-only sizes, one global radix-2 pass,
 // radix-4 pairs, both), and compute_h at 2^15 and 2^16. Thread order inside a
 // step is shuffled, so a body that depended on it (two threads on one
@@ -22,7 +22,7 @@
 namespace proofpipe::test {
 namespace {
 
-using ff::Fr;
+using bls12_381::Fr;
 namespace nttk = cuda::nttk;
 
 constexpr unsigned kMaxEmuLog = 14;
@@ -46,7 +46,7 @@ EmuTables make_tables(unsigned k) {
     t.tw.resize(count);
     // In pieces of 100 like the device build's chunks (there 4096): each piece
     // starts from its own pow, so piece boundaries are exercised.
-    const Fr omega = ntt::root_of_unity(k);
+    const Fr omega = ntt::root_of_unity<Fr>(k);
     for (uint64_t b = 0; b < count; b += 100) nttk::twiddle_range(t.tw.data() + b, omega, b, std::min(count, b + 100));
   }
   nttk::scale_tables(k, t.blk, t.off);
@@ -214,7 +214,7 @@ TEST(CudaNttKernels, OddCosetScaleIsInvNTimesShiftToRevP) {
     const unsigned tb = nttk::tile_bits_for(k);
     ASSERT_EQ(off.size(), size_t(1) << tb);
     ASSERT_EQ(blk.size(), size_t(1) << (k - tb));
-    const Fr shift = ntt::root_of_unity(k + 1);
+    const Fr shift = ntt::root_of_unity<Fr>(k + 1);
     const Fr inv_n = Fr::from_u64(uint64_t(1) << k).inverse();
     const uint64_t n = uint64_t(1) << k;
     auto check = [&](uint64_t p) {
@@ -229,33 +229,33 @@ TEST(CudaNttKernels, OddCosetScaleIsInvNTimesShiftToRevP) {
       check(n - 1);
     }
   }
-  EXPECT_EQ(ntt::root_of_unity(11), ntt::Domain::get(10).odd_coset_shift());
+  EXPECT_EQ(ntt::root_of_unity<Fr>(11), ntt::DomainT<bls12_381::Fr>::get(10).odd_coset_shift());
 }
 
 TEST(CudaNttKernels, TablesMatchDomainRoots) {
   const std::vector<Fr> f = nttk::level_table(false), i = nttk::level_table(true);
   for (unsigned l = 0; l < nttk::kTileBits; ++l) {
     const size_t m = size_t(1) << l;
-    const Fr w = ntt::root_of_unity(l + 1);
+    const Fr w = ntt::root_of_unity<Fr>(l + 1);
     for (size_t j = 0; j < m; ++j) {
       ASSERT_EQ(f[m + j], w.pow_u64(j)) << "l=" << l << " j=" << j;
       ASSERT_EQ(i[m + j], -(w.inverse().pow_u64(j))) << "l=" << l << " j=" << j;  // negated inverse
     }
   }
   const EmuTables t = make_tables(13);
-  const Fr w = ntt::Domain::get(13).omega();
+  const Fr w = ntt::DomainT<bls12_381::Fr>::get(13).omega();
   ASSERT_EQ(t.tw.size(), (size_t(1) << 12) + 1);
   for (size_t j = 0; j < t.tw.size(); j += 37) EXPECT_EQ(t.tw[j], w.pow_u64(j)) << j;
   EXPECT_EQ(t.tw.back(), -Fr::one());
 }
 
-// ----- whole transforms against ntt::Domain -----
+// ----- whole transforms against ntt::DomainT -----
 
 TEST(CudaNttKernels, ForwardAndInverseMatchDomain) {
   PP_SEEDED_RNG(rng);
   for (unsigned k = 0; k <= kMaxEmuLog; ++k) {
     const EmuTables t = make_tables(k);
-    const ntt::Domain& d = ntt::Domain::get(k);
+    const ntt::DomainT<bls12_381::Fr>& d = ntt::DomainT<bls12_381::Fr>::get(k);
     const std::vector<Fr> in = random_vec(size_t(1) << k, rng);
     std::vector<Fr> want = in, got = in;
     d.ntt(want);
@@ -275,7 +275,7 @@ TEST(CudaNttKernels, EvalsToOddCosetMatchesDomain) {
     const EmuTables t = make_tables(k);
     const std::vector<Fr> in = random_vec(size_t(1) << k, rng);
     std::vector<Fr> want = in, got = in;
-    ntt::Domain::get(k).evals_to_odd_coset(want);
+    ntt::DomainT<bls12_381::Fr>::get(k).evals_to_odd_coset(want);
     emu_odd_coset(got.data(), nullptr, nullptr, k, t, rng);
     ASSERT_EQ(got, want) << "k=" << k;
   }
@@ -294,7 +294,7 @@ TEST(CudaNttKernels, ComputeHMatchesCpu) {
     const size_t n = size_t(1) << k;
     std::vector<Fr> a = random_vec(n, rng), b = random_vec(n, rng), c = random_vec(n, rng);
     std::vector<Fr> wa = a, wb = b, wc = c;
-    ntt::compute_h_odd_coset(wa, wb, wc);
+    ntt::compute_h_odd_coset<Fr>(wa, wb, wc);
     emu_compute_h(a, b, c, k, t, rng);
     ASSERT_EQ(a, wa) << "k=" << k;
     // Not part of the contract (clobbered), but the chain leaves them on the coset too.
@@ -316,12 +316,12 @@ TEST(CudaNttKernels, EdgeInputsMatchCpu) {
     inputs[3][n / 2] = Fr::one();
     for (const auto& in : inputs) {
       std::vector<Fr> want = in, got = in;
-      ntt::Domain::get(k).evals_to_odd_coset(want);
+      ntt::DomainT<bls12_381::Fr>::get(k).evals_to_odd_coset(want);
       emu_odd_coset(got.data(), nullptr, nullptr, k, t, rng);
       ASSERT_EQ(got, want) << "k=" << k;
       want = in;
       got = in;
-      ntt::Domain::get(k).ntt(want);
+      ntt::DomainT<bls12_381::Fr>::get(k).ntt(want);
       emu_plain(got, k, false, t, rng);
       ASSERT_EQ(got, want) << "k=" << k;
     }
@@ -329,7 +329,7 @@ TEST(CudaNttKernels, EdgeInputsMatchCpu) {
     std::vector<Fr> a = random_vec(n, rng), b = random_vec(n, rng), c(n);
     for (size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
     std::vector<Fr> wa = a, wb = b, wc = c;
-    ntt::compute_h_odd_coset(wa, wb, wc);
+    ntt::compute_h_odd_coset<Fr>(wa, wb, wc);
     emu_compute_h(a, b, c, k, t, rng);
     ASSERT_EQ(a, wa) << "k=" << k;
   }

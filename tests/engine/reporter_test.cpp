@@ -88,7 +88,7 @@ TEST(ReporterStatus, NamesEverySeatFromTheSchedulerAndTheLedger) {
     parts[i].stem = "p" + std::to_string(i);
   }
   Ledger ledger(std::move(parts), 3);
-  Scheduler scheduler(ledger, ring->slots(), 1, 1, {sizeof(groth16::Proof)});
+  Scheduler scheduler(ledger, ring->slots(), 1, 1, {sizeof(groth16::ProofT<curves::Bls12_381>)});
   PipelineConfig cfg;
   cfg.slots = 2;
   Reporter reporter(cfg, ledger, std::chrono::steady_clock::now());

@@ -33,7 +33,7 @@ class ServiceSchedulerTest : public ::testing::Test {
     ledger_->set_observer([this](const Partition& p, LedgerEvent e, std::string_view cause) {
       events_.emplace_back(p.index, e, std::string(cause));
     });
-    sched_.emplace(*ledger_, ring_, 2, 1, std::vector<size_t>{sizeof(groth16::Proof)});
+    sched_.emplace(*ledger_, ring_, 2, 1, std::vector<size_t>{sizeof(groth16::ProofT<curves::Bls12_381>)});
     for (uint8_t s = 0; s < 3; ++s) {
       sched_->seat_started(s, s + 1u);
       send(s, MsgType::kHello);
@@ -206,7 +206,7 @@ TEST_F(ServiceSchedulerTest, AProofOfAPartitionCancelledWhileProvingStillCommits
   const auto& dh = d.message.header;
   sched_->cancel(a);
   const auto proof = send(2, MsgType::kProof, dh.slot, claimed, a, dh.attempt,
-                          std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0'));
+                          std::string(sizeof(groth16::ProofT<curves::Bls12_381>) + sizeof(ipc::ProveStages), '\0'));
   bool verify = false;
   for (const Action& x : proof) verify |= x.kind == Action::Kind::kVerify;
   ASSERT_TRUE(verify);
@@ -266,7 +266,7 @@ TEST_F(ServiceSchedulerTest, EndedPartitionsLeaveTheLedgerButNotWhileASeatStillN
   send(2, MsgType::kReleased, dh.slot, *freed, a, dh.attempt);
   EXPECT_EQ(sched_->lowest_named(), a);  // the proof is still to come
   const auto proof = send(2, MsgType::kProof, dh.slot, claimed, a, dh.attempt,
-                          std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0'));
+                          std::string(sizeof(groth16::ProofT<curves::Bls12_381>) + sizeof(ipc::ProveStages), '\0'));
   ASSERT_FALSE(proof.empty());
   ASSERT_FALSE(sched_->committed(a, {}, 1.0).empty());
   EXPECT_EQ(ledger_->drop_ended_before(sched_->lowest_named()), 2u);
@@ -281,7 +281,7 @@ TEST_F(ServiceSchedulerTest, EndedPartitionsLeaveTheLedgerButNotWhileASeatStillN
   // A late message about a dropped partition is stale, not a crash.
   const uint64_t stale_before = sched_->counts().stale_messages;
   send(2, MsgType::kProof, dh.slot, claimed, a, dh.attempt,
-       std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0'));
+       std::string(sizeof(groth16::ProofT<curves::Bls12_381>) + sizeof(ipc::ProveStages), '\0'));
   send(0, MsgType::kSealed, dh.slot, claimed, b, 1);
   EXPECT_EQ(sched_->counts().stale_messages, stale_before + 2);
   EXPECT_EQ(sched_->counts().malformed_messages, 0u);

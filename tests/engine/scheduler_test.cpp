@@ -103,7 +103,8 @@ class SchedulerTest : public ::testing::Test {
     send(dispatch.seat, MsgType::kReleased, d.slot, *freed, d.partition, d.attempt);
   }
   Actions prove(const Action& dispatch,
-                std::string body = std::string(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0')) {
+                std::string body = std::string(sizeof(groth16::ProofT<curves::Bls12_381>) + sizeof(ipc::ProveStages),
+                                               '\0')) {
     const auto& d = dispatch.message.header;
     return send(dispatch.seat, MsgType::kProof, d.slot, d.epoch, d.partition, d.attempt, std::move(body));
   }
@@ -120,7 +121,8 @@ class SchedulerTest : public ::testing::Test {
     return prove(d.at(0));
   }
 
-  std::vector<size_t> proof_bytes_ = {sizeof(groth16::Proof)};  // by key: BLS12-381's unless a test says
+  std::vector<size_t> proof_bytes_ = {
+      sizeof(groth16::ProofT<curves::Bls12_381>)};  // by key: BLS12-381's unless a test says
   std::vector<shm::SlotHeader> headers_;
   std::vector<std::byte> payload_;
   shm::SlotRing ring_;
@@ -241,7 +243,7 @@ TEST_F(SchedulerTest, AProofIsCommittedExactlyOnce) {
 // right size goes to verification as raw bytes, the stages after them.
 TEST_F(SchedulerTest, AProofBodyMustBeTheSizeOfItsKeysCurvesProof) {
   constexpr size_t kBn = sizeof(formats::ProofT<curves::Bn254>);
-  static_assert(kBn == 256 && sizeof(groth16::Proof) == 384);
+  static_assert(kBn == 256 && sizeof(groth16::ProofT<curves::Bls12_381>) == 384);
   proof_bytes_ = {kBn};
   make(/*slots=*/1, /*parts=*/1);
   Actions a = through(0, 2);  // a body for BLS12-381: 384 + 24 bytes
@@ -399,7 +401,7 @@ TEST_F(SchedulerTest, ARestoredSnapshotOverCopiedLedgerAndRingDecidesAsTheOrigin
   std::vector<shm::SlotHeader> headers2 = headers_;
   std::vector<std::byte> payload2 = payload_;
   shm::SlotRing ring2(headers2.data(), 2, 3, payload2.data(), kSlotBytes);
-  Scheduler copy(ledger2, ring2, 2, 1, {sizeof(groth16::Proof)});
+  Scheduler copy(ledger2, ring2, 2, 1, {sizeof(groth16::ProofT<curves::Bls12_381>)});
   copy.restore(sched_->snapshot());
 
   // The same events to both: a seal, then a schedule, then a death.

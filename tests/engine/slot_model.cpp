@@ -46,7 +46,9 @@ const char* kind_name(StepKind k) {
 class Coordinator {
  public:
   explicit Coordinator(State& s)
-      : s_(s), ring_(ring_over(s.flat)), sched_(s.ledger, ring_, kProducers, 1, {sizeof(groth16::Proof)}) {
+      : s_(s),
+        ring_(ring_over(s.flat)),
+        sched_(s.ledger, ring_, kProducers, 1, {sizeof(groth16::ProofT<curves::Bls12_381>)}) {
     sched_.restore(std::move(s.sched));
   }
   ~Coordinator() { s_.sched = sched_.snapshot(); }
@@ -98,7 +100,8 @@ class Coordinator {
     h.partition = m.partition;
     h.attempt = m.attempt;
     std::string body;
-    if (h.type == MsgType::kProof) body.assign(sizeof(groth16::Proof) + sizeof(ipc::ProveStages), '\0');
+    if (h.type == MsgType::kProof)
+      body.assign(sizeof(groth16::ProofT<curves::Bls12_381>) + sizeof(ipc::ProveStages), '\0');
     if (h.type == MsgType::kQuarantined) body = "checksum mismatch";
     return {h, std::move(body)};
   }
@@ -144,7 +147,7 @@ State initial_state(const Budget& budget) {
   s.flat.budget = budget;
   {
     SlotRing ring = ring_over(s.flat);
-    engine::Scheduler sched(s.ledger, ring, kProducers, 1, {sizeof(groth16::Proof)});
+    engine::Scheduler sched(s.ledger, ring, kProducers, 1, {sizeof(groth16::ProofT<curves::Bls12_381>)});
     s.sched = sched.snapshot();
   }
   for (uint8_t seat = 0; seat < kSeats; ++seat) {

@@ -100,8 +100,8 @@ TEST(Zkey, ReleasedCoefficientsReadTheSame) {
   for (const char* circuit : {"multi_io", "sparse_dense"}) {
     SCOPED_TRACE(circuit);
     const fs::path path = fs::path(PP_TEST_DATA_DIR) / circuit / "circuit.zkey";
-    auto kept = formats::load_zkey(path, {.points = false});
-    auto released = formats::load_zkey(path, {.points = false, .release_coefficients = true});
+    auto kept = formats::load_zkey<curves::Bls12_381>(path, {.points = false});
+    auto released = formats::load_zkey<curves::Bls12_381>(path, {.points = false, .release_coefficients = true});
     ASSERT_TRUE(kept.is_ok() && released.is_ok());
     ASSERT_EQ(kept->coefs().size(), released->coefs().size());
     EXPECT_EQ(std::memcmp(kept->coefs().data(), released->coefs().data(), kept->coefs().size_bytes()), 0);

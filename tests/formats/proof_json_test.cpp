@@ -26,28 +26,28 @@ TEST(Json, SnarkjsFilesRoundTripByteForByte) {
     SCOPED_TRACE(cs.name);
     auto proof_path = fixture(cs.name, "snarkjs_proof.json");
     REQUIRE_FIXTURE(proof_path);
-    auto proof = read_proof_json(proof_path);
+    auto proof = read_proof_json<curves::Bls12_381>(proof_path);
     ASSERT_TRUE(proof.is_ok()) << proof.status().to_string();
     EXPECT_EQ(proof_to_json(*proof), read_text(proof_path));
 
     auto pub_path = fixture(cs.name, "snarkjs_public.json");
-    auto pub = read_public_json(pub_path);
+    auto pub = read_public_json<curves::Bls12_381>(pub_path);
     ASSERT_TRUE(pub.is_ok()) << pub.status().to_string();
-    EXPECT_EQ(public_to_json(*pub), read_text(pub_path));
+    EXPECT_EQ(public_to_json<curves::Bls12_381>(*pub), read_text(pub_path));
 
     auto vk_path = fixture(cs.name, "verification_key.json");
-    auto vk = read_verification_key_json(vk_path);
+    auto vk = read_verification_key_json<curves::Bls12_381>(vk_path);
     ASSERT_TRUE(vk.is_ok()) << vk.status().to_string();
     ASSERT_TRUE(vk->alphabeta_12.has_value());
     EXPECT_EQ(verification_key_to_json(*vk), read_text(vk_path));
 
     // The key exported from the zkey, with e(alpha, beta) passed through the hook.
-    auto z = load_zkey(fixture(cs.name, "circuit.zkey"));
+    auto z = load_zkey<curves::Bls12_381>(fixture(cs.name, "circuit.zkey"));
     ASSERT_TRUE(z.is_ok());
     EXPECT_TRUE(verification_key_from_zkey(*z, vk->alphabeta_12) == *vk);
-    VerificationKey no_ab = verification_key_from_zkey(*z);
+    VerificationKeyT<curves::Bls12_381> no_ab = verification_key_from_zkey(*z);
     EXPECT_EQ(verification_key_to_json(no_ab).find("vk_alphabeta_12"), std::string::npos);
-    auto back = verification_key_from_json(verification_key_to_json(no_ab));
+    auto back = verification_key_from_json<curves::Bls12_381>(verification_key_to_json(no_ab));
     ASSERT_TRUE(back.is_ok());
     EXPECT_TRUE(*back == no_ab);
   }
@@ -55,51 +55,54 @@ TEST(Json, SnarkjsFilesRoundTripByteForByte) {
 
 TEST(Json, WritesAndReadsFilesIncludingInfinity) {
   TempDir dir;
-  Proof proof{ec::g1_generator(), ec::g2_generator(), ec::G1Affine::identity()};
+  ProofT<curves::Bls12_381> proof{bls12_381::g1_generator(), bls12_381::g2_generator(),
+                                  bls12_381::G1Affine::identity()};
   ASSERT_TRUE(write_proof_json(dir / "proof.json", proof).is_ok());
-  auto back = read_proof_json(dir / "proof.json");
+  auto back = read_proof_json<curves::Bls12_381>(dir / "proof.json");
   ASSERT_TRUE(back.is_ok()) << back.status().to_string();
   EXPECT_TRUE(*back == proof);
   EXPECT_NE(proof_to_json(proof).find("\"pi_c\": [\n  \"0\",\n  \"1\",\n  \"0\"\n ]"), std::string::npos);
-  Proof inf_b{ec::g1_generator(), ec::G2Affine::identity(), ec::g1_generator()};
-  EXPECT_TRUE(proof_from_json(proof_to_json(inf_b)).value() == inf_b);
+  ProofT<curves::Bls12_381> inf_b{bls12_381::g1_generator(), bls12_381::G2Affine::identity(),
+                                  bls12_381::g1_generator()};
+  EXPECT_TRUE(proof_from_json<curves::Bls12_381>(proof_to_json(inf_b)).value() == inf_b);
 
-  std::vector<ff::Fr> pub = {ff::Fr::from_u64(7), ff::Fr::zero(), -ff::Fr::one()};
-  ASSERT_TRUE(write_public_json(dir / "public.json", pub).is_ok());
-  auto pub_back = read_public_json(dir / "public.json");
+  std::vector<bls12_381::Fr> pub = {bls12_381::Fr::from_u64(7), bls12_381::Fr::zero(), -bls12_381::Fr::one()};
+  ASSERT_TRUE(write_public_json<curves::Bls12_381>(dir / "public.json", pub).is_ok());
+  auto pub_back = read_public_json<curves::Bls12_381>(dir / "public.json");
   ASSERT_TRUE(pub_back.is_ok());
   EXPECT_EQ(*pub_back, pub);
-  EXPECT_EQ(public_to_json({}), "[]");
+  EXPECT_EQ(public_to_json<curves::Bls12_381>({}), "[]");
 
   expect_error(write_proof_json(dir / "no_dir" / "p.json", proof), ErrorCode::kIo, dir / "no_dir" / "p.json",
                "cannot write proof");
-  expect_error(read_proof_json(dir / "absent.json").status(), ErrorCode::kNotFound, dir / "absent.json",
-               "no such file");
+  expect_error(read_proof_json<curves::Bls12_381>(dir / "absent.json").status(), ErrorCode::kNotFound,
+               dir / "absent.json", "no such file");
 }
 
 TEST(Json, ReadsJacobianZLikeSnarkjs) {
   // (x*z^2, y*z^3, z) with z = 2 is the generator.
-  ec::G1Affine g = ec::g1_generator();
-  ff::Fq z = ff::Fq::from_u64(2);
+  bls12_381::G1Affine g = bls12_381::g1_generator();
+  bls12_381::Fq z = bls12_381::Fq::from_u64(2);
   std::string x = to_decimal(g.x * z.sqr()), y = to_decimal(g.y * z.sqr() * z);
   std::string gx = to_decimal(g.x), gy = to_decimal(g.y);
-  Proof ref{g, ec::g2_generator(), g};
+  ProofT<curves::Bls12_381> ref{g, bls12_381::g2_generator(), g};
   std::string text = proof_to_json(ref);
   std::string jac = text;
   jac.replace(jac.find(gx), gx.size(), x);
   jac.replace(jac.find(gy), gy.size(), y);
   jac.replace(jac.find("\"1\""), 3, "\"2\"");
-  auto p = proof_from_json(jac);
+  auto p = proof_from_json<curves::Bls12_381>(jac);
   ASSERT_TRUE(p.is_ok()) << p.status().to_string();
   EXPECT_TRUE(*p == ref);
 }
 
 TEST(Json, RejectsMalformedInputWithOneLineErrors) {
-  const std::string good = proof_to_json(formats::Proof{ec::g1_generator(), ec::g2_generator(), ec::g1_generator()});
-  const std::string gx = to_decimal(ec::g1_generator().x);
+  const std::string good = proof_to_json(formats::ProofT<curves::Bls12_381>{
+      bls12_381::g1_generator(), bls12_381::g2_generator(), bls12_381::g1_generator()});
+  const std::string gx = to_decimal(bls12_381::g1_generator().x);
   auto bad_proof = [&](const std::string& text, const std::string& needle) {
     SCOPED_TRACE(needle);
-    auto r = proof_from_json(text, "proof 'p.json'");
+    auto r = proof_from_json<curves::Bls12_381>(text, "proof 'p.json'");
     expect_error(r.status(), ErrorCode::kBadFormat, "proof 'p.json'", needle);
   };
   auto replaced = [&](std::string s, const std::string& from, const std::string& to) {
@@ -123,7 +126,8 @@ TEST(Json, RejectsMalformedInputWithOneLineErrors) {
 
   auto bad_public = [&](const std::string& text, const std::string& needle) {
     SCOPED_TRACE(needle);
-    expect_error(public_from_json(text, "public 'x.json'").status(), ErrorCode::kBadFormat, "public 'x.json'", needle);
+    expect_error(public_from_json<curves::Bls12_381>(text, "public 'x.json'").status(), ErrorCode::kBadFormat,
+                 "public 'x.json'", needle);
   };
   bad_public("{\"a\": 1}", "expected a JSON array");
   bad_public("[\"1\", 2]", "[1]: expected a decimal string");
@@ -136,8 +140,8 @@ TEST(Json, RejectsMalformedInputWithOneLineErrors) {
     const std::string vk = read_text(vk_path);
     auto bad_vk = [&](const std::string& text, const std::string& needle) {
       SCOPED_TRACE(needle);
-      expect_error(verification_key_from_json(text, "vk 'v.json'").status(), ErrorCode::kBadFormat, "vk 'v.json'",
-                   needle);
+      expect_error(verification_key_from_json<curves::Bls12_381>(text, "vk 'v.json'").status(), ErrorCode::kBadFormat,
+                   "vk 'v.json'", needle);
     };
     bad_vk(replaced(vk, "\"nPublic\": 5", "\"nPublic\": 4"), "IC: expected an array of nPublic + 1 = 5 points");
     bad_vk(replaced(vk, "\"nPublic\": 5", "\"nPublic\": -5"), "nPublic: expected a non-negative integer");
@@ -149,14 +153,15 @@ TEST(Json, RejectsMalformedInputWithOneLineErrors) {
 }
 
 TEST(Decimal, RoundTripsAndRejectsJunk) {
-  EXPECT_EQ(to_decimal(ff::Fr::zero()), "0");
-  EXPECT_EQ(to_decimal(-ff::Fr::one()),
+  EXPECT_EQ(to_decimal(bls12_381::Fr::zero()), "0");
+  EXPECT_EQ(to_decimal(-bls12_381::Fr::one()),
             "52435875175126190479447740508185965837690552500527637822603658699938581184512");
-  EXPECT_TRUE(fr_from_decimal("0007").value() == ff::Fr::from_u64(7));
-  EXPECT_TRUE(fr_from_decimal("000").value().is_zero());
-  for (const char* bad : {"", " 1", "1 ", "+1", "0x10", "1e3"}) EXPECT_FALSE(fr_from_decimal(bad).is_ok()) << bad;
-  EXPECT_FALSE(fq_from_decimal(std::string(200, '9')).is_ok());
-  std::string nl = fr_from_decimal("1\n2").status().message();
+  EXPECT_TRUE(from_decimal<bls12_381::Fr>("0007").value() == bls12_381::Fr::from_u64(7));
+  EXPECT_TRUE(from_decimal<bls12_381::Fr>("000").value().is_zero());
+  for (const char* bad : {"", " 1", "1 ", "+1", "0x10", "1e3"})
+    EXPECT_FALSE(from_decimal<bls12_381::Fr>(bad).is_ok()) << bad;
+  EXPECT_FALSE(from_decimal<bls12_381::Fq>(std::string(200, '9')).is_ok());
+  std::string nl = from_decimal<bls12_381::Fr>("1\n2").status().message();
   EXPECT_EQ(nl.find('\n'), std::string::npos) << nl;
 }
 

@@ -27,13 +27,13 @@ TEST(Wtns, LoadsAndMatchesTheKeyAndTheConstraints) {
   for (const auto& cs : kCircuits) {
     SCOPED_TRACE(cs.name);
     REQUIRE_FIXTURE(fixture(cs.name, "circuit.zkey"));
-    auto z = load_zkey(fixture(cs.name, "circuit.zkey"));
-    auto r1 = load_r1cs(fixture(cs.name, "circuit.r1cs"));
+    auto z = load_zkey<curves::Bls12_381>(fixture(cs.name, "circuit.zkey"));
+    auto r1 = load_r1cs<curves::Bls12_381>(fixture(cs.name, "circuit.r1cs"));
     ASSERT_TRUE(z.is_ok() && r1.is_ok());
     for (const auto& entry : fs::directory_iterator(data_dir() / cs.name)) {
       if (entry.path().extension() != ".wtns") continue;
       SCOPED_TRACE(entry.path().filename().string());
-      auto w = load_wtns(entry.path());
+      auto w = load_wtns<curves::Bls12_381>(entry.path());
       ASSERT_TRUE(w.is_ok()) << w.status().to_string();
       EXPECT_EQ(w->values.size(), cs.n_vars);
       EXPECT_TRUE(w->values[0].is_one());
@@ -41,14 +41,14 @@ TEST(Wtns, LoadsAndMatchesTheKeyAndTheConstraints) {
       EXPECT_TRUE(check_r1cs_satisfied(*r1, *w).is_ok());
     }
     // public.json = w[1..nPublic] of w00.
-    auto w0 = load_wtns(fixture(cs.name, "w00.wtns"));
-    auto pub = read_public_json(fixture(cs.name, "snarkjs_public.json"));
+    auto w0 = load_wtns<curves::Bls12_381>(fixture(cs.name, "w00.wtns"));
+    auto pub = read_public_json<curves::Bls12_381>(fixture(cs.name, "snarkjs_public.json"));
     ASSERT_TRUE(pub.is_ok()) << pub.status().to_string();
     ASSERT_EQ(pub->size(), cs.n_public);
     for (uint32_t i = 0; i < cs.n_public; ++i) EXPECT_TRUE((*pub)[i] == w0->values[i + 1]);
     // A changed value breaks a constraint.
-    Witness bad = *w0;
-    bad.values.back() += ff::Fr::one();
+    WitnessT<curves::Bls12_381> bad = *w0;
+    bad.values.back() += bls12_381::Fr::one();
     expect_error(check_r1cs_satisfied(*r1, bad), ErrorCode::kInvalidArgument, bad.path, "does not satisfy constraint");
   }
 }
@@ -61,15 +61,15 @@ TEST(Wtns, RejectsMalformedFilesAndWrongLengths) {
   TempDir dir;
   const fs::path p = dir / "bad.wtns";
   auto zpath = fixture("multi_io", "circuit.zkey");
-  auto z = load_zkey(zpath);
+  auto z = load_zkey<curves::Bls12_381>(zpath);
   ASSERT_TRUE(z.is_ok());
-  std::vector<ff::Fr> pub(z->header().n_public);
+  std::vector<bls12_381::Fr> pub(z->header().n_public);
   // Every malformed file gives the same error from the coordinator's
   // streaming check (check_wtns_for) as from load_wtns.
   auto check = [&](const Bytes& b, const std::string& needle) {
     SCOPED_TRACE(needle);
     write_bytes(p, b);
-    expect_error(load_wtns(p).status(), ErrorCode::kBadFormat, p, needle);
+    expect_error(load_wtns<curves::Bls12_381>(p).status(), ErrorCode::kBadFormat, p, needle);
     expect_error(check_wtns_for(*z, p, pub), ErrorCode::kBadFormat, p, needle);
   };
   auto edit = [&](auto fn) {
@@ -81,7 +81,7 @@ TEST(Wtns, RejectsMalformedFilesAndWrongLengths) {
   // stride (BinFile.EveryTruncationIsRejected covers every offset in memory).
   for (size_t n = 0; n < orig.size(); n += (n < 100 ? 1 : 97)) {
     write_bytes(p, Bytes(orig.begin(), orig.begin() + long(n)));
-    auto w = load_wtns(p);
+    auto w = load_wtns<curves::Bls12_381>(p);
     ASSERT_FALSE(w.is_ok()) << n;
     ASSERT_EQ(w.status().code(), ErrorCode::kBadFormat) << w.status().to_string();
     ASSERT_NE(w.status().message().find("truncated"), std::string::npos) << w.status().to_string();
@@ -105,7 +105,7 @@ TEST(Wtns, RejectsMalformedFilesAndWrongLengths) {
         "w[" + std::to_string(last) + "] is not below r");
 
   // The good file: the kept prefix is w[1..n_public].
-  auto good = load_wtns(src);
+  auto good = load_wtns<curves::Bls12_381>(src);
   ASSERT_TRUE(good.is_ok() && check_wtns_for(*z, src, pub).is_ok());
   for (size_t i = 0; i < pub.size(); ++i) EXPECT_TRUE(pub[i] == good->values[1 + i]) << i;
 
@@ -114,20 +114,20 @@ TEST(Wtns, RejectsMalformedFilesAndWrongLengths) {
                 c.section(2).resize(c.section(2).size() - 32);
                 put_u32(c.section(1), 36, 350);
               }));
-  auto w = load_wtns(p);
+  auto w = load_wtns<curves::Bls12_381>(p);
   ASSERT_TRUE(w.is_ok()) << w.status().to_string();
   for (const Status& s : {check_witness_matches(*z, *w), check_wtns_for(*z, p, pub)}) {
     expect_error(s, ErrorCode::kInvalidArgument, p, "has 350 values");
     EXPECT_NE(s.message().find(zpath.string()), std::string::npos);
   }
   // Another circuit's witness.
-  auto other = load_wtns(fixture("sparse_dense", "w00.wtns"));
+  auto other = load_wtns<curves::Bls12_381>(fixture("sparse_dense", "w00.wtns"));
   if (other.is_ok()) {
     EXPECT_EQ(check_witness_matches(*z, *other).code(), ErrorCode::kInvalidArgument);
   }
   // w[0] must be the constant one.
   write_bytes(p, edit([](Container& c) { c.section(2)[0] = 2; }));
-  expect_error(check_witness_matches(*z, load_wtns(p).value()), ErrorCode::kInvalidArgument, p,
+  expect_error(check_witness_matches(*z, load_wtns<curves::Bls12_381>(p).value()), ErrorCode::kInvalidArgument, p,
                "w[0] is 2, expected 1");
   expect_error(check_wtns_for(*z, p, pub), ErrorCode::kInvalidArgument, p, "w[0] is 2, expected 1");
 }
@@ -138,7 +138,7 @@ TEST(R1cs, LoadsTheFixtures) {
   for (const auto& cs : kCircuits) {
     SCOPED_TRACE(cs.name);
     REQUIRE_FIXTURE(fixture(cs.name, "circuit.r1cs"));
-    auto r = load_r1cs(fixture(cs.name, "circuit.r1cs"));
+    auto r = load_r1cs<curves::Bls12_381>(fixture(cs.name, "circuit.r1cs"));
     ASSERT_TRUE(r.is_ok()) << r.status().to_string();
     EXPECT_EQ(r->header.n_wires, cs.n_vars);
     EXPECT_EQ(r->header.n_pub_out, cs.pub_out);
@@ -162,7 +162,7 @@ TEST(R1cs, RejectsMalformedFiles) {
   auto check = [&](const Bytes& b, const std::string& needle) {
     SCOPED_TRACE(needle);
     write_bytes(p, b);
-    expect_error(load_r1cs(p).status(), ErrorCode::kBadFormat, p, needle);
+    expect_error(load_r1cs<curves::Bls12_381>(p).status(), ErrorCode::kBadFormat, p, needle);
   };
   auto edit = [&](auto fn) {
     Container c = base;
@@ -179,7 +179,7 @@ TEST(R1cs, RejectsMalformedFiles) {
   for (size_t n : cuts) {
     if (n >= orig.size()) continue;
     write_bytes(p, Bytes(orig.begin(), orig.begin() + long(n)));
-    auto r = load_r1cs(p);
+    auto r = load_r1cs<curves::Bls12_381>(p);
     ASSERT_FALSE(r.is_ok()) << n;
     ASSERT_NE(r.status().message().find("truncated"), std::string::npos) << r.status().to_string();
   }

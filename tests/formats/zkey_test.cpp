@@ -34,7 +34,7 @@ TEST(Zkey, LoadsTheFixturesWithExactSectionViews) {
     SCOPED_TRACE(cs.name);
     auto path = fixture(cs.name, "circuit.zkey");
     REQUIRE_FIXTURE(path);
-    auto z = load_zkey(path, {.check_points = true});
+    auto z = load_zkey<curves::Bls12_381>(path, {.check_points = true});
     ASSERT_TRUE(z.is_ok()) << z.status().to_string();
     EXPECT_EQ(z->n_vars(), cs.n_vars);
     EXPECT_EQ(z->n_public(), cs.n_public);
@@ -48,10 +48,10 @@ TEST(Zkey, LoadsTheFixturesWithExactSectionViews) {
     EXPECT_EQ(z->h().size(), cs.domain);
     EXPECT_EQ(z->coefs().size(), cs.n_coef);
     // snarkjs's gamma is always the G2 generator (§6.3).
-    EXPECT_TRUE(z->header().gamma2 == ec::g2_generator());
+    EXPECT_TRUE(z->header().gamma2 == bls12_381::g2_generator());
     // A wire in no B term has B_s = 0: B1/B2 hold the all-zero infinity there.
     std::vector<bool> in_b(cs.n_vars, false);
-    for (const ZkeyCoef& e : z->coefs()) {
+    for (const ZkeyCoefT<curves::Bls12_381>& e : z->coefs()) {
       if (e.matrix == 1) in_b[e.signal] = true;
     }
     size_t unused = 0;
@@ -65,7 +65,7 @@ TEST(Zkey, LoadsTheFixturesWithExactSectionViews) {
     EXPECT_LT(z->copied_bytes(), fs::file_size(path));
     // The key moves without invalidating its views.
     auto a0 = z->a().data();
-    Zkey moved = std::move(z).value();
+    ZkeyT<curves::Bls12_381> moved = std::move(z).value();
     EXPECT_EQ(moved.a().data(), a0);
   }
 }
@@ -78,8 +78,8 @@ TEST(Zkey, LoadsWithoutPointSections) {
     SCOPED_TRACE(cs.name);
     auto path = fixture(cs.name, "circuit.zkey");
     REQUIRE_FIXTURE(path);
-    auto full = load_zkey(path);
-    auto lean = load_zkey(path, {.points = false});
+    auto full = load_zkey<curves::Bls12_381>(path);
+    auto lean = load_zkey<curves::Bls12_381>(path, {.points = false});
     ASSERT_TRUE(full.is_ok() && lean.is_ok());
     EXPECT_EQ(lean->n_vars(), cs.n_vars);
     EXPECT_TRUE(lean->header().delta2 == full->header().delta2);
@@ -89,7 +89,7 @@ TEST(Zkey, LoadsWithoutPointSections) {
     EXPECT_TRUE(lean->a().empty() && lean->b1().empty() && lean->b2().empty());
     EXPECT_TRUE(lean->c().empty() && lean->h().empty());
     // Only IC (a few points) may have been copied, never a big section.
-    EXPECT_LE(lean->copied_bytes(), (cs.n_public + 1) * sizeof(ec::G1Affine));
+    EXPECT_LE(lean->copied_bytes(), (cs.n_public + 1) * sizeof(bls12_381::G1Affine));
   }
 }
 
@@ -98,20 +98,20 @@ TEST(Zkey, CoefficientsAreR1csAandBTimesRSquared) {
   for (const auto& cs : kCircuits) {
     SCOPED_TRACE(cs.name);
     REQUIRE_FIXTURE(fixture(cs.name, "circuit.zkey"));
-    auto z = load_zkey(fixture(cs.name, "circuit.zkey"));
-    auto r1 = load_r1cs(fixture(cs.name, "circuit.r1cs"));
-    auto w = load_wtns(fixture(cs.name, "w00.wtns"));
+    auto z = load_zkey<curves::Bls12_381>(fixture(cs.name, "circuit.zkey"));
+    auto r1 = load_r1cs<curves::Bls12_381>(fixture(cs.name, "circuit.r1cs"));
+    auto w = load_wtns<curves::Bls12_381>(fixture(cs.name, "w00.wtns"));
     ASSERT_TRUE(z.is_ok() && r1.is_ok() && w.is_ok());
     ASSERT_TRUE(check_r1cs_matches(*z, *r1).is_ok());
 
     using Key = std::tuple<uint32_t, uint32_t, uint32_t>;  // matrix, row, wire
-    std::map<Key, ff::Fr> from_zkey, from_r1cs;
-    auto add = [](std::map<Key, ff::Fr>& m, Key k, ff::Fr v) {
+    std::map<Key, bls12_381::Fr> from_zkey, from_r1cs;
+    auto add = [](std::map<Key, bls12_381::Fr>& m, Key k, bls12_381::Fr v) {
       auto [it, fresh] = m.emplace(k, v);
       if (!fresh) it->second += v;
     };
-    const ff::Fr::Repr r2 = ff::MontConsts<ff::FrParams>::kR2;  // R^2 mod r
-    for (const ZkeyCoef& e : z->coefs()) {
+    const bls12_381::Fr::Repr r2 = ff::MontConsts<bls12_381::FrParams>::kR2;  // R^2 mod r
+    for (const ZkeyCoefT<curves::Bls12_381>& e : z->coefs()) {
       if (e.constraint < cs.n_constraints) {
         add(from_zkey, {e.matrix, e.constraint, e.signal}, e.coef());
       } else {
@@ -123,8 +123,8 @@ TEST(Zkey, CoefficientsAreR1csAandBTimesRSquared) {
       }
       // snarkjs's shortcut: raw value times the STANDARD-form witness, both
       // read as Montgomery representations, is coef*w in Montgomery form.
-      const ff::Fr wi = w->values[e.signal];
-      EXPECT_TRUE(e.value_mont() * ff::Fr::from_mont(wi.to_canonical()) == e.coef() * wi);
+      const bls12_381::Fr wi = w->values[e.signal];
+      EXPECT_TRUE(e.value_mont() * bls12_381::Fr::from_mont(wi.to_canonical()) == e.coef() * wi);
     }
     for (uint32_t row = 0; row < cs.n_constraints; ++row) {
       for (auto [m, mat] : {std::pair{0u, &r1->a}, std::pair{1u, &r1->b}}) {
@@ -152,7 +152,7 @@ TEST(Zkey, RejectsEveryMutationWithAOneLineErrorNamingTheFile) {
   auto check = [&](const Bytes& b, const std::string& needle, ZkeyLoadOptions opt = {}) {
     SCOPED_TRACE(needle);
     write_bytes(p, b);
-    expect_error(load_zkey(p, opt).status(), ErrorCode::kBadFormat, p, needle);
+    expect_error(load_zkey<curves::Bls12_381>(p, opt).status(), ErrorCode::kBadFormat, p, needle);
   };
   auto edit = [&](auto fn) {
     Container c = base;
@@ -201,7 +201,7 @@ TEST(Zkey, RejectsEveryMutationWithAOneLineErrorNamingTheFile) {
   b = orig;
   put_u64(b, base.data_offset(7) - 8, 67392 + 192);
   write_bytes(p, b);
-  EXPECT_EQ(load_zkey(p).status().code(), ErrorCode::kBadFormat);
+  EXPECT_EQ(load_zkey<curves::Bls12_381>(p).status().code(), ErrorCode::kBadFormat);
   check(edit([](Container& c) { c.section(4).resize(c.section(4).size() - 44); }), "section 4 is");
   check(edit([](Container& c) { put_u32(c.section(4), 4 + 44 * 7, 2); }), "coefficient 7: matrix 2");
   check(edit([](Container& c) { put_u32(c.section(4), 4 + 44 * 9 + 4, 512); }),
@@ -223,10 +223,10 @@ TEST(Zkey, RejectsEveryMutationWithAOneLineErrorNamingTheFile) {
   // Points of the big sections are checked only on request.
   Bytes bad_point = edit([](Container& c) { c.section(5)[96 * 3 + 5] ^= 0x01; });
   write_bytes(p, bad_point);
-  EXPECT_TRUE(load_zkey(p).is_ok());
+  EXPECT_TRUE(load_zkey<curves::Bls12_381>(p).is_ok());
   check(bad_point, "section 5 (A) point 3 is not on the curve", {.check_points = true});
 
-  auto missing = load_zkey(dir / "nope.zkey");
+  auto missing = load_zkey<curves::Bls12_381>(dir / "nope.zkey");
   expect_error(missing.status(), ErrorCode::kNotFound, dir / "nope.zkey", "no such file");
 }
 
@@ -244,7 +244,7 @@ TEST(Zkey, RandomByteFlipsNeverCrash) {
     size_t at = (i % 2 == 0) ? rng() % 2048 : rng() % b.size();
     b[at] ^= uint8_t(1u << (rng() % 8));
     write_bytes(p, b);
-    auto z = load_zkey(p, {.check_points = true});
+    auto z = load_zkey<curves::Bls12_381>(p, {.check_points = true});
     if (!z.is_ok()) {
       EXPECT_EQ(z.status().code(), ErrorCode::kBadFormat) << at << ": " << z.status().to_string();
     }

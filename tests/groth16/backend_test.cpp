@@ -28,15 +28,15 @@ namespace {
 
 // A fixture's key (views into its mapped zkey) and its first witness.
 struct FixtureKey {
-  formats::Zkey zkey;
-  groth16::ProvingKey pk;
-  std::vector<ff::Fr> witness;
+  formats::ZkeyT<curves::Bls12_381> zkey;
+  groth16::ProvingKeyT<curves::Bls12_381> pk;
+  std::vector<bls12_381::Fr> witness;
 };
 void load_fixture(const char* name, std::optional<FixtureKey>* out) {
   const std::filesystem::path dir = std::filesystem::path(PP_TEST_DATA_DIR) / name;
-  auto zkey = formats::load_zkey(dir / "circuit.zkey");
+  auto zkey = formats::load_zkey<curves::Bls12_381>(dir / "circuit.zkey");
   ASSERT_TRUE(zkey) << zkey.status().message();
-  auto witness = formats::load_wtns(dir / "w00.wtns");
+  auto witness = formats::load_wtns<curves::Bls12_381>(dir / "w00.wtns");
   ASSERT_TRUE(witness) << witness.status().message();
   out->emplace(FixtureKey{std::move(*zkey), {}, std::move(witness->values)});
   (*out)->pk = groth16::proving_key_of((*out)->zkey);
@@ -44,7 +44,7 @@ void load_fixture(const char* name, std::optional<FixtureKey>* out) {
 
 // A fixture's key and its first witness's record: a, b, c synthesized.
 struct Record {
-  std::vector<ff::Fr> a, b, c;
+  std::vector<bls12_381::Fr> a, b, c;
 };
 void load_record(const char* name, std::optional<FixtureKey>* f, Record* r) {
   ASSERT_NO_FATAL_FAILURE(load_fixture(name, f));
@@ -71,8 +71,8 @@ TEST(BackendSizes, OtherSizesAreInvalidArguments) {
     EXPECT_EQ(log_n.status().code(), ErrorCode::kInvalidArgument);
     EXPECT_NE(log_n.status().message().find("compute_h: sizes"), std::string::npos) << log_n.status().message();
   }
-  auto cpu = groth16::make_cpu_backend();
-  std::vector<ff::Fr> a(8), b(8), c(4);
+  auto cpu = groth16::make_cpu_backend<curves::Bls12_381>();
+  std::vector<bls12_381::Fr> a(8), b(8), c(4);
   EXPECT_EQ(cpu->compute_h(a, b, c).code(), ErrorCode::kInvalidArgument);
 }
 
@@ -80,12 +80,13 @@ TEST(CpuBackend, PreparedBackendProvesAsUnprepared) {
   PP_SEEDED_RNG(rng);
   std::optional<FixtureKey> f;
   ASSERT_NO_FATAL_FAILURE(load_fixture("sparse_dense", &f));
-  const groth16::ProvingKey& pk = f->pk;
-  auto prepared_backend = groth16::make_cpu_backend(), plain_backend = groth16::make_cpu_backend();
+  const groth16::ProvingKeyT<curves::Bls12_381>& pk = f->pk;
+  auto prepared_backend = groth16::make_cpu_backend<curves::Bls12_381>(),
+       plain_backend = groth16::make_cpu_backend<curves::Bls12_381>();
   ASSERT_TRUE(prepared_backend->prepare(pk));
-  const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
-  groth16::Proof proofs[2];
-  groth16::ProverBackend* backends[2] = {prepared_backend.get(), plain_backend.get()};
+  const bls12_381::Fr r = bls12_381::Fr::random(rng), s = bls12_381::Fr::random(rng);
+  groth16::ProofT<curves::Bls12_381> proofs[2];
+  groth16::ProverBackendT<curves::Bls12_381>* backends[2] = {prepared_backend.get(), plain_backend.get()};
   for (int i = 0; i < 2; ++i) {
     auto proof = prove_with(*backends[i], pk, f->witness, r, s);
     ASSERT_TRUE(proof) << proof.status().message();
@@ -93,7 +94,7 @@ TEST(CpuBackend, PreparedBackendProvesAsUnprepared) {
   }
   EXPECT_TRUE(proofs[0] == proofs[1]);
 
-  groth16::ProvingKey bad = pk;
+  groth16::ProvingKeyT<curves::Bls12_381> bad = pk;
   bad.domain_size = 3;
   EXPECT_EQ(prepared_backend->prepare(bad).code(), ErrorCode::kInvalidArgument);
 }
@@ -103,39 +104,44 @@ TEST(CpuBackend, PreparedBackendProvesAsUnprepared) {
 // which it runs on the CPU backend's; kTakenA corrupts one taken a value
 // (an upload gone wrong).
 enum class Spoil { kNone, kH, kG1, kG2, kG1Error, kProofC, kTakenA };
-class SpoiledBackend final : public groth16::ProverBackend {
+class SpoiledBackend final : public groth16::ProverBackendT<curves::Bls12_381> {
  public:
-  explicit SpoiledBackend(Spoil s, bool take = false) : spoil_(s), take_(take), cpu_(groth16::make_cpu_backend()) {}
+  explicit SpoiledBackend(Spoil s, bool take = false)
+      : spoil_(s), take_(take), cpu_(groth16::make_cpu_backend<curves::Bls12_381>()) {}
   std::string_view name() const override { return "spoiled"; }
   bool prefers_taking_inputs() const override { return take_; }
-  Status take_inputs(const groth16::ProofInputs& in) override {
+  Status take_inputs(const groth16::ProofInputsT<curves::Bls12_381>& in) override {
     a_.assign(in.a.begin(), in.a.end());
-    if (spoil_ == Spoil::kTakenA) a_[a_.size() / 2] += ff::Fr::one();
+    if (spoil_ == Spoil::kTakenA) a_[a_.size() / 2] += bls12_381::Fr::one();
     return cpu_->take_inputs({a_, in.b, in.c, in.w});
   }
   Status inputs_taken() override { return cpu_->inputs_taken(); }
   Status compute_h_taken() override { return cpu_->compute_h_taken(); }
-  Result<groth16::ProofMsms> proof_msms_taken(const groth16::ProvingKey& pk, const ff::Fr& r) override {
+  Result<groth16::ProofMsmsT<curves::Bls12_381>> proof_msms_taken(const groth16::ProvingKeyT<curves::Bls12_381>& pk,
+                                                                  const bls12_381::Fr& r) override {
     return cpu_->proof_msms_taken(pk, r);
   }
-  Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
+  Status compute_h(std::span<bls12_381::Fr> a, std::span<bls12_381::Fr> b, std::span<bls12_381::Fr> c) override {
     PP_RETURN_IF_ERROR(cpu_->compute_h(a, b, c));
-    if (spoil_ == Spoil::kH) a[a.size() / 2] += ff::Fr::one();
+    if (spoil_ == Spoil::kH) a[a.size() / 2] += bls12_381::Fr::one();
     return Status::ok();
   }
-  Result<ec::G1> msm_g1(std::span<const ec::G1Affine> p, std::span<const ff::Fr> k) override {
+  Result<bls12_381::G1> msm_g1(std::span<const bls12_381::G1Affine> p, std::span<const bls12_381::Fr> k) override {
     if (spoil_ == Spoil::kG1Error) return Status(ErrorCode::kResourceExhausted, "out of device memory");
-    PP_ASSIGN_OR_RETURN(ec::G1 r, cpu_->msm_g1(p, k));
-    return spoil_ == Spoil::kG1 ? r.add_affine(ec::g1_generator()) : r;
+    PP_ASSIGN_OR_RETURN(bls12_381::G1 r, cpu_->msm_g1(p, k));
+    return spoil_ == Spoil::kG1 ? r.add_affine(bls12_381::g1_generator()) : r;
   }
-  Result<ec::G2> msm_g2(std::span<const ec::G2Affine> p, std::span<const ff::Fr> k) override {
-    PP_ASSIGN_OR_RETURN(ec::G2 r, cpu_->msm_g2(p, k));
+  Result<bls12_381::G2> msm_g2(std::span<const bls12_381::G2Affine> p, std::span<const bls12_381::Fr> k) override {
+    PP_ASSIGN_OR_RETURN(bls12_381::G2 r, cpu_->msm_g2(p, k));
     return spoil_ == Spoil::kG2 ? r.dbl() : r;
   }
   // A device override that offsets C's scalars wrongly (one wire late).
-  Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
-                                        std::span<const ff::Fr> h, const ff::Fr& r) override {
-    PP_ASSIGN_OR_RETURN(groth16::ProofMsms m, groth16::ProverBackend::proof_msms(pk, w, h, r));
+  Result<groth16::ProofMsmsT<curves::Bls12_381>> proof_msms(const groth16::ProvingKeyT<curves::Bls12_381>& pk,
+                                                            std::span<const bls12_381::Fr> w,
+                                                            std::span<const bls12_381::Fr> h,
+                                                            const bls12_381::Fr& r) override {
+    PP_ASSIGN_OR_RETURN(groth16::ProofMsmsT<curves::Bls12_381> m,
+                        groth16::ProverBackendT<curves::Bls12_381>::proof_msms(pk, w, h, r));
     if (spoil_ == Spoil::kProofC && pk.c.size() > 1) {
       PP_ASSIGN_OR_RETURN(m.c, cpu_->msm_g1(pk.c.first(pk.c.size() - 1), w.subspan(pk.n_public + 2)));
     }
@@ -145,17 +151,17 @@ class SpoiledBackend final : public groth16::ProverBackend {
  private:
   Spoil spoil_;
   bool take_;
-  std::unique_ptr<groth16::ProverBackend> cpu_;
-  std::vector<ff::Fr> a_;
+  std::unique_ptr<groth16::ProverBackendT<curves::Bls12_381>> cpu_;
+  std::vector<bls12_381::Fr> a_;
 };
 
 TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
   std::optional<FixtureKey> f;
   ASSERT_NO_FATAL_FAILURE(load_fixture("multi_io", &f));
-  const groth16::ProvingKey& pk = f->pk;
+  const groth16::ProvingKeyT<curves::Bls12_381>& pk = f->pk;
   ASSERT_FALSE(pk.a.empty());
   ASSERT_FALSE(pk.b2.empty());
-  EXPECT_TRUE(groth16::known_answer_test(*groth16::make_cpu_backend(), pk));
+  EXPECT_TRUE(groth16::known_answer_test(*groth16::make_cpu_backend<curves::Bls12_381>(), pk));
   SpoiledBackend honest(Spoil::kNone), honest_taker(Spoil::kNone, true);
   EXPECT_TRUE(groth16::known_answer_test(honest, pk));
   EXPECT_TRUE(groth16::known_answer_test(honest_taker, pk));
@@ -176,35 +182,37 @@ TEST(KnownAnswerTest, PassesTheCpuAndCatchesEachWrongOperation) {
 }
 
 // A backend that records what the prover hands it, over the CPU backend.
-class RecordingBackend final : public groth16::ProverBackend {
+class RecordingBackend final : public groth16::ProverBackendT<curves::Bls12_381> {
  public:
   std::string_view name() const override { return "recording"; }
-  Status compute_h(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) override {
+  Status compute_h(std::span<bls12_381::Fr> a, std::span<bls12_381::Fr> b, std::span<bls12_381::Fr> c) override {
     h_out = a.data();
     return cpu_->compute_h(a, b, c);
   }
-  Result<ec::G1> msm_g1(std::span<const ec::G1Affine> p, std::span<const ff::Fr> k) override {
+  Result<bls12_381::G1> msm_g1(std::span<const bls12_381::G1Affine> p, std::span<const bls12_381::Fr> k) override {
     ++single_msms;
     return cpu_->msm_g1(p, k);
   }
-  Result<ec::G2> msm_g2(std::span<const ec::G2Affine> p, std::span<const ff::Fr> k) override {
+  Result<bls12_381::G2> msm_g2(std::span<const bls12_381::G2Affine> p, std::span<const bls12_381::Fr> k) override {
     ++single_msms;
     return cpu_->msm_g2(p, k);
   }
-  Result<groth16::ProofMsms> proof_msms(const groth16::ProvingKey& pk, std::span<const ff::Fr> w,
-                                        std::span<const ff::Fr> h, const ff::Fr& r) override {
+  Result<groth16::ProofMsmsT<curves::Bls12_381>> proof_msms(const groth16::ProvingKeyT<curves::Bls12_381>& pk,
+                                                            std::span<const bls12_381::Fr> w,
+                                                            std::span<const bls12_381::Fr> h,
+                                                            const bls12_381::Fr& r) override {
     ++proof_msm_calls;
     w_in = w.data();
     h_in = h.data();
     return cpu_->proof_msms(pk, w, h, r);
   }
-  const ff::Fr* h_out = nullptr;
-  const ff::Fr* w_in = nullptr;
-  const ff::Fr* h_in = nullptr;
+  const bls12_381::Fr* h_out = nullptr;
+  const bls12_381::Fr* w_in = nullptr;
+  const bls12_381::Fr* h_in = nullptr;
   int proof_msm_calls = 0, single_msms = 0;
 
  private:
-  std::unique_ptr<groth16::ProverBackend> cpu_ = groth16::make_cpu_backend();
+  std::unique_ptr<groth16::ProverBackendT<curves::Bls12_381>> cpu_ = groth16::make_cpu_backend<curves::Bls12_381>();
 };
 
 // The prover hands the backend its caller's memory, not copies (a copy of
@@ -215,22 +223,22 @@ TEST(ProverBackendUse, FinishViewsTheCallersBuffersAndAsksForTheMsmsOnce) {
   std::optional<FixtureKey> f;
   Record record;
   ASSERT_NO_FATAL_FAILURE(load_record("sparse_dense", &f, &record));
-  const groth16::ProvingKey& pk = f->pk;
-  std::vector<ff::Fr>&a = record.a, &b = record.b, &c = record.c;
+  const groth16::ProvingKeyT<curves::Bls12_381>& pk = f->pk;
+  std::vector<bls12_381::Fr>&a = record.a, &b = record.b, &c = record.c;
   RecordingBackend rec;
   auto started = groth16::prove_start(rec, pk, f->witness, a, b, c);
   ASSERT_TRUE(started) << started.status().message();
   EXPECT_EQ(started->h.data(), a.data());
   EXPECT_EQ(rec.h_out, a.data());
   EXPECT_EQ(started->witness.data(), f->witness.data());
-  const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
+  const bls12_381::Fr r = bls12_381::Fr::random(rng), s = bls12_381::Fr::random(rng);
   auto proof = groth16::prove_finish_with(rec, pk, *started, r, s);
   ASSERT_TRUE(proof) << proof.status().message();
   EXPECT_EQ(rec.proof_msm_calls, 1);
   EXPECT_EQ(rec.w_in, f->witness.data());
   EXPECT_EQ(rec.h_in, a.data());
   EXPECT_EQ(rec.single_msms, 0);
-  auto cpu = groth16::make_cpu_backend();
+  auto cpu = groth16::make_cpu_backend<curves::Bls12_381>();
   auto want = prove_with(*cpu, pk, f->witness, r, s);
   ASSERT_TRUE(want) << want.status().message();
   EXPECT_TRUE(*proof == *want);
@@ -243,27 +251,27 @@ TEST(ProverBackendUse, CpuProofMsmsAreTheFiveMsmsAndCheckSizes) {
   PP_SEEDED_RNG(rng);
   std::optional<FixtureKey> f;
   ASSERT_NO_FATAL_FAILURE(load_fixture("multi_io", &f));
-  const groth16::ProvingKey& pk = f->pk;
+  const groth16::ProvingKeyT<curves::Bls12_381>& pk = f->pk;
   ASSERT_GT(pk.n_vars, pk.n_public + 1);
-  std::vector<ff::Fr> w(pk.n_vars), h(pk.h.size());
+  std::vector<bls12_381::Fr> w(pk.n_vars), h(pk.h.size());
   for (auto* v : {&w, &h})
-    for (ff::Fr& x : *v) x = ff::Fr::random(rng);
-  const ff::Fr r = ff::Fr::random(rng);
+    for (bls12_381::Fr& x : *v) x = bls12_381::Fr::random(rng);
+  const bls12_381::Fr r = bls12_381::Fr::random(rng);
   const auto rk = r.to_canonical();
-  auto cpu = groth16::make_cpu_backend();
+  auto cpu = groth16::make_cpu_backend<curves::Bls12_381>();
   auto got = cpu->proof_msms(pk, w, h, r);
   ASSERT_TRUE(got) << got.status().message();
   EXPECT_TRUE(got->a == msm::msm_g1(pk.a, w));
   EXPECT_TRUE(got->b2 == msm::msm_g2(pk.b2, w));
   EXPECT_TRUE(got->c + got->h + got->b1.mul(rk) ==
-              msm::msm_g1(pk.c, std::span<const ff::Fr>(w).subspan(pk.n_public + 1)) + msm::msm_g1(pk.h, h) +
+              msm::msm_g1(pk.c, std::span<const bls12_381::Fr>(w).subspan(pk.n_public + 1)) + msm::msm_g1(pk.h, h) +
                   msm::msm_g1(pk.b1, w).mul(rk));
   EXPECT_TRUE(got->h.is_identity() && got->b1.is_identity());
 
-  const std::span<const ff::Fr> ws(w), hs(h);
+  const std::span<const bls12_381::Fr> ws(w), hs(h);
   EXPECT_EQ(cpu->proof_msms(pk, ws.first(w.size() - 1), hs, r).status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(cpu->proof_msms(pk, ws, hs.first(h.size() - 1), r).status().code(), ErrorCode::kInvalidArgument);
-  groth16::ProvingKey short_c = pk;
+  groth16::ProvingKeyT<curves::Bls12_381> short_c = pk;
   short_c.c = pk.c.first(pk.c.size() - 1);
   const Status st = cpu->proof_msms(short_c, ws, hs, r).status();
   EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
@@ -280,12 +288,12 @@ TEST(TakenInputs, GiveTheCopyPathsProofAndLeaveTheRecordAsItWas) {
   Record record;
   ASSERT_NO_FATAL_FAILURE(load_record("sparse_dense", &f, &record));
   const Record before = record;
-  const std::vector<ff::Fr> w0 = f->witness;
-  const groth16::ProvingKey& pk = f->pk;
-  auto cpu = groth16::make_cpu_backend();
+  const std::vector<bls12_381::Fr> w0 = f->witness;
+  const groth16::ProvingKeyT<curves::Bls12_381>& pk = f->pk;
+  auto cpu = groth16::make_cpu_backend<curves::Bls12_381>();
   EXPECT_FALSE(cpu->prefers_taking_inputs());
   for (int proof = 0; proof < 2; ++proof) {  // the second reuses the backend's buffers
-    const ff::Fr r = ff::Fr::random(rng), s = ff::Fr::random(rng);
+    const bls12_381::Fr r = bls12_381::Fr::random(rng), s = bls12_381::Fr::random(rng);
     ASSERT_TRUE(cpu->take_inputs({record.a, record.b, record.c, f->witness}));
     ASSERT_TRUE(cpu->inputs_taken());
     ASSERT_TRUE(cpu->compute_h_taken());
@@ -302,16 +310,16 @@ TEST(TakenInputs, OutOfOrderCallsBadSizesAndBackendsWithoutThePathAreRefused) {
   std::optional<FixtureKey> f;
   Record record;
   ASSERT_NO_FATAL_FAILURE(load_record("sparse_dense", &f, &record));
-  const groth16::ProvingKey& pk = f->pk;
+  const groth16::ProvingKeyT<curves::Bls12_381>& pk = f->pk;
   const size_t n = pk.domain_size;
-  const std::vector<ff::Fr>&a = record.a, &b = record.b, &c = record.c;
-  const std::span<const ff::Fr> w(f->witness);
-  auto cpu = groth16::make_cpu_backend();
+  const std::vector<bls12_381::Fr>&a = record.a, &b = record.b, &c = record.c;
+  const std::span<const bls12_381::Fr> w(f->witness);
+  auto cpu = groth16::make_cpu_backend<curves::Bls12_381>();
   const auto out_of_order = [](const Status& st) {
     return st.code() == ErrorCode::kInternal && st.message().find("out of order") != std::string::npos;
   };
   EXPECT_TRUE(out_of_order(cpu->compute_h_taken()));
-  EXPECT_TRUE(out_of_order(cpu->proof_msms_taken(pk, ff::Fr::one()).status()));
+  EXPECT_TRUE(out_of_order(cpu->proof_msms_taken(pk, bls12_381::Fr::one()).status()));
   EXPECT_TRUE(out_of_order(cpu->inputs_taken()));
 
   EXPECT_EQ(cpu->take_inputs({a, b, std::span(c).first(n / 2), w}).code(), ErrorCode::kInvalidArgument);
@@ -326,14 +334,14 @@ TEST(TakenInputs, OutOfOrderCallsBadSizesAndBackendsWithoutThePathAreRefused) {
   ASSERT_TRUE(cpu->take_inputs({a, b, c, w.first(w.size() - 1)}));
   ASSERT_TRUE(cpu->inputs_taken());
   ASSERT_TRUE(cpu->compute_h_taken());
-  EXPECT_EQ(cpu->proof_msms_taken(pk, ff::Fr::one()).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(cpu->proof_msms_taken(pk, bls12_381::Fr::one()).status().code(), ErrorCode::kInvalidArgument);
 
   RecordingBackend without;  // implements none of the path
   const Status st = without.take_inputs({a, b, c, w});
   EXPECT_EQ(st.code(), ErrorCode::kUnavailable);
   EXPECT_NE(st.message().find("recording backend cannot take"), std::string::npos) << st.message();
   EXPECT_EQ(without.compute_h_taken().code(), ErrorCode::kUnavailable);
-  EXPECT_EQ(without.proof_msms_taken(pk, ff::Fr::one()).status().code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(without.proof_msms_taken(pk, bls12_381::Fr::one()).status().code(), ErrorCode::kUnavailable);
 }
 
 }  // namespace

@@ -15,15 +15,15 @@
 namespace proofpipe::test {
 
 template <class Cfg>
-ec::Jacobian<Cfg> cpu_msm(std::span<const ec::Affine<Cfg>> p, std::span<const ff::Fr> s) {
-  if constexpr (std::is_same_v<Cfg, ec::G1Cfg>)
+ec::Jacobian<Cfg> cpu_msm(std::span<const ec::Affine<Cfg>> p, std::span<const bls12_381::Fr> s) {
+  if constexpr (std::is_same_v<Cfg, bls12_381::G1Cfg>)
     return msm::msm_g1(p, s);
   else
     return msm::msm_g2(p, s);
 }
 
 // (r-1)/2: the largest scalar the MSM's fold leaves as it is.
-inline ff::Limbs<4> half_r() { return ff::limbs_shr(ff::limbs_sub_u64(ff::Fr::C::kP, 1), 1); }
+inline ff::Limbs<4> half_r() { return ff::limbs_shr(ff::limbs_sub_u64(bls12_381::Fr::C::kP, 1), 1); }
 
 // n points on the curve without n scalar multiplications: a few random
 // multiples of the generator, then P_i = P_{i-1} + P_{i-2}, normalised with
@@ -31,10 +31,10 @@ inline ff::Limbs<4> half_r() { return ff::limbs_shr(ff::limbs_sub_u64(ff::Fr::C:
 template <class Cfg, class Rng>
 std::vector<ec::Affine<Cfg>> msm_test_points(size_t n, Rng& rng) {
   std::vector<ec::Jacobian<Cfg>> jac(n);
-  const auto g = ec::Jacobian<Cfg>::from_affine(ec::generator<Cfg>());
+  const auto g = ec::Jacobian<Cfg>::from_affine(bls12_381::generator<Cfg>());
   for (size_t i = 0; i < n; ++i) {
     if (i < 8)
-      jac[i] = ec::scalar_mul(g, ff::Fr::random(rng));
+      jac[i] = bls12_381::scalar_mul(g, bls12_381::Fr::random(rng));
     else
       jac[i] = jac[i - 1] + jac[i - 2];
   }
@@ -44,17 +44,17 @@ std::vector<ec::Affine<Cfg>> msm_test_points(size_t n, Rng& rng) {
 }
 
 template <class Rng>
-std::vector<ff::Fr> random_scalars(size_t n, Rng& rng) {
-  std::vector<ff::Fr> s(n);
-  for (auto& x : s) x = ff::Fr::random(rng);
+std::vector<bls12_381::Fr> random_scalars(size_t n, Rng& rng) {
+  std::vector<bls12_381::Fr> s(n);
+  for (auto& x : s) x = bls12_381::Fr::random(rng);
   return s;
 }
 
 // Mostly 0 and +-1, some (r-1)/2 and (r+1)/2 (the fold's edges), a few
 // repeated values, the rest random.
 template <class Rng>
-std::vector<ff::Fr> skewed_scalars(size_t n, Rng& rng) {
-  using ff::Fr;
+std::vector<bls12_381::Fr> skewed_scalars(size_t n, Rng& rng) {
+  using bls12_381::Fr;
   const Fr half = Fr::from_canonical(half_r());
   const Fr dup[3] = {Fr::random(rng), Fr::random(rng), Fr::from_u64(12345)};
   std::vector<Fr> s(n);

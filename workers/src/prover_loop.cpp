@@ -327,7 +327,7 @@ struct CurveSide {
     keys.resize(args.zkeys.size());
     for (size_t i = 0; i < args.zkeys.size(); ++i) {
       if (curve[i] != curves::curve_id<C>()) continue;
-      PP_ASSIGN_OR_RETURN(auto zkey, formats::load_zkey_as<C>(args.zkeys[i]));
+      PP_ASSIGN_OR_RETURN(auto zkey, formats::load_zkey<C>(args.zkeys[i]));
       zkeys.push_back(std::move(zkey));
       std::string notice;
       PP_ASSIGN_OR_RETURN(auto backend, backends::make_backend_for<C>(kind, &notice));

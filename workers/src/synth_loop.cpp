@@ -206,7 +206,7 @@ bool load_keys(ipc::WorkerSession& s, const ipc::WorkerArgs& args, std::span<con
   for (size_t i = 0; i < args.zkeys.size(); ++i) {
     if (curve[i] != curves::curve_id<C>()) continue;
     const std::string& path = args.zkeys[i];
-    auto zkey = formats::load_zkey_as<C>(path, {.points = false});
+    auto zkey = formats::load_zkey<C>(path, {.points = false});
     if (!zkey) {
       spdlog::error("set-up failed: {}", zkey.status().message());
       return false;

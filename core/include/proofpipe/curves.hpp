@@ -1,7 +1,8 @@
 // The two curves as types: everything a curve-generic layer (formats,
-// groth16) needs from one name. Code written once takes `class C` and is
+// groth16) needs from one name, each aliasing its curve's namespace
+// (bls12_381::, bn254::). Code written once takes `class C` and is
 // instantiated for Bls12_381 and Bn254; no file is copied with constants
-// swapped.
+// swapped, and no template picks a curve by default: callers name it.
 #pragma once
 
 #include <span>
@@ -11,35 +12,37 @@
 
 #include "proofpipe/ec/bls12_381.hpp"
 #include "proofpipe/ec/bn254.hpp"
+#include "proofpipe/pairing/bls12_381.hpp"
 #include "proofpipe/pairing/bn254.hpp"
-#include "proofpipe/pairing/pairing.hpp"
 
 namespace proofpipe::curves {
 
 struct Bls12_381 {
   // snarkjs's name (the "curve" field of its JSON files).
   static constexpr std::string_view kName = "bls12381";
-  using FqParams = ff::FqParams;
-  using FrParams = ff::FrParams;
-  using Fq = ff::Fq;
-  using Fr = ff::Fr;
-  using Fq2 = ff::Fq2;
-  using Fq12 = ff::Fq12;
-  using G1Cfg = ec::G1Cfg;
-  using G2Cfg = ec::G2Cfg;
-  using G1Affine = ec::G1Affine;
-  using G1 = ec::G1;
-  using G2Affine = ec::G2Affine;
-  using G2 = ec::G2;
-  using G1G2Pair = std::pair<G1Affine, G2Affine>;
+  using FqParams = bls12_381::FqParams;
+  using FrParams = bls12_381::FrParams;
+  using Fq = bls12_381::Fq;
+  using Fr = bls12_381::Fr;
+  using Fq2 = bls12_381::Fq2;
+  using Fq12 = bls12_381::Fq12;
+  using G1Cfg = bls12_381::G1Cfg;
+  using G2Cfg = bls12_381::G2Cfg;
+  using G1Affine = bls12_381::G1Affine;
+  using G1 = bls12_381::G1;
+  using G2Affine = bls12_381::G2Affine;
+  using G2 = bls12_381::G2;
+  using G1G2Pair = bls12_381::G1G2Pair;
   template <class Cfg>
   static bool in_subgroup(const ec::Affine<Cfg>& a) {
-    return ec::in_subgroup(a);
+    return bls12_381::in_subgroup(a);
   }
-  static G1Affine g1_generator() { return ec::g1_generator(); }
-  static G2Affine g2_generator() { return ec::g2_generator(); }
-  static Fq12 pairing(const G1Affine& p, const G2Affine& q) { return pairing::pairing(p, q); }
-  static bool pairing_product_is_one(std::span<const G1G2Pair> pairs) { return pairing::pairing_product_is_one(pairs); }
+  static G1Affine g1_generator() { return bls12_381::g1_generator(); }
+  static G2Affine g2_generator() { return bls12_381::g2_generator(); }
+  static Fq12 pairing(const G1Affine& p, const G2Affine& q) { return bls12_381::pairing(p, q); }
+  static bool pairing_product_is_one(std::span<const G1G2Pair> pairs) {
+    return bls12_381::pairing_product_is_one(pairs);
+  }
 };
 
 struct Bn254 {

@@ -15,23 +15,25 @@ namespace proofpipe::backends {
 // True when this build has the CUDA backend (nvcc was found at configure).
 bool built_with_cuda();
 
+// The BLS12-381 backend (the one curve with device kernels):
 // kCpu: the CPU backend.
 // kCuda: the CUDA backend on the current device, or kUnavailable naming why
 //   (no device, or a build without CUDA): never a silent fallback.
 // kAuto: the CUDA backend when a device is present, else the CPU backend
 //   with *notice (when given) set to one line saying why, for the caller to
 //   log once.
-Result<std::unique_ptr<groth16::ProverBackend>> make_backend(groth16::BackendKind kind, std::string* notice = nullptr);
+Result<std::unique_ptr<groth16::ProverBackendT<curves::Bls12_381>>> make_bls12_381_backend(
+    groth16::BackendKind kind, std::string* notice = nullptr);
 
 // The backend for curve C, for every program that proves either curve
-// (`prove`, the proving worker): make_backend's for BLS12-381; the CPU
+// (`prove`, the proving worker): make_bls12_381_backend for BLS12-381; the CPU
 // backend for BN254, which has no device kernels yet (kCuda is refused,
 // kInvalidArgument; the callers refuse it earlier with the key's name).
 template <class C>
 Result<std::unique_ptr<groth16::ProverBackendT<C>>> make_backend_for(groth16::BackendKind kind,
                                                                      std::string* notice = nullptr) {
   if constexpr (std::is_same_v<C, curves::Bls12_381>) {
-    return make_backend(kind, notice);
+    return make_bls12_381_backend(kind, notice);
   } else {
     if (kind == groth16::BackendKind::kCuda) {
       return make_error(ErrorCode::kInvalidArgument,

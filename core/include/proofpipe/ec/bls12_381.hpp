@@ -1,36 +1,48 @@
-// G1 and G2 of BLS12-381: curve constants, generators, scalar multiplication
-// by Fr, and subgroup checks. Generators from draft-irtf-cfrg-pairing-friendly-
-// curves §4.2.1 (the zcash/IETF generators, also snarkjs's).
+// BLS12-381's tower (xi = 1 + u), G1 (y^2 = x^3 + 4 over Fq) and G2 (the
+// M-type sextic twist y^2 = x^3 + 4(1 + u) over Fq2): curve constants,
+// generators, scalar multiplication by Fr, and subgroup checks. Generators
+// from draft-irtf-cfrg-pairing-friendly-curves §4.2.1 (the zcash/IETF
+// generators, also snarkjs's).
 #pragma once
 
 #include <type_traits>
 
 #include "proofpipe/ec/curve.hpp"
-#include "proofpipe/ff/fq2.hpp"
+#include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/fq12.hpp"
 
-namespace proofpipe::ec {
+namespace proofpipe::bls12_381 {
+
+struct Tower {
+  using Fq = bls12_381::Fq;
+  static constexpr uint64_t kXi = 1;
+};
+using Fq2 = ff::Fq2T<Tower>;
+using Fq6 = ff::Fq6T<Tower>;
+using Fq12 = ff::Fq12T<Tower>;
+using FrobeniusTable = ff::FrobeniusTableT<Tower>;
+static_assert(sizeof(Fq2) == 96 && sizeof(Fq6) == 288 && sizeof(Fq12) == 576);
 
 struct G1Cfg {
-  using Field = ff::Fq;
+  using Field = Fq;
   static constexpr bool kG2 = false;
-  PP_HD static constexpr ff::Fq b() { return ff::Fq::from_u64(4); }
+  PP_HD static constexpr Fq b() { return Fq::from_u64(4); }
 };
 // G2 lives on the sextic twist y^2 = x^3 + 4(1 + u) over Fq2.
 struct G2Cfg {
-  using Field = ff::Fq2;
+  using Field = Fq2;
   static constexpr bool kG2 = true;
-  PP_HD static constexpr ff::Fq2 b() { return {ff::Fq::from_u64(4), ff::Fq::from_u64(4)}; }
+  PP_HD static constexpr Fq2 b() { return {Fq::from_u64(4), Fq::from_u64(4)}; }
 };
 
-using G1Affine = Affine<G1Cfg>;
-using G1 = Jacobian<G1Cfg>;
-using G2Affine = Affine<G2Cfg>;
-using G2 = Jacobian<G2Cfg>;
+using G1Affine = ec::Affine<G1Cfg>;
+using G1 = ec::Jacobian<G1Cfg>;
+using G2Affine = ec::Affine<G2Cfg>;
+using G2 = ec::Jacobian<G2Cfg>;
 
 static_assert(sizeof(G1Affine) == 96 && sizeof(G2Affine) == 192, "zkey point sizes");
 
 inline G1Affine g1_generator() {
-  using ff::Fq;
   using ff::limbs_from_hex;
   return {Fq::from_canonical(limbs_from_hex<6>(
               "0x17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb")),
@@ -39,7 +51,6 @@ inline G1Affine g1_generator() {
 }
 
 inline G2Affine g2_generator() {
-  using ff::Fq;
   using ff::limbs_from_hex;
   auto fq = [](const char* h) { return Fq::from_canonical(limbs_from_hex<6>(h)); };
   return {{fq("0x024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"),
@@ -51,7 +62,7 @@ inline G2Affine g2_generator() {
 // The generator of G1 or G2, chosen by the curve configuration (for code
 // written once for both groups).
 template <class Cfg>
-Affine<Cfg> generator() {
+ec::Affine<Cfg> generator() {
   if constexpr (std::is_same_v<Cfg, G1Cfg>) {
     return g1_generator();
   } else {
@@ -61,15 +72,15 @@ Affine<Cfg> generator() {
 
 // k * P with k an Fr element (its canonical value is the multiplier).
 template <class Cfg>
-Jacobian<Cfg> scalar_mul(const Jacobian<Cfg>& p, const ff::Fr& k) {
+ec::Jacobian<Cfg> scalar_mul(const ec::Jacobian<Cfg>& p, const Fr& k) {
   return p.mul(k.to_canonical());
 }
 
 // In the prime-order subgroup: on the curve and r * P = O. One scalar
 // multiplication by r (255 doublings); fast enough for key and proof checks.
 template <class Cfg>
-bool in_subgroup(const Affine<Cfg>& a) {
-  return in_order_subgroup(a, ff::MontConsts<ff::FrParams>::kP);
+bool in_subgroup(const ec::Affine<Cfg>& a) {
+  return ec::in_order_subgroup(a, ff::MontConsts<FrParams>::kP);
 }
 
-}  // namespace proofpipe::ec
+}  // namespace proofpipe::bls12_381

@@ -145,7 +145,4 @@ struct Fq12T {
   }
 };
 
-using Fq12 = Fq12T<BlsTower>;
-static_assert(sizeof(Fq12) == 576);
-
 }  // namespace proofpipe::ff

@@ -5,12 +5,14 @@
 //
 // T is the tower's configuration: `using Fq` (the base field) and kXi, the
 // integer a of the Fq6 non-residue xi = a + u (1 for BLS12-381, 9 for BN254),
-// the one constant in which the two towers differ.
+// the one constant in which the two towers differ. Each curve names its own
+// tower and instances (bls12_381::Fq2 in ec/bls12_381.hpp, bn254::Fq2 in
+// ec/bn254.hpp).
 #pragma once
 
 #include <type_traits>
 
-#include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/field.hpp"
 
 namespace proofpipe::ff {
 
@@ -132,13 +134,5 @@ struct Fq2T {
     return true;
   }
 };
-
-// The BLS12-381 tower: xi = 1 + u.
-struct BlsTower {
-  using Fq = ff::Fq;
-  static constexpr uint64_t kXi = 1;
-};
-using Fq2 = Fq2T<BlsTower>;
-static_assert(sizeof(Fq2) == 96);
 
 }  // namespace proofpipe::ff

@@ -128,8 +128,4 @@ struct Fq6T {
   }
 };
 
-using FrobeniusTable = FrobeniusTableT<BlsTower>;
-using Fq6 = Fq6T<BlsTower>;
-static_assert(sizeof(Fq6) == 288);
-
 }  // namespace proofpipe::ff

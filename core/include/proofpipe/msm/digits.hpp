@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/field.hpp"
 #include "proofpipe/hd.hpp"
 
 namespace proofpipe::msm::detail {
@@ -37,8 +37,8 @@ enum class ScalarClass : uint8_t { kZero, kOne, kGeneral };
 // k (canonical, < r) -> min(k, r - k); returns 1 when folded (the term is
 // then -k' * P). Afterwards k <= (r-1)/2 < 2^254, so W*c >= 255 windows of
 // signed digits represent it exactly (see booth_digit).
-// FrP: the scalar field's parameters (BLS12-381's unless named).
-template <class FrP = ff::FrParams>
+// FrP: the scalar field's parameters (bls12_381::FrParams, bn254::FrParams).
+template <class FrP>
 PP_HD inline uint32_t fold_canonical(ff::Limbs<4>& k) {
   constexpr ff::Limbs<4> kR = ff::MontConsts<FrP>::kP;
   constexpr ff::Limbs<4> kHalf = ff::limbs_shr(ff::limbs_sub_u64(kR, 1), 1);  // (r-1)/2
@@ -59,7 +59,7 @@ PP_HD inline ScalarClass folded_class(const ff::Limbs<4>& k) {
 // k <= (r-1)/2 < 2^254. Returns the class; *neg is set when folded.
 // ~10 ns: a few 4-limb compares and subtractions (2^256 < 3r on BLS12-381,
 // so at most two; BN254's r is near 2^253.6, so up to five).
-template <class FrP = ff::FrParams>
+template <class FrP>
 inline ScalarClass fold_scalar(ff::Limbs<4>& k, uint32_t* neg) {
   constexpr ff::Limbs<4> kR = ff::MontConsts<FrP>::kP;
   while (ff::limbs_geq(k, kR)) ff::limbs_sub(k, kR);

@@ -106,16 +106,18 @@ MsmPlan plan(size_t n, unsigned threads, const MsmOptions& options = {}, Group g
 // (1.5 MB for G1 at c = 15) and a batch of up to 512 * 288 bytes (G1) or
 // 256 * 576 bytes (G2); G1 on the AVX-512 IFMA path adds 72 KB (BN254) or
 // 112 KB (BLS12-381) per tile (msm/buckets.hpp).
-ec::G1 msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars, const MsmOptions& options = {});
-ec::G2 msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars, const MsmOptions& options = {});
+bls12_381::G1 msm_g1(std::span<const bls12_381::G1Affine> points, std::span<const bls12_381::Fr> scalars,
+                     const MsmOptions& options = {});
+bls12_381::G2 msm_g2(std::span<const bls12_381::G2Affine> points, std::span<const bls12_381::Fr> scalars,
+                     const MsmOptions& options = {});
 
 // Same with canonical little-endian scalars (e.g. witness values read
 // straight from a .wtns file). Values need not be below r: they are reduced
 // modulo r (inputs are < 2^256 < 3r, so at most two subtractions).
-ec::G1 msm_g1_canonical(std::span<const ec::G1Affine> points, std::span<const ff::Limbs<4>> scalars,
-                        const MsmOptions& options = {});
-ec::G2 msm_g2_canonical(std::span<const ec::G2Affine> points, std::span<const ff::Limbs<4>> scalars,
-                        const MsmOptions& options = {});
+bls12_381::G1 msm_g1_canonical(std::span<const bls12_381::G1Affine> points, std::span<const ff::Limbs<4>> scalars,
+                               const MsmOptions& options = {});
+bls12_381::G2 msm_g2_canonical(std::span<const bls12_381::G2Affine> points, std::span<const ff::Limbs<4>> scalars,
+                               const MsmOptions& options = {});
 
 // One part of msm_g1_sum: sum_i scalars[i] * points[i] (sizes must match).
 template <class Cfg, class Scalar>
@@ -130,7 +132,8 @@ struct MsmPart {
 // 2 x 113 for two of 2^16, and one of 3 x 2^16 287 ms against 3 x 113. The
 // prover sums its C, H and r * B1 MSMs anyway (groth16/src/backend_cpu.cpp).
 // Scratch: the terms of all parts at once (40 B per non-trivial scalar).
-ec::G1 msm_g1_sum(std::span<const MsmPart<ec::G1Cfg, ff::Fr>> parts, const MsmOptions& options = {});
+bls12_381::G1 msm_g1_sum(std::span<const MsmPart<bls12_381::G1Cfg, bls12_381::Fr>> parts,
+                         const MsmOptions& options = {});
 bn254::G1 msm_g1_sum(std::span<const MsmPart<bn254::G1Cfg, bn254::Fr>> parts, const MsmOptions& options = {});
 
 // The same four for BN254 (the same Pippenger template, instantiated in

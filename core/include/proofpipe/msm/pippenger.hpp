@@ -211,7 +211,7 @@ ec::Jacobian<Cfg> pippenger_terms(std::span<const MsmPart<Cfg, In>> parts, const
 
 // The entry point: GLV halves where the group has an endomorphism and the
 // caller did not turn it off, whole folded scalars otherwise.
-template <class Cfg, class In, class Fr = ff::Fr>
+template <class Cfg, class In, class Fr>
 ec::Jacobian<Cfg> pippenger_sum(std::span<const MsmPart<Cfg, In>> parts, const MsmOptions& options) {
   if constexpr (ec::HasGlv<Cfg>) {
     if (options.glv) return pippenger_terms<Cfg, In, Fr, 2>(parts, options);
@@ -219,7 +219,7 @@ ec::Jacobian<Cfg> pippenger_sum(std::span<const MsmPart<Cfg, In>> parts, const M
   return pippenger_terms<Cfg, In, Fr, 4>(parts, options);
 }
 
-template <class Cfg, class In, class Fr = ff::Fr>
+template <class Cfg, class In, class Fr>
 ec::Jacobian<Cfg> pippenger(std::span<const ec::Affine<Cfg>> points, std::span<const In> scalars,
                             const MsmOptions& options) {
   const MsmPart<Cfg, In> one{points, scalars};

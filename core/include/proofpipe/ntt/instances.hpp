@@ -7,5 +7,5 @@
 
 // X(field type) once per field: BLS12-381's Fr, BN254's Fr.
 #define PP_NTT_FOR_EACH_FIELD(X) \
-  X(::proofpipe::ff::Fr)         \
+  X(::proofpipe::bls12_381::Fr)  \
   X(::proofpipe::bn254::Fr)

@@ -1,5 +1,5 @@
 // Internal to pp_core: the radix-2 passes, bit reversal and scaling behind
-// ntt::Domain (ntt.hpp). Not a public API; only core/src/ntt*.cpp include it.
+// ntt::DomainT (ntt.hpp). Not a public API; only core/src/ntt*.cpp include it.
 //
 // A transform of size 2^k is split into passes: a "bottom" pass of up to 12
 // levels over contiguous blocks of 2^bottom_bits elements (128 KiB at 12

@@ -31,7 +31,6 @@ inline constexpr unsigned kMaxLogSize = 28;
 // log_n in [0, Fr::Params::kTwoAdicity].
 template <class Fr>
 Fr root_of_unity(unsigned log_n);
-inline ff::Fr root_of_unity(unsigned log_n) { return root_of_unity<ff::Fr>(log_n); }
 
 // One power-of-two evaluation domain {w^i : 0 <= i < n}, n = 2^k, w = root_of_unity(k).
 //
@@ -94,8 +93,6 @@ class DomainT {
   std::vector<Fr> top_;  // w^j, j in [0, n/2]; empty when one pass suffices
 };
 
-using Domain = DomainT<ff::Fr>;
-
 // The H step of the snarkjs Groth16 prover (docs/design/formats.md §3.3).
 //
 // In: a, b, c hold A(w^i), B(w^i), C(w^i) for i < n, the QAP evaluations on the
@@ -111,8 +108,5 @@ using Domain = DomainT<ff::Fr>;
 // @concurrent the spans must not overlap each other or another caller's.
 template <class Fr>
 void compute_h_odd_coset(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c);
-inline void compute_h_odd_coset(std::span<ff::Fr> a, std::span<ff::Fr> b, std::span<ff::Fr> c) {
-  compute_h_odd_coset<ff::Fr>(a, b, c);
-}
 
 }  // namespace proofpipe::ntt

@@ -13,7 +13,7 @@
 // the chain against the plain exponent c (p^12 - 1)/r and against
 // ffjavascript's e(g1, g2).
 //
-// Inputs as in pairing.hpp: affine Montgomery points, (0, 0) the identity,
+// Inputs as in pairing/bls12_381.hpp: affine Montgomery points, (0, 0) the identity,
 // on their curves and in the order-r groups (not checked here). A pair with
 // an identity contributes 1. All functions are pure and thread-safe.
 #pragma once

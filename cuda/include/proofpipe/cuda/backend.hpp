@@ -20,6 +20,6 @@ namespace proofpipe::cuda {
 // Per-proof buffers (a, b, c, scalars, MSM scratch) are kept and reused, so
 // a warm backend allocates nothing per proof.
 // @not_thread_safe one prover thread per backend (the GPU worker has one).
-Result<std::unique_ptr<groth16::ProverBackend>> make_cuda_backend();
+Result<std::unique_ptr<groth16::ProverBackendT<curves::Bls12_381>>> make_cuda_backend();
 
 }  // namespace proofpipe::cuda

@@ -38,16 +38,17 @@ struct DeviceNeed {
 struct KeyLayout {
   StoredSection a, b1, b2, c, h;
 };
-inline KeyLayout key_layout(const groth16::ProvingKey& pk) {
-  return {stored_section<ec::G1Cfg>(pk.a), stored_section<ec::G1Cfg>(pk.b1), stored_section<ec::G2Cfg>(pk.b2),
-          stored_section<ec::G1Cfg>(pk.c), stored_section<ec::G1Cfg>(pk.h)};
+inline KeyLayout key_layout(const groth16::ProvingKeyT<curves::Bls12_381>& pk) {
+  return {stored_section<bls12_381::G1Cfg>(pk.a), stored_section<bls12_381::G1Cfg>(pk.b1),
+          stored_section<bls12_381::G2Cfg>(pk.b2), stored_section<bls12_381::G1Cfg>(pk.c),
+          stored_section<bls12_381::G1Cfg>(pk.h)};
 }
 
 // DeviceNeed of pk laid out as `layout` (the sections the backend stores
 // without their identity points take less). The same sizes as
 // backend.cpp's prepare(), ntt_tables.cpp and reserve_msm.
-inline DeviceNeed device_need(const groth16::ProvingKey& pk, const KeyLayout& layout) {
-  using ff::Fr;
+inline DeviceNeed device_need(const groth16::ProvingKeyT<curves::Bls12_381>& pk, const KeyLayout& layout) {
+  using bls12_381::Fr;
   DeviceNeed need;
   size_t g1_terms = 0;
   for (const StoredSection& st : {layout.a, layout.b1, layout.c, layout.h}) {
@@ -63,11 +64,13 @@ inline DeviceNeed device_need(const groth16::ProvingKey& pk, const KeyLayout& la
     const size_t twiddles = log_n > nttk::kTileBits ? n / 2 + 1 : 0;
     need.ntt = (twiddles + (size_t(1) << (log_n - tb)) + (size_t(1) << tb)) * sizeof(Fr);
   }
-  need.scratch =
-      msm_detail::reserve_bytes(g1_terms, sizeof(ec::Xyzz<ec::G1Cfg>), b2.count, sizeof(ec::Xyzz<ec::G2Cfg>));
+  need.scratch = msm_detail::reserve_bytes(g1_terms, sizeof(ec::Xyzz<bls12_381::G1Cfg>), b2.count,
+                                           sizeof(ec::Xyzz<bls12_381::G2Cfg>));
   return need;
 }
-inline DeviceNeed device_need(const groth16::ProvingKey& pk) { return device_need(pk, key_layout(pk)); }
+inline DeviceNeed device_need(const groth16::ProvingKeyT<curves::Bls12_381>& pk) {
+  return device_need(pk, key_layout(pk));
+}
 
 // kResourceExhausted with the parts in GiB when need.total() is more than
 // the device's free memory plus what the backend already holds (a second

@@ -114,11 +114,11 @@ PP_HD_INLINE void chain_init_body(F* x, F* y, size_t n, size_t i) {
 // ----- host API (device 0; host spans of n elements) -----
 
 // out[i] = a[i] * b[i] in Fr with Field::operator* in device code.
-Status fr_mul_batch(const ff::Fr* a, const ff::Fr* b, ff::Fr* out, size_t n);
+Status fr_mul_batch(const bls12_381::Fr* a, const bls12_381::Fr* b, bls12_381::Fr* out, size_t n);
 
 // out[i] = a[i] op b[i]; b may be null for kSqr and kSqrOperator.
-Status fr_batch(FieldOp op, const ff::Fr* a, const ff::Fr* b, ff::Fr* out, size_t n);
-Status fq_batch(FieldOp op, const ff::Fq* a, const ff::Fq* b, ff::Fq* out, size_t n);
+Status fr_batch(FieldOp op, const bls12_381::Fr* a, const bls12_381::Fr* b, bls12_381::Fr* out, size_t n);
+Status fq_batch(FieldOp op, const bls12_381::Fq* a, const bls12_381::Fq* b, bls12_381::Fq* out, size_t n);
 
 // Device multiplications per second: `threads` threads (0: two waves of
 // 2048 per SM) each run a dependent chain of `chain` products (0: 2048),

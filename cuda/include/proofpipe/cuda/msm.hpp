@@ -52,10 +52,12 @@ struct MsmPhases {
 // Montgomery Fr; points affine, the identity (0,0) allowed; sizes equal
 // (else kInvalidArgument); n = 0 gives the identity. Allocates and frees its
 // device buffers per call.
-Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars);
-Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars);
-Result<ec::G1> msm_g1(std::span<const ec::G1Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning);
-Result<ec::G2> msm_g2(std::span<const ec::G2Affine> points, std::span<const ff::Fr> scalars, const MsmTuning& tuning);
+Result<bls12_381::G1> msm_g1(std::span<const bls12_381::G1Affine> points, std::span<const bls12_381::Fr> scalars);
+Result<bls12_381::G2> msm_g2(std::span<const bls12_381::G2Affine> points, std::span<const bls12_381::Fr> scalars);
+Result<bls12_381::G1> msm_g1(std::span<const bls12_381::G1Affine> points, std::span<const bls12_381::Fr> scalars,
+                             const MsmTuning& tuning);
+Result<bls12_381::G2> msm_g2(std::span<const bls12_381::G2Affine> points, std::span<const bls12_381::Fr> scalars,
+                             const MsmTuning& tuning);
 
 // The benchmark's scalars: zero_pct % zeros and one_pct % +-1 (either sign
 // at even odds), the rest random; {} is all random. A witness is mostly

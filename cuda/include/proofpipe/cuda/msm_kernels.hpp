@@ -23,7 +23,7 @@
 // MSM is 83 ms against 650 ms of batch add). Without it every scalar costs
 // W pairs in the sort (15 at 2^24), whatever its value; with it a zero
 // term costs none and a +-1 one.
-// Templated on the curve configuration (ec::G1Cfg / ec::G2Cfg).
+// Templated on the curve configuration (bls12_381::G1Cfg / bls12_381::G2Cfg).
 #pragma once
 
 #include <cstddef>
@@ -50,7 +50,7 @@ enum TermClass : uint8_t { kZeroTerm = 0, kPlusOne = 1, kMinusOne = 2, kOtherSca
 // The scalar of term i: scalars[i], or scalars[index[i]] for a key section
 // stored without its identity points (the backend's compaction keeps the
 // rest in order and the wire of each, so the witness is read in place).
-PP_HD inline const ff::Fr& term_scalar(const ff::Fr* scalars, const uint32_t* index, size_t i) {
+PP_HD inline const bls12_381::Fr& term_scalar(const bls12_381::Fr* scalars, const uint32_t* index, size_t i) {
   return scalars[index == nullptr ? i : index[i]];
 }
 
@@ -60,10 +60,10 @@ PP_HD inline const ff::Fr& term_scalar(const ff::Fr* scalars, const uint32_t* in
 // points of a `proofpipe gen` key at 2^20 and about 75% for PoRep (b density
 // 25.4%, docs/design/numbers.md §1). After the fold, +-1 is k = 1 with the fold's sign.
 template <class Cfg>
-PP_HD void classify_body(size_t i, const ff::Fr* scalars, const uint32_t* index, const ec::Affine<Cfg>* points,
+PP_HD void classify_body(size_t i, const bls12_381::Fr* scalars, const uint32_t* index, const ec::Affine<Cfg>* points,
                          uint8_t* classes) {
   ff::Limbs<4> k = term_scalar(scalars, index, i).to_canonical();
-  const uint32_t neg = msm::detail::fold_canonical(k);
+  const uint32_t neg = msm::detail::fold_canonical<bls12_381::FrParams>(k);
   const msm::detail::ScalarClass folded = msm::detail::folded_class(k);
   uint8_t cls = folded == msm::detail::ScalarClass::kZero  ? kZeroTerm
                 : folded == msm::detail::ScalarClass::kOne ? (neg != 0 ? kMinusOne : kPlusOne)
@@ -78,11 +78,11 @@ PP_HD void classify_body(size_t i, const ff::Fr* scalars, const uint32_t* index,
 //   key   = (w << c) | |d|   (|d| = 0: no bucket, skipped by the runs)
 //   value = i | sign << 31,  sign = folded XOR (d < 0)
 // Identity points need no test here: adding (0,0) is a no-op in Xyzz.
-PP_HD inline void digits_body(size_t t, const ff::Fr* scalars, const uint32_t* index, const uint32_t* others,
+PP_HD inline void digits_body(size_t t, const bls12_381::Fr* scalars, const uint32_t* index, const uint32_t* others,
                               size_t count, unsigned c, unsigned j0, unsigned jn, uint32_t* keys, uint32_t* vals) {
   const uint32_t i = others[t];
   ff::Limbs<4> k = term_scalar(scalars, index, i).to_canonical();
-  const uint32_t neg = msm::detail::fold_canonical(k);
+  const uint32_t neg = msm::detail::fold_canonical<bls12_381::FrParams>(k);
   for (unsigned w = 0; w < jn; ++w) {
     const int32_t d = msm::detail::booth_digit(k, j0 + w, c);
     const uint32_t mag = uint32_t(d < 0 ? -d : d);

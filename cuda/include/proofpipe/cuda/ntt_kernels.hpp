@@ -34,7 +34,7 @@
 
 namespace proofpipe::cuda::nttk {
 
-using ff::Fr;
+using bls12_381::Fr;
 
 // 2^10 Fr = 32 KiB of shared memory per tile: under the 48 KiB static limit
 // (no opt-in), and up to 7 blocks per SM by shared memory on sm_90 (228 KiB).
@@ -345,7 +345,7 @@ inline std::vector<Fr> level_table(bool inverse) {
   std::vector<Fr> t(size_t(1) << kTileBits, Fr::zero());
   for (unsigned l = 0; l < kTileBits; ++l) {
     const size_t m = size_t(1) << l;
-    const Fr w = ntt::root_of_unity(l + 1);
+    const Fr w = ntt::root_of_unity<Fr>(l + 1);
     Fr p = Fr::one();
     std::vector<Fr> pw(2 * m);
     for (size_t j = 0; j < 2 * m; ++j, p = p * w) pw[j] = p;
@@ -369,8 +369,8 @@ inline void twiddle_range(Fr* out, const Fr& omega, uint64_t begin, uint64_t end
 // shift = w_{2n} (the odd coset), inv_n = 1/n.
 inline void scale_tables(unsigned log_n, std::vector<Fr>& blk, std::vector<Fr>& off) {
   const unsigned tb = tile_bits_for(log_n), hb = log_n - tb;
-  // Not ntt::Domain::get(log_n): that would build the CPU's n/2 table (4 GiB at 2^28).
-  const Fr shift = ntt::root_of_unity(log_n + 1);
+  // Not ntt::DomainT::get(log_n): that would build the CPU's n/2 table (4 GiB at 2^28).
+  const Fr shift = ntt::root_of_unity<Fr>(log_n + 1);
   blk.assign(size_t(1) << hb, Fr::zero());
   Fr p = Fr::from_u64(uint64_t(1) << log_n).inverse();
   for (uint64_t e = 0; e < blk.size(); ++e, p = p * shift) blk[reverse_bits(e, hb)] = p;

@@ -24,7 +24,5 @@ std::string to_decimal(const ff::Field<P>& x);
 // modulus r". Never throws.
 template <class F>
 Result<F> from_decimal(std::string_view text);
-inline Result<ff::Fr> fr_from_decimal(std::string_view text) { return from_decimal<ff::Fr>(text); }
-inline Result<ff::Fq> fq_from_decimal(std::string_view text) { return from_decimal<ff::Fq>(text); }
 
 }  // namespace proofpipe::formats

@@ -11,10 +11,8 @@ namespace proofpipe::formats {
 
 template <class C>
 class ZkeyT;
-using Zkey = ZkeyT<curves::Bls12_381>;
 
 template <class C>
 struct WitnessT;
-using Witness = WitnessT<curves::Bls12_381>;
 
 }  // namespace proofpipe::formats

@@ -1,11 +1,11 @@
 // snarkjs's JSON files for Groth16 over BLS12-381 ("curve": "bls12381") and
-// BN254 ("curve": "bn128"): one template over the curve C (default
-// BLS12-381, the pipeline's), instantiated for both in proof_json.cpp:
+// BN254 ("curve": "bn128"): one template over the curve C (callers name it:
+// curves::Bls12_381 or curves::Bn254), instantiated for both in proof_json.cpp:
 // proof.json, public.json and verification_key.json, written in exactly
 // snarkjs's shape (key order, 1-space indent, no trailing newline, so files are
 // byte-identical to `snarkjs groth16 prove` / `zkey export verificationkey`
 // output) and read back strictly. docs/design/formats.md §4. No pairing
-// here: e(alpha, beta) comes in from the caller (see VerificationKey).
+// here: e(alpha, beta) comes in from the caller (see VerificationKeyT).
 #pragma once
 
 #include <cstdint>
@@ -23,10 +23,8 @@
 
 namespace proofpipe::formats {
 
-using Bls = curves::Bls12_381;
-
 // A Groth16 proof: affine Montgomery points (pi_a, pi_b, pi_c).
-template <class C = Bls>
+template <class C>
 struct ProofT {
   using Curve = C;
   typename C::G1Affine a;
@@ -34,7 +32,6 @@ struct ProofT {
   typename C::G1Affine c;
   bool operator==(const ProofT&) const = default;
 };
-using Proof = ProofT<>;
 
 // An Fq12 element in snarkjs's nesting of vk_alphabeta_12:
 //   Fq12 = c[0] + c[1]*w,  Fq6 c[i] = c[i][0] + c[i][1]*v + c[i][2]*v^2,
@@ -42,7 +39,7 @@ using Proof = ProofT<>;
 // tower, which ffjavascript uses too). JSON: [[[c0,c1] x3] x2], decimal.
 // Kept as plain coefficients so this library does not depend on the pairing;
 // the verifier (groth16/src/verifier.cpp) converts its Fq12 to and from this.
-template <class C = Bls>
+template <class C>
 struct Fq12CoeffsT {
   typename C::Fq2 c[2][3];
   bool operator==(const Fq12CoeffsT& o) const {
@@ -53,9 +50,7 @@ struct Fq12CoeffsT {
   }
 };
 
-using Fq12Coeffs = Fq12CoeffsT<>;
-
-template <class C = Bls>
+template <class C>
 struct VerificationKeyT {
   using Curve = C;
   uint32_t n_public = 0;
@@ -63,12 +58,11 @@ struct VerificationKeyT {
   typename C::G2Affine beta2{}, gamma2{}, delta2{};
   // HOOK for the pairing: vk_alphabeta_12 = e(alpha1, beta2). snarkjs writes
   // it but its verifier never reads it. Written only when set; the groth16
-  // layer fills it from pairing/pairing.hpp. Read back when present.
+  // layer fills it from pairing/bls12_381.hpp. Read back when present.
   std::optional<Fq12CoeffsT<C>> alphabeta_12;
   std::vector<typename C::G1Affine> ic;  // n_public + 1 entries
   bool operator==(const VerificationKeyT&) const = default;
 };
-using VerificationKey = VerificationKeyT<>;
 
 // The verification key of a proving key, as `snarkjs zkey export
 // verificationkey` builds it (alpha1, beta2, gamma2, delta2, IC from the zkey).
@@ -95,18 +89,18 @@ VerificationKeyT<C> verification_key_from_zkey(
 // Unknown extra keys are ignored, as snarkjs does.
 template <class C>
 std::string proof_to_json(const ProofT<C>& proof);
-template <class C = Bls>
+template <class C>
 Result<ProofT<C>> proof_from_json(std::string_view text, std::string_view what = "proof");
 
 // public.json: ["<w1>", ..., "<w_nPublic>"], each below r.
-template <class C = Bls>
+template <class C>
 std::string public_to_json(std::span<const typename C::Fr> inputs);
-template <class C = Bls>
+template <class C>
 Result<std::vector<typename C::Fr>> public_from_json(std::string_view text, std::string_view what = "public inputs");
 
 template <class C>
 std::string verification_key_to_json(const VerificationKeyT<C>& vk);
-template <class C = Bls>
+template <class C>
 Result<VerificationKeyT<C>> verification_key_from_json(std::string_view text,
                                                        std::string_view what = "verification key");
 
@@ -124,11 +118,11 @@ Result<curves::CurveId> json_curve(std::string_view text, std::string_view what)
 // "proof '<path>'", "public inputs '<path>'", "verification key '<path>'".
 template <class C>
 [[nodiscard]] Status write_proof_json(const std::filesystem::path& path, const ProofT<C>& proof);
-template <class C = Bls>
+template <class C>
 [[nodiscard]] Result<ProofT<C>> read_proof_json(const std::filesystem::path& path);
-template <class C = Bls>
+template <class C>
 [[nodiscard]] Status write_public_json(const std::filesystem::path& path, std::span<const typename C::Fr> inputs);
-template <class C = Bls>
+template <class C>
 [[nodiscard]] Result<std::vector<typename C::Fr>> read_public_json(const std::filesystem::path& path);
 // A proof and its public inputs as one unit: both are written, then renamed
 // into place; on any failure neither file is left.
@@ -138,7 +132,7 @@ template <class C>
                                             std::span<const typename C::Fr> inputs);
 template <class C>
 [[nodiscard]] Status write_verification_key_json(const std::filesystem::path& path, const VerificationKeyT<C>& vk);
-template <class C = Bls>
+template <class C>
 [[nodiscard]] Result<VerificationKeyT<C>> read_verification_key_json(const std::filesystem::path& path);
 
 }  // namespace proofpipe::formats

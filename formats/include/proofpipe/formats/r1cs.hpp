@@ -51,7 +51,6 @@ struct SparseMatrixT {
     return acc;
   }
 };
-using SparseMatrix = SparseMatrixT<curves::Bls12_381>;
 
 // Constraint c means <A_c, w> * <B_c, w> - <C_c, w> = 0 (mod r).
 template <class C>
@@ -61,14 +60,13 @@ struct R1csT {
   R1csHeader header;
   SparseMatrixT<C> a, b, c;
 };
-using R1cs = R1csT<curves::Bls12_381>;
 
 // Loads an r1cs. Errors (prefix "r1cs '<path>': "): missing file, truncated,
 // bad magic, unsupported version, missing section 1/2, "unsupported curve
 // bn128", "prime mismatch", inconsistent wire counts, a term's wire not below
 // nWires, a coefficient not below r, trailing bytes in section 2, a wrong
 // section 3 size, custom gates. kBadFormat for content errors.
-template <class C = curves::Bls12_381>
+template <class C>
 [[nodiscard]] Result<R1csT<C>> load_r1cs(const std::filesystem::path& path);
 
 // The curve an r1cs is for (circom's --prime), from its header's prime.

@@ -29,12 +29,12 @@ struct WitnessT {
 // "curve mismatch: ... is bn128's, expected bls12381", "prime mismatch",
 // "section 1 is N bytes, expected 40", "section 2 is N bytes, expected M"
 // (nWitness * 32), and "w[17] is not below r". kBadFormat for content errors.
-template <class C = curves::Bls12_381>
+template <class C>
 [[nodiscard]] Result<WitnessT<C>> load_wtns(const std::filesystem::path& path);
 // The same over bytes already mapped or viewed (the C library's witness
 // buffer: MappedFile::view_of); `path` in the result and in messages is
 // the file's path().
-template <class C = curves::Bls12_381>
+template <class C>
 [[nodiscard]] Result<WitnessT<C>> load_wtns_from(const MappedFile& file);
 
 // The curve a wtns is for, from its header's prime (r). kBadFormat naming
@@ -44,12 +44,12 @@ template <class C = curves::Bls12_381>
 // The same checks, but converts only the first out.size() values, into caller
 // memory (a shared-memory slot, or just the public signals), and returns
 // nWitness. kInvalidArgument when the file holds fewer than out.size() values.
-template <class C = curves::Bls12_381>
+template <class C>
 [[nodiscard]] Result<uint32_t> read_wtns_prefix(const std::filesystem::path& path, std::span<typename C::Fr> out);
 
 // Writes a version-2 .wtns of `values` (Montgomery in memory, standard form
 // in the file), temp file then rename.
-template <class C = curves::Bls12_381>
+template <class C>
 [[nodiscard]] Status write_wtns(const std::filesystem::path& path, std::span<const typename C::Fr> values);
 
 // Checks that `witness` can drive `zkey`: exactly nVars values, and w[0] == 1.

@@ -1,6 +1,6 @@
 // Groth16 proving keys in snarkjs's .zkey format (version 1, protocol 1),
 // for BLS12-381 and BN254 (bn128): one template over the curve C
-// (proofpipe/curves.hpp), the BLS12-381 names kept as aliases
+// (proofpipe/curves.hpp), which every caller names
 // (docs/design/formats.md §2.3, §2.4). Points are exposed
 // as spans straight into the mmap (zero copy) after every section size has been
 // checked against nVars/nPublic/domainSize. Not a writer; not PLONK/FFLONK.
@@ -26,7 +26,7 @@ enum ZkeySection : uint32_t {
   kZkeyHeader = 1,          // u32 protocol
   kZkeyGroth16Header = 2,   // primes, sizes, alpha/beta/gamma/delta
   kZkeyIC = 3,              // (nPublic+1) G1
-  kZkeyCoefs = 4,           // u32 nCoef, nCoef x ZkeyCoef
+  kZkeyCoefs = 4,           // u32 nCoef, nCoef x ZkeyCoefT
   kZkeyA = 5,               // nVars G1
   kZkeyB1 = 6,              // nVars G1
   kZkeyB2 = 7,              // nVars G2
@@ -50,7 +50,6 @@ struct ZkeyHeaderT {
   typename C::G1Affine alpha1, beta1, delta1;
   typename C::G2Affine beta2, gamma2, delta2;
 };
-using ZkeyHeader = ZkeyHeaderT<curves::Bls12_381>;
 
 // One entry of section 4, the QAP's A and B matrices (snarkjs never stores C).
 // Exactly the file layout: 44 bytes, 4-byte aligned, little-endian, so a span
@@ -63,7 +62,7 @@ using ZkeyHeader = ZkeyHeaderT<curves::Bls12_381>;
 //   * snarkjs's shortcut  = from_mont(value) * from_mont(w_canonical_limbs)
 //                         = the element coef*w, when the witness is kept in
 //                           STANDARD form (as the .wtns stores it). With a
-//                           Montgomery-form witness (formats::Witness) use
+//                           Montgomery-form witness (formats::WitnessT) use
 //                           coef() * w instead.
 // Validated on load: matrix < 2, constraint < domainSize, signal < nVars,
 // value < r.
@@ -84,10 +83,10 @@ struct ZkeyCoefT {
   // The coefficient itself as a Montgomery-form Fr (montmul by 1 strips one R).
   Fr coef() const { return value_mont() * Fr::from_mont(typename Fr::Repr{1, 0, 0, 0}); }
 };
-using ZkeyCoef = ZkeyCoefT<curves::Bls12_381>;
-static_assert(sizeof(ZkeyCoef) == 44 && alignof(ZkeyCoef) == 4, "zkey section 4 entry layout");
+static_assert(sizeof(ZkeyCoefT<curves::Bls12_381>) == 44 && alignof(ZkeyCoefT<curves::Bls12_381>) == 4,
+              "zkey section 4 entry layout");
 static_assert(sizeof(ZkeyCoefT<curves::Bn254>) == 44 && alignof(ZkeyCoefT<curves::Bn254>) == 4);
-static_assert(std::is_trivially_copyable_v<ZkeyCoef>);
+static_assert(std::is_trivially_copyable_v<ZkeyCoefT<curves::Bls12_381>>);
 
 struct ZkeyLoadOptions {
   // Also check every point of sections 3 and 5-9: coordinates fully reduced
@@ -116,9 +115,7 @@ struct ZkeyLoadOptions {
 // other curve ("curve mismatch: ... is bn128's, expected bls12381").
 // kBadFormat for all content errors.
 template <class C>
-[[nodiscard]] Result<ZkeyT<C>> load_zkey_as(const std::filesystem::path& path, const ZkeyLoadOptions& options = {});
-// The BLS12-381 reader (the pipeline's), below the class.
-[[nodiscard]] Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options = {});
+[[nodiscard]] Result<ZkeyT<C>> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options = {});
 // The same checks over bytes already mapped, copied or viewed (the C
 // library's buffers: MappedFile::copy_of, view_of); the key keeps `file`,
 // and messages name its path().
@@ -153,8 +150,8 @@ template <class C>
 // A loaded proving key. Move-only: the spans point into the mapping (or into
 // owned copies, see below), which move with the object.
 //
-// Alignment: ec::G1Affine/G2Affine need 8-byte alignment, but a section's data
-// offset is only guaranteed to be a multiple of 4 (the 4-byte nCoef and the
+// Alignment: G1Affine/G2Affine (either curve's) need 8-byte alignment, but a
+// section's data offset is only guaranteed to be a multiple of 4 (the 4-byte nCoef and the
 // 44-byte coefficients shift everything after section 4; in the snarkjs
 // fixtures about half of the point sections start at 4 mod 8). A section whose
 // data is aligned is viewed in place; one that is not is copied once into an
@@ -207,9 +204,5 @@ class ZkeyT {
   std::span<const G2Affine> b2_;
   std::span<const Coef> coefs_;
 };
-
-inline Result<Zkey> load_zkey(const std::filesystem::path& path, const ZkeyLoadOptions& options) {
-  return load_zkey_as<curves::Bls12_381>(path, options);
-}
 
 }  // namespace proofpipe::formats

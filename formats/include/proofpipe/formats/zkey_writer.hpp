@@ -3,7 +3,7 @@
 // of load_zkey. Sections are written in the order 1, 2, ..., 10 (the order
 // `snarkjs zkey contribute` uses). Points go out in the library's in-memory
 // affine Montgomery layout, which is exactly the file's "LEM" layout (the
-// identity as all-zero bytes); coefficients as ZkeyCoef records.
+// identity as all-zero bytes); coefficients as ZkeyCoefT records.
 //
 // Not a ceremony tool: section 10 (the MPC transcript) is either given raw by
 // the caller or written as "no contributions" (64-byte csHash of zeros, then
@@ -25,7 +25,7 @@
 namespace proofpipe::formats {
 
 // Everything a Groth16 zkey holds, as views over caller memory (vectors, or
-// the spans of a loaded Zkey). Sizes must agree with the header:
+// the spans of a loaded ZkeyT). Sizes must agree with the header:
 //   ic: nPublic+1, a/b1/b2: nVars, c: nVars-nPublic-1, h: domainSize.
 // header.log2_domain_size is ignored (derived from domain_size).
 template <class C>
@@ -42,7 +42,6 @@ struct ZkeyPartsT {
   // Raw section-10 bytes; nullopt writes 64 zero bytes + u32 0 (68 bytes).
   std::optional<std::span<const uint8_t>> contributions;
 };
-using ZkeyParts = ZkeyPartsT<curves::Bls12_381>;
 
 // Size in bytes of the file write_zkey would produce for `parts`.
 template <class C>
@@ -61,9 +60,9 @@ template <class C>
 [[nodiscard]] Status write_zkey(const std::filesystem::path& path, const ZkeyPartsT<C>& parts);
 
 // The section-4 value of an r1cs coefficient: LE bytes of coef*R^2 mod r
-// (R = 2^256), for a Montgomery-form Fr `coef` (see ZkeyCoef). With
-// ZkeyCoef{...}.coef() this round-trips.
-template <class C = curves::Bls12_381>
+// (R = 2^256), for a Montgomery-form Fr `coef` (see ZkeyCoefT). With
+// ZkeyCoefT<C>{...}.coef() this round-trips.
+template <class C>
 ZkeyCoefT<C> make_zkey_coef(uint32_t matrix, uint32_t constraint, uint32_t signal,
                             const std::type_identity_t<typename C::Fr>& coef);
 

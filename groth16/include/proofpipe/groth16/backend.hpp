@@ -18,7 +18,6 @@ enum class BackendKind { kAuto, kCpu, kCuda };
 
 template <class C>
 struct ProvingKeyT;  // proving_key.hpp
-using ProvingKey = ProvingKeyT<curves::Bls12_381>;
 
 // The five MSMs of one proof (Groth16, snarkjs order): A, B1 (G1) and B2
 // (G2) over the whole witness, C over its private part, H over h. Only a,
@@ -31,7 +30,6 @@ struct ProofMsmsT {
   typename C::G2 b2;
   typename C::G1 c, h;
 };
-using ProofMsms = ProofMsmsT<curves::Bls12_381>;
 
 // One proof's inputs where a record holds them (read-only): a, b and c on
 // the domain (synthesize's output), w the witness; all Montgomery.
@@ -39,12 +37,11 @@ template <class C>
 struct ProofInputsT {
   std::span<const typename C::Fr> a, b, c, w;
 };
-using ProofInputs = ProofInputsT<curves::Bls12_381>;
 
 Result<BackendKind> parse_backend_kind(std::string_view text);  // "auto" | "cpu" | "cuda"
 
-// One interface per curve C (ProverBackend: BLS12-381's, which the CUDA
-// backend implements; BN254 has the CPU backend).
+// One interface per curve C (ProverBackendT<curves::Bls12_381> is the one
+// the CUDA backend implements; BN254 has the CPU backend).
 template <class C>
 class ProverBackendT {
  public:
@@ -167,9 +164,7 @@ class TakenInputs {
 // The CPU backend. Programs choose a backend by --backend through the one
 // factory, backends/ (proofpipe/backends/factory.hpp), which knows whether
 // the build has the CUDA backend.
-template <class C = curves::Bls12_381>
+template <class C>
 std::unique_ptr<ProverBackendT<C>> make_cpu_backend();
-
-using ProverBackend = ProverBackendT<curves::Bls12_381>;
 
 }  // namespace proofpipe::groth16

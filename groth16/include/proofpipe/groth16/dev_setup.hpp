@@ -34,12 +34,11 @@ struct ToxicWasteT {
   // Overwrites the four values (volatile stores, not optimised away).
   void wipe();
 };
-using ToxicWaste = ToxicWasteT<curves::Bls12_381>;
 
 // Uniform non-zero alpha, beta, delta and a tau with tau^(2n) != 1 (so tau is
 // on neither the n- nor the 2n-domain), from getrandom(2). kIo if the OS
 // refuses randomness.
-template <class C = curves::Bls12_381>
+template <class C>
 [[nodiscard]] Result<ToxicWasteT<C>> random_toxic_waste(uint32_t domain_size);
 
 // log2 of snarkjs's domainSize for this r1cs: the smallest k with
@@ -58,7 +57,6 @@ struct DevKeyT {
 
   formats::ZkeyPartsT<C> parts() const;
 };
-using DevKey = DevKeyT<curves::Bls12_381>;
 
 // Computes the key for `r1cs` and the given secrets (deterministic: the same
 // inputs give the same key). Multithreaded (the process pool). Errors:
@@ -74,7 +72,9 @@ template <class C>
 // `base` is built once (window width chosen from scalars.size()), then the
 // points are split over the process pool and normalised with one inversion
 // per chunk. out.size() must equal scalars.size() (PP_ASSERT).
-void fixed_base_mul(const ec::G1Affine& base, std::span<const ff::Fr> scalars, std::span<ec::G1Affine> out);
-void fixed_base_mul(const ec::G2Affine& base, std::span<const ff::Fr> scalars, std::span<ec::G2Affine> out);
+void fixed_base_mul(const bls12_381::G1Affine& base, std::span<const bls12_381::Fr> scalars,
+                    std::span<bls12_381::G1Affine> out);
+void fixed_base_mul(const bls12_381::G2Affine& base, std::span<const bls12_381::Fr> scalars,
+                    std::span<bls12_381::G2Affine> out);
 
 }  // namespace proofpipe::groth16

@@ -3,10 +3,10 @@
 //
 //   synthesize  witness -> a = A.w, b = B.w, c = a o b  (n-domain evaluations,
 //               written into caller memory: a shared-memory slot in the pipeline)
-//   start       a, b, c, witness -> PreparedProof {h on the odd coset, left
+//   start       a, b, c, witness -> PreparedProofT {h on the odd coset, left
 //               in a; the witness}: views, not copies (at 2^24 a copy of h
 //               and w is 1 GiB per proof); b and c are free after it returns
-//   finish      PreparedProof -> Proof: the five MSMs and the assembly with
+//   finish      PreparedProofT -> ProofT: the five MSMs and the assembly with
 //               fresh r, s (getrandom)
 //
 // prove() runs the three in one process for `proofpipe prove`.
@@ -28,7 +28,6 @@ namespace proofpipe::groth16 {
 // key and backend (instantiated for BLS12-381 and BN254 in prover.cpp).
 template <class C>
 using ProofT = formats::ProofT<C>;
-using Proof = formats::Proof;
 
 // Views of the caller's memory: `a` and the witness given to prove_start
 // must stay alive and unchanged until prove_finish returns. The GPU worker's
@@ -38,7 +37,6 @@ struct PreparedProofT {
   std::span<const typename C::Fr> h;        // domain_size values, Montgomery: the caller's a
   std::span<const typename C::Fr> witness;  // n_vars values, Montgomery: the caller's witness
 };
-using PreparedProof = PreparedProofT<curves::Bls12_381>;
 
 template <class C>
 using FrSpan = std::span<typename C::Fr>;
@@ -51,7 +49,7 @@ template <class C>
 Status synthesize(const ProvingKeyT<C>& pk, ConstFrSpan<C> witness, FrSpan<C> a, FrSpan<C> b, FrSpan<C> c);
 
 // H step: on return a holds h; b and c are clobbered. The result views a
-// and the witness (see PreparedProof).
+// and the witness (see PreparedProofT).
 template <class C>
 Result<PreparedProofT<C>> prove_start(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk, ConstFrSpan<C> witness,
                                       FrSpan<C> a, FrSpan<C> b, FrSpan<C> c);
@@ -66,7 +64,7 @@ Result<ProofT<C>> prove_finish_with(ProverBackendT<C>& backend, const ProvingKey
                                     const PreparedProofT<C>& prepared, const std::type_identity_t<typename C::Fr>& r,
                                     const std::type_identity_t<typename C::Fr>& s);
 
-// prove_finish for inputs the backend took itself (ProverBackend::
+// prove_finish for inputs the backend took itself (ProverBackendT::
 // take_inputs, then compute_h_taken): its proof_msms_taken and the assembly.
 template <class C>
 Result<ProofT<C>> prove_taken_finish(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk);
@@ -80,7 +78,7 @@ template <class C>
 Result<ProofT<C>> prove(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk, ConstFrSpan<C> witness);
 
 // A uniform random Fr from the OS CSPRNG (getrandom).
-template <class C = curves::Bls12_381>
+template <class C>
 Result<typename C::Fr> random_fr();
 
 }  // namespace proofpipe::groth16

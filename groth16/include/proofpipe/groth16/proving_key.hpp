@@ -27,10 +27,9 @@ struct ProvingKeyT {
   std::span<const G2Affine> b2;  // n_vars
   std::span<const G1Affine> c;   // n_vars - n_public - 1 (private wires)
   std::span<const G1Affine> h;   // domain_size (odd-coset Lagrange points)
-  // Section 4 (A and B only; see formats::ZkeyCoef for the R^2 convention).
+  // Section 4 (A and B only; see formats::ZkeyCoefT for the R^2 convention).
   std::span<const formats::ZkeyCoefT<C>> coefficients;
 };
-using ProvingKey = ProvingKeyT<curves::Bls12_381>;
 
 // Views of a loaded zkey (which must outlive the result).
 template <class C>

@@ -37,11 +37,10 @@ struct SyntheticCircuitT {
   // exactly that wire with coefficient 1), or -1 for a boolean check.
   std::vector<int64_t> defines;
 };
-using SyntheticCircuit = SyntheticCircuitT<curves::Bls12_381>;
 
 // kInvalidArgument for fewer than 2 constraints or more than 2^26.
 // For either curve C (its scalar field's coefficients; default BLS12-381).
-template <class C = curves::Bls12_381>
+template <class C>
 Result<SyntheticCircuitT<C>> make_synthetic_circuit(const SyntheticSpec& spec);
 
 // A satisfying witness (Montgomery) for partition `partition`: the inputs are

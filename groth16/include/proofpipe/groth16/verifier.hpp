@@ -16,16 +16,12 @@ namespace proofpipe::groth16 {
 
 // snarkjs's verification_key.json contents (formats::verification_key_from_zkey
 // builds one from a zkey; vk_alphabeta_12 is not used here).
-using VerificationKey = formats::VerificationKey;
 template <class C>
 using VerificationKeyT = formats::VerificationKeyT<C>;
 
 // e(alpha1, beta2) in snarkjs's vk_alphabeta_12 nesting (export-vkey writes it).
 template <class C>
 formats::Fq12CoeffsT<C> alphabeta_of(const typename C::G1Affine& alpha1, const typename C::G2Affine& beta2);
-inline formats::Fq12Coeffs alphabeta_of(const ec::G1Affine& alpha1, const ec::G2Affine& beta2) {
-  return alphabeta_of<curves::Bls12_381>(alpha1, beta2);
-}
 
 struct Verdict {
   bool valid = false;

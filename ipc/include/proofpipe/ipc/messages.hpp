@@ -118,7 +118,7 @@ struct ProveStages {
 static_assert(std::is_trivially_copyable_v<ProveStages> && sizeof(ProveStages) == 24);
 
 // The PROOF body: the proof's bytes, then ProveStages. A template so that
-// ipc/ need not know the proof type (formats::Proof), only that it travels
+// ipc/ need not know the proof type (formats::ProofT), only that it travels
 // as raw bytes; both ends are one build (kWireVersion).
 template <class ProofT>
 std::string encode_proof(const ProofT& proof, const ProveStages& stages) {

@@ -13,7 +13,7 @@
 //
 // Inputs: affine points in Montgomery form, (0, 0) for the identity (the zkey
 // encoding). They must be on their curves and in the order-r subgroups; this
-// is not checked here (use ec::in_subgroup on untrusted points). A pair with
+// is not checked here (use bls12_381::in_subgroup on untrusted points). A pair with
 // an identity point contributes 1. All functions are pure and thread-safe.
 #pragma once
 
@@ -21,35 +21,34 @@
 #include <utility>
 
 #include "proofpipe/ec/bls12_381.hpp"
-#include "proofpipe/ff/fq12.hpp"
 
-namespace proofpipe::pairing {
+namespace proofpipe::bls12_381 {
 
-using G1G2Pair = std::pair<ec::G1Affine, ec::G2Affine>;
+using G1G2Pair = std::pair<G1Affine, G2Affine>;
 
 // prod_i f_{x,Q_i}(P_i), the Miller loop shared by all pairs: one Fq12
 // squaring per bit of |x| for the whole product, one line per pair and step.
 // The value is meaningful only after final_exponentiation (it is defined up to
 // factors that the exponentiation kills). Empty span or all identities -> 1.
-ff::Fq12 multi_miller_loop(std::span<const G1G2Pair> pairs);
+Fq12 multi_miller_loop(std::span<const G1G2Pair> pairs);
 
 // multi_miller_loop of the single pair (P, Q).
-ff::Fq12 miller_loop(const ec::G1Affine& p, const ec::G2Affine& q);
+Fq12 miller_loop(const G1Affine& p, const G2Affine& q);
 
 // f^(3 (p^12 - 1)/r): the easy part (p^6 - 1)(p^2 + 1), then the hard part
 // 3 (p^4 - p^2 + 1)/r = (x - 1)^2 (x + p)(x^2 + p^2 - 1) + 3 with four
 // exponentiations by x. f must be non-zero (every Miller-loop value is);
 // the result is in GT, so a result r satisfies r^r = 1.
-ff::Fq12 final_exponentiation(const ff::Fq12& f);
+Fq12 final_exponentiation(const Fq12& f);
 
 // e(P, Q) = final_exponentiation(miller_loop(P, Q)).
-ff::Fq12 pairing(const ec::G1Affine& p, const ec::G2Affine& q);
+Fq12 pairing(const G1Affine& p, const G2Affine& q);
 
 // prod_i e(P_i, Q_i) with one final exponentiation for all pairs.
-ff::Fq12 multi_pairing(std::span<const G1G2Pair> pairs);
+Fq12 multi_pairing(std::span<const G1G2Pair> pairs);
 
 // prod_i e(P_i, Q_i) == 1: the Groth16 check, e(-A, B) e(alpha, beta)
 // e(L, gamma) e(C, delta) == 1, in one call.
 bool pairing_product_is_one(std::span<const G1G2Pair> pairs);
 
-}  // namespace proofpipe::pairing
+}  // namespace proofpipe::bls12_381
