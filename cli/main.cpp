@@ -1,80 +1,14 @@
-// proofpipe: the command-line front (docs/architecture.md). Parses arguments and
-// hands each subcommand to its implementation in src/.
+// proofpipe: the command-line front (docs/architecture.md). Builds the App,
+// adds every subcommand's flags (src/flags.cpp), parses the arguments and
+// hands the subcommand given to its implementation in src/.
 #include <CLI/CLI.hpp>
 
-#include "commands.hpp"
+#include "flags.hpp"
 #include "proofpipe/common/logging.hpp"
-#include "proofpipe/shm/layout.hpp"
-#include "src/cli_checks.hpp"
 #include "src/cli_error.hpp"
 
-namespace {
-
-using namespace proofpipe::cli;
-
-// The worker, slot, cap and attempt flags `run` and `serve` share (RunArgs
-// and ServeArgs name the fields alike).
-void add_worker_flags(CLI::App* c, proofpipe::engine::WorkerFlags& a) {
-  // A worker count: at least 1 each (their sum is checked against the ring's seats later).
-  const CLI::Validator seats = count_range(1, proofpipe::shm::kMaxSeats);
-  c->add_option("--synth-workers", a.synth_workers, "synthesis worker processes")->default_val(2)->check(seats);
-  c->add_option("--gpu-workers", a.gpu_workers, "proving worker processes (default: one per --gpus device, else 1)")
-      ->check(seats);
-  c->add_option("--gpus", a.gpus,
-                "CUDA devices for the proving workers, e.g. 0,1 or GPU-<uuid>: worker i sees only device i mod count "
-                "(CUDA_VISIBLE_DEVICES); implies --backend cuda");
-  c->add_option("--slots", a.slots, "ring slots K (default: from --mem-budget, else synth + proving workers)")
-      ->check(count_range(1, proofpipe::shm::kMaxSlots));
-  c->add_option("--mem-budget", a.mem_budget, "ring memory budget, e.g. 4G: K = how many slots fit");
-  c->add_option("--synth-mem-max", a.synth_mem_max,
-                "memory cap per synthesis worker, e.g. 2G (cgroup; else RLIMIT_AS)");
-  c->add_option("--gpu-mem-max", a.gpu_mem_max, "memory cap per proving worker, e.g. 8G (cgroup only)");
-  c->add_option("--mem-max", a.mem_max,
-                "memory cap on the whole pipeline, e.g. 16G: coordinator, ring and workers in one cgroup; K and the "
-                "per-worker caps derived from it");
-  c->add_option("--max-attempts", a.max_attempts, "attempts per partition before it is marked failed")
-      ->default_val(3)
-      ->check(count_range(1, 1000));
-  c->add_option("--backend", a.backend, "auto|cpu|cuda")->default_val("auto");
-  c->add_option("--hang-timeout", a.hang_timeout_s,
-                "seconds without a heartbeat before a worker is killed (0.5 to 604800)")
-      ->default_val(30)
-      ->check(hang_timeout_check());
-  c->add_option("--witness-gen-timeout", a.witness_gen_timeout,
-                "wall-clock limit per witness generator run, e.g. 90s, 10m: over it the partition fails (not "
-                "retried) and the generator's processes are killed")
-      ->default_val("10m");
-  c->add_option("--sample-ms", a.sample_ms, "sampling interval in milliseconds")
-      ->default_val(250)
-      ->check(count_range(10, 60000));
-}
-
-// serve's --key NAME=PATH: a name of A-Z a-z 0-9 . _ - (it is used in URLs
-// and the journal) and a path.
-CLI::Validator key_spec_check() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        const auto eq = text.find('=');
-        const std::string name = text.substr(0, eq);
-        const bool ok = eq != std::string::npos && eq > 0 && eq + 1 < text.size() &&
-                        name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
-                            std::string::npos;
-        return ok ? "" : "'" + text + "' is not NAME=PATH.zkey (NAME of A-Z a-z 0-9 . _ -)";
-      },
-      "NAME=PATH");
-}
-
-// --server and --token-file of the service's clients.
-void add_client_flags(CLI::App* c, ClientArgs& a) {
-  c->add_option("--server", a.server, "the service's URL (default: $PROOFPIPE_SERVER, else http://127.0.0.1:7300)");
-  c->add_option("--token-file", a.token_file, "file holding the bearer token (default: $PROOFPIPE_TOKEN_FILE)");
-  c->add_option("--timeout", a.timeout_s, "seconds each request to the server may take in all (default 60)")
-      ->check(CLI::Range(0.1, 86400.0));
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
+  using namespace proofpipe::cli;
   proofpipe::init_logging("proofpipe");
   CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381 and BN254)"};
   app.require_subcommand(1);
@@ -84,172 +18,8 @@ int main(int argc, char** argv) {
       "PROOFPIPE_NO_PROGRESS=1 hides the progress bar; PROOFPIPE_THREADS=N caps each process's threads; "
       "PROOFPIPE_SERVER and PROOFPIPE_TOKEN_FILE are the clients' --server and --token-file. "
       "Docs: README.md, docs/operations.md, docs/api.md.");
-  // A worker count (demo's): at least 1 each.
-  const CLI::Validator kSeats = count_range(1, proofpipe::shm::kMaxSeats);
-
-  ProveArgs prove;
-  auto* p = app.add_subcommand("prove", "prove one witness: writes snarkjs proof.json and public.json");
-  p->add_option("zkey", prove.zkey, "circuit.zkey (Groth16, BLS12-381 or BN254)")->required();
-  p->add_option("wtns", prove.wtns, "witness.wtns")->required();
-  p->add_option("proof", prove.proof, "output proof.json")->required();
-  p->add_option("public", prove.public_json, "output public.json")->required();
-  p->add_option("--backend", prove.backend, "auto|cpu|cuda")->default_val("auto");
-
-  FullproveArgs fullprove;
-  auto* fp = app.add_subcommand(
-      "fullprove", "make the witness with the circom generator (in a capped child), then prove it as prove does");
-  fp->add_option("input", fullprove.input, "input.json (the circuit's inputs)")->required();
-  fp->add_option("generator", fullprove.generator, "circuit.wasm, its circuit_js folder, or a native generator")
-      ->required();
-  fp->add_option("zkey", fullprove.zkey, "circuit.zkey (Groth16, BLS12-381 or BN254)")->required();
-  fp->add_option("proof", fullprove.proof, "output proof.json")->required();
-  fp->add_option("public", fullprove.public_json, "output public.json")->required();
-  fp->add_option("--mem-max", fullprove.mem_max, "memory cap on the generator, e.g. 2G (cgroup; else RLIMIT_AS)")
-      ->default_val("16G");
-  fp->add_option("--max-attempts", fullprove.max_attempts, "generator runs before giving up (crashes, OOM kills)")
-      ->default_val(3)
-      ->check(count_range(1, 100));
-  fp->add_option("--backend", fullprove.backend, "auto|cpu|cuda")->default_val("auto");
-
-  VerifyArgs verify;
-  auto* v = app.add_subcommand("verify", "verify a proof: prints OK (exit 0) or INVALID (exit 1); 2 on error");
-  v->add_option("vkey", verify.vkey, "verification_key.json")->required();
-  v->add_option("public", verify.public_json, "public.json")->required();
-  v->add_option("proof", verify.proof, "proof.json")->required();
-
-  ExportVkeyArgs vk;
-  auto* e = app.add_subcommand("export-vkey", "write snarkjs's verification_key.json for a zkey");
-  e->add_option("zkey", vk.zkey, "circuit.zkey")->required();
-  e->add_option("vkey", vk.vkey, "output verification_key.json")->required();
-
-  SetupDevArgs setup_dev;
-  auto* sd = app.add_subcommand("setup-dev", "TESTING ONLY: Groth16 setup from random toxic waste (no ptau) -> zkey");
-  sd->add_option("r1cs", setup_dev.r1cs, "circuit.r1cs (circom, BLS12-381 or BN254: the key takes its curve)")
-      ->required();
-  sd->add_option("zkey", setup_dev.zkey, "output circuit.zkey (snarkjs format)")->required();
-
-  GenArgs gen;
-  auto* g =
-      app.add_subcommand("gen", "TESTING ONLY: synthetic circuit + dev key + P satisfying witnesses (benchmarks)");
-  g->add_option("--constraints", gen.constraints, "number of constraints")
-      ->default_val(1u << 16)
-      ->check(count_range(1, 1u << 30));
-  g->add_option("--partitions", gen.partitions, "number of witnesses")
-      ->default_val(10)
-      ->check(count_range(1, 1u << 20));
-  g->add_option("--out", gen.out, "output folder")->required();
-  g->add_option("--seed", gen.seed, "circuit and witness seed")->default_val(1);
-  g->add_option("--curve", gen.curve, "bls12381 or bn128 (BN254)")
-      ->default_val("bls12381")
-      ->check(CLI::IsMember({"bls12381", "bn128"}));
-
-  RunArgs run;
-  auto* r = app.add_subcommand("run", "prove a batch of witnesses through the multi-process pipeline");
-  r->footer(
-      "Exit codes: 0 every partition proved; 2 bad input or a set-up error (one line naming it; nothing "
-      "written); 3 some partitions failed (named on stderr and in summary.json; the others' proofs are "
-      "written); 130 interrupted by SIGINT/SIGTERM (workers stopped, summary written).");
-  r->add_option("--zkey", run.zkey, "circuit.zkey (Groth16, BLS12-381 or BN254)")->required();
-  auto* witness = r->add_option("--witness", run.witnesses, "witness files (.wtns), one partition each");
-  auto* witness_dir =
-      r->add_option("--witness-dir", run.witness_dir, "prove every .wtns in this folder (sorted by name)");
-  auto* inputs = r->add_option("--inputs", run.inputs,
-                               "circuit input JSON files or folders (their *.json): generate each witness in a "
-                               "synthesis worker (docs/witness-gen.md)")
-                     ->excludes(witness, witness_dir);
-  r->add_option("--witness-gen", run.witness_gen,
-                "with --inputs: wasm:<circuit_js folder or .wasm> (node + circom's generate_witness.js) or "
-                "native:<executable built from circom --c>")
-      ->needs(inputs);
-  r->add_option("--out", run.out, "output folder: <stem>.proof.json, <stem>.public.json, summary.json")->required();
-  auto* overwrite = r->add_flag("--overwrite", run.overwrite,
-                                "replace the outputs of an earlier run in --out (else such an --out is refused)");
-  r->add_flag("--resume", run.resume,
-              "keep the proofs in --out that verify against this key and witness, prove the rest")
-      ->excludes(overwrite);
-  add_worker_flags(r, run.workers);
-  r->add_option("--run-dir", run.run_dir, "private run directory to create (default: a fresh one)");
-  r->add_option("--metrics", run.metrics, "write one JSON line per sample and per event (docs/metrics.md)");
-
-  StatusArgs status;
-  auto* st = app.add_subcommand("status", "show a running `proofpipe run`: workers, slots, partitions, memory");
-  st->add_option("--run-dir", status.run_dir, "the run's directory (default: the only live run)");
-  st->add_flag("--json", status.json, "print the raw status JSON");
-
-  DoctorArgs doctor;
-  auto* dr = app.add_subcommand("doctor",
-                                "check this host before production: cgroups, /dev/shm, limits, CUDA, CPU "
-                                "(exit 1 when something would stop a run)");
-  dr->add_option("--zkey", doctor.zkey, "compare /dev/shm and the locked-memory limit with this key's ring");
-  dr->add_flag("--json", doctor.json, "print the checks as JSON");
-
-  DemoArgs demo;
-  auto* d =
-      app.add_subcommand("demo", "prove the bundled circuit's partitions through the full pipeline and verify them");
-  d->add_option("--out", demo.out, "output folder")->default_val("proofpipe-demo");
-  d->add_flag("--overwrite", demo.overwrite, "replace the outputs of an earlier demo in --out");
-  d->add_flag("--from-inputs", demo.from_inputs,
-              "start from the circuit's input JSON files: witnesses generated in the synthesis workers");
-  d->add_option("--curve", demo.curve, "bls12381, bn128 (BN254), or both (into <out>/bls12381 and <out>/bn128)")
-      ->default_val("bls12381");
-  d->add_option("--synth-workers", demo.synth_workers, "synthesis worker processes")->default_val(2)->check(kSeats);
-  d->add_option("--gpu-workers", demo.gpu_workers, "proving worker processes")->default_val(1)->check(kSeats);
-
-  ServeArgs serve;
-  auto* sv = app.add_subcommand("serve", "run the resident proving service: HTTP/JSON API, job journal (docs/api.md)");
-  sv->add_option("--key", serve.keys, "NAME=PATH.zkey: a key to load and keep (repeatable)")
-      ->required()
-      ->check(key_spec_check());
-  sv->add_option("--listen", serve.listen, "ADDRESS:PORT to listen on (off loopback: needs --token-file)")
-      ->default_val("127.0.0.1:7300");
-  sv->add_option("--state-dir", serve.state_dir, "the journal and the proofs (created 0700)")
-      ->default_val("proofpipe-state");
-  sv->add_option("--token-file", serve.token_file, "bearer token every request but /healthz must carry");
-  sv->add_option("--allow-dir", serve.allow_dirs, "witness paths must lie under one of these (default: uploads only)");
-  sv->add_option("--drain-timeout", serve.drain_timeout_s, "seconds SIGTERM waits for partitions in flight")
-      ->default_val(60)
-      ->check(CLI::Range(0.0, 86400.0));
-  sv->add_option("--retain", serve.retain,
-                 "remove an ended job's rows and proofs this long after it ended, e.g. 30d, 12h (default: keep "
-                 "forever)");
-  sv->add_option("--max-upload", serve.max_upload, "largest request body, e.g. 1GiB")->default_val("1GiB");
-  sv->add_option("--max-connections", serve.max_connections, "open API connections (one address: half)")
-      ->default_val(1024)
-      ->check(CLI::Range(2u, 1000000u));
-  sv->add_option("--queue", serve.queue, "sqlite (the journal in --state-dir) or postgresql://... (many nodes)")
-      ->default_val("sqlite");
-  sv->add_option("--node-id", serve.node_id, "this node's id in a shared queue (default: HOSTNAME-PID)");
-  sv->add_option("--lease", serve.lease, "how long a claim lasts unrenewed, e.g. 30s")->default_val("30s");
-  sv->add_option("--witness-gen", serve.witness_gens,
-                 "NAME=wasm:<circuit_js>|native:<exe>: key NAME's jobs may give circom inputs (repeatable)");
-  add_worker_flags(sv, serve.workers);
-
-  SubmitArgs submit;
-  bool submit_paths = false;
-  auto* sb = app.add_subcommand("submit", "submit witnesses (or inputs) to `proofpipe serve` as one job (docs/api.md)");
-  add_client_flags(sb, submit);
-  sb->add_option("--key", submit.key, "NAME of a key the service loaded")->required();
-  sb->add_option("--id", submit.id, "job id: the same id and content again is the same job");
-  sb->add_option("--priority", submit.priority, "higher first, then older first")->default_val(0);
-  sb->add_option("--out", submit.out, "with --wait: folder for <name>.proof.json and <name>.public.json")
-      ->default_val(".");
-  sb->add_flag("--wait", submit.wait, "wait for the job to end and write its proofs into --out");
-  sb->add_flag("--paths", submit_paths, "send the witnesses' paths (on the server, under --allow-dir), not the files");
-  sb->add_option("--inputs", submit.inputs, "circom input JSON files or folders (their *.json) instead of witnesses");
-  sb->add_option("wtns", submit.witnesses, "witness files (.wtns), one partition each");
-
-  JobsArgs jobs;
-  auto* jb = app.add_subcommand("jobs", "list the service's jobs, or one job's partitions");
-  add_client_flags(jb, jobs);
-  jb->add_option("id", jobs.id, "a job id: its partitions (default: the list of jobs)");
-  jb->add_option("--state", jobs.state, "list only jobs in this state")
-      ->check(CLI::IsMember({"queued", "running", "done", "failed", "cancelled"}));
-  jb->add_flag("--json", jobs.json, "print the server's JSON");
-
-  CancelArgs cancel;
-  auto* cn = app.add_subcommand("cancel", "cancel a job: none of its partitions is started after the answer");
-  add_client_flags(cn, cancel);
-  cn->add_option("id", cancel.id, "the job id")->required();
+  CommandArgs a;
+  add_commands(app, a);
 
   try {
     app.parse(argc, argv);
@@ -259,22 +29,22 @@ int main(int argc, char** argv) {
     if (err.get_exit_code() == 0) return app.exit(err);
     return fail(err.what());
   }
-  if (p->parsed()) return cmd_prove(prove);
-  if (fp->parsed()) return cmd_fullprove(fullprove);
-  if (v->parsed()) return cmd_verify(verify);
-  if (e->parsed()) return cmd_export_vkey(vk);
-  if (sd->parsed()) return cmd_setup_dev(setup_dev);
-  if (g->parsed()) return cmd_gen(gen);
-  if (r->parsed()) return cmd_run(run);
-  if (d->parsed()) return cmd_demo(demo);
-  if (st->parsed()) return cmd_status(status);
-  if (dr->parsed()) return cmd_doctor(doctor);
-  if (sv->parsed()) return cmd_serve(serve);
-  if (sb->parsed()) {
-    submit.upload = !submit_paths;
-    return cmd_submit(submit);
+  if (app.got_subcommand("prove")) return cmd_prove(a.prove);
+  if (app.got_subcommand("fullprove")) return cmd_fullprove(a.fullprove);
+  if (app.got_subcommand("verify")) return cmd_verify(a.verify);
+  if (app.got_subcommand("export-vkey")) return cmd_export_vkey(a.export_vkey);
+  if (app.got_subcommand("setup-dev")) return cmd_setup_dev(a.setup_dev);
+  if (app.got_subcommand("gen")) return cmd_gen(a.gen);
+  if (app.got_subcommand("run")) return cmd_run(a.run);
+  if (app.got_subcommand("demo")) return cmd_demo(a.demo);
+  if (app.got_subcommand("status")) return cmd_status(a.status);
+  if (app.got_subcommand("doctor")) return cmd_doctor(a.doctor);
+  if (app.got_subcommand("serve")) return cmd_serve(a.serve);
+  if (app.got_subcommand("submit")) {
+    a.submit.upload = !a.submit_paths;
+    return cmd_submit(a.submit);
   }
-  if (jb->parsed()) return cmd_jobs(jobs);
-  if (cn->parsed()) return cmd_cancel(cancel);
+  if (app.got_subcommand("jobs")) return cmd_jobs(a.jobs);
+  if (app.got_subcommand("cancel")) return cmd_cancel(a.cancel);
   return 2;
 }
