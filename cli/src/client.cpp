@@ -3,14 +3,14 @@
 // or the server's JSON) and `proofpipe cancel`. `submit` is cmd_submit.cpp.
 #include "client.hpp"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
-#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <regex>
+#include <vector>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -355,9 +355,8 @@ void print_job(const Job& j) {
   for (const auto& p : j.partitions) name_w = std::max(name_w, int(service::printable(p.name).size()));
   std::printf("%-*s %-10s %8s  %s\n", name_w, "partition", "state", "attempts", "last error");
   for (const auto& p : j.partitions)
-    std::printf("%-*s %-10s %8u  %s\n", name_w, service::printable(p.name).c_str(),
-                service::part_status_name(p.status), p.attempts,
-                p.last_error.empty() ? "-" : service::printable(p.last_error).c_str());
+    std::printf("%-*s %-10s %8u  %s\n", name_w, service::printable(p.name).c_str(), service::part_status_name(p.status),
+                p.attempts, p.last_error.empty() ? "-" : service::printable(p.last_error).c_str());
 }
 
 }  // namespace

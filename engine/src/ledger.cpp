@@ -38,7 +38,8 @@ void Ledger::set_state(Partition& p, PartState s) {
   counts_[size_t(p.state)] -= 1;
   counts_[size_t(s)] += 1;
   p.state = s;
-  while (open_begin_ < size() && (at(open_begin_).state == PartState::kDone || at(open_begin_).state == PartState::kFailed)) {
+  while (open_begin_ < size() &&
+         (at(open_begin_).state == PartState::kDone || at(open_begin_).state == PartState::kFailed)) {
     ++open_begin_;
   }
 }

@@ -127,8 +127,7 @@ Status Supervisor::setup() {
   // "proving worker" unless devices were named: the backend may well be the CPU.
   const std::string on_gpus = cfg_.gpus.empty() ? "" : fmt::format(" on GPUs {}", fmt::join(cfg_.gpus, ","));
   const char* provers = cfg_.gpus.empty() ? "proving" : "gpu";
-  std::fprintf(stderr,
-               "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u %s worker%s%s; %zu partitions\n",
+  std::fprintf(stderr, "proofpipe: ring %u slots x %s = %s (%s); %u synth worker%s, %u %s worker%s%s; %zu partitions\n",
                cfg_.slots, format_size(ring_->slot_size()).c_str(), format_size(ring_->payload_bytes()).c_str(),
                cfg_.slots_reason.c_str(), cfg_.synth_workers, cfg_.synth_workers == 1 ? "" : "s", cfg_.gpu_workers,
                provers, cfg_.gpu_workers == 1 ? "" : "s", on_gpus.c_str(), ledger_.size());

@@ -51,7 +51,7 @@ uint64_t SqliteJournal::count_proof_bytes() const {
 Result<size_t> SqliteJournal::expire(double ended_before, size_t max_jobs) {
   struct Gone {
     std::string id;
-    JobSpec copies;                  // its witness copies, for discard_staged
+    JobSpec copies;                   // its witness copies, for discard_staged
     std::vector<std::string> proofs;  // names of its done partitions
   };
   std::vector<Gone> gone;
@@ -72,7 +72,8 @@ Result<size_t> SqliteJournal::expire(double ended_before, size_t max_jobs) {
         Gone g;
         g.id = id;
         g.copies.id = id;
-        PP_ASSIGN_OR_RETURN(sql::Stmt parts, db_->query("SELECT name, witness, status FROM partitions WHERE job_seq = ?", seq));
+        PP_ASSIGN_OR_RETURN(sql::Stmt parts,
+                            db_->query("SELECT name, witness, status FROM partitions WHERE job_seq = ?", seq));
         for (;;) {
           PP_ASSIGN_OR_RETURN(bool row, parts.step());
           if (!row) break;

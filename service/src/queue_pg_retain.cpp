@@ -16,9 +16,9 @@ Result<size_t> PgQueue::expire(double ended_before, size_t max_jobs) {
       "(SELECT 1 FROM partitions p WHERE p.job_seq = j.seq AND p.lease_until > now())";
   return engine_->run<size_t>("expire ended jobs", [&](pqxx::connection_base& c) -> Result<size_t> {
     pqxx::work tx(c);
-    const pqxx::result old = tx.exec_params(
-        std::string("SELECT j.seq FROM jobs j WHERE ") + kEnded + " ORDER BY j.finished_at LIMIT $2", ended_before,
-        int64_t(max_jobs));
+    const pqxx::result old =
+        tx.exec_params(std::string("SELECT j.seq FROM jobs j WHERE ") + kEnded + " ORDER BY j.finished_at LIMIT $2",
+                       ended_before, int64_t(max_jobs));
     size_t n = 0;
     for (const pqxx::row& row : old) {
       const int64_t seq = row[0].as<int64_t>();

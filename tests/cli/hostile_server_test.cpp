@@ -229,9 +229,10 @@ TEST(HostileServer, AnAnswerOverTheCapIsOneErrorLine) {
   EXPECT_LT(took, 20) << r.output;
   // ... holding about the cap, not twice it (a string that doubles as it
   // grows reached 128 MiB): the client's peak RSS, its parent's only child.
-  const auto rss = run_command("python3 -c 'import resource, subprocess, sys; subprocess.run(sys.argv[1:], "
-                               "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' " +
-                               proofpipe() + " jobs --server " + endless.url() + " some-job");
+  const auto rss = run_command(
+      "python3 -c 'import resource, subprocess, sys; subprocess.run(sys.argv[1:], "
+      "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' " +
+      proofpipe() + " jobs --server " + endless.url() + " some-job");
   ASSERT_EQ(rss.exit_code, 0) << rss.output;
   EXPECT_LT(std::stol(rss.output), 100 * 1024) << "KiB at the peak";
 

@@ -19,8 +19,8 @@ TEST(ParseDuration, EveryUnitAndFractions) {
 }
 
 TEST(ParseDuration, WhatIsNotADuration) {
-  for (const char* bad : {"", "s", "-3s", "+3s", "nan", "inf", "infs", "1e3s", "30 s", " 30s", "30x", "30sec", ".5s",
-                          "3ds", "0x10s"}) {
+  for (const char* bad :
+       {"", "s", "-3s", "+3s", "nan", "inf", "infs", "1e3s", "30 s", " 30s", "30x", "30sec", ".5s", "3ds", "0x10s"}) {
     EXPECT_FALSE(parse_duration_s(bad).has_value()) << bad;
   }
 }

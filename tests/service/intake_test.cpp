@@ -189,7 +189,7 @@ TEST_F(Intake, PathsMustLieUnderAnAllowDir) {
   denied(allow / "link.wtns");
   fs::create_directory_symlink(outside, allow / "subdir");
   denied(allow / "subdir" / "w03.wtns");
-  denied(outside / "missing.wtns");     // outside: refused alike whether it exists or not
+  denied(outside / "missing.wtns");  // outside: refused alike whether it exists or not
   // Through a link inside, what lies outside is refused alike whether it
   // exists or not: the answer says nothing of a path the client may not see.
   denied(allow / "subdir" / "missing.wtns");
@@ -201,8 +201,8 @@ TEST_F(Intake, PathsMustLieUnderAnAllowDir) {
   expect_refused(paths({(allow / "w00.wtns" / "x.wtns").string()}), ErrorCode::kNotFound,
                  (allow / "w00.wtns" / "x.wtns").string(), "does not exist");
   fs::create_symlink("loop.wtns", allow / "loop.wtns");
-  expect_refused(paths({(allow / "loop.wtns").string()}), ErrorCode::kInvalidArgument,
-                 (allow / "loop.wtns").string(), "links");
+  expect_refused(paths({(allow / "loop.wtns").string()}), ErrorCode::kInvalidArgument, (allow / "loop.wtns").string(),
+                 "links");
   expect_refused(paths({"allow/w00.wtns"}), ErrorCode::kInvalidArgument, "allow/w00.wtns", "must be absolute");
   // A link inside that stays inside is fine.
   fs::create_symlink(allow / "w01.wtns", allow / "alias.wtns");

@@ -124,7 +124,8 @@ TEST(MetricsText, PrometheusClientReadsEveryFamilyBack) {
 
 TEST(MetricsText, EmptyMetricsStillNameEveryFamily) {
   const json f = parse_with_prometheus_client(render_metrics(ServiceMetrics{}));
-  EXPECT_EQ(f.size(), 17u) << f.dump(1);  // 12, the node's id, the cluster's queue depth, the ledger's size, what the queue stores
+  // 12, the node's id, the cluster's queue depth, the ledger's size, what the queue stores.
+  EXPECT_EQ(f.size(), 17u) << f.dump(1);
   EXPECT_TRUE(f.at("proofpipe_proofs")["samples"].empty());
   EXPECT_TRUE(f.at("proofpipe_node_info")["samples"].empty());  // no node id: no sample
 }

@@ -83,9 +83,9 @@ struct ServiceMetrics {
   double total_memory_peak_bytes = 0;        // its high-water mark (sampled)
   double memory_max_bytes = 0;               // --mem-max; 0: none
   double uptime_seconds = 0;
-  std::string node;                // proofpipe_node_info{node}: this service's --node-id
-  double cluster_queue_depth = 0;  // partitions queued in the shared queue (every node's)
-  double ledger_partitions = 0;    // partitions the engine holds in memory (ended ones until dropped)
+  std::string node;                 // proofpipe_node_info{node}: this service's --node-id
+  double cluster_queue_depth = 0;   // partitions queued in the shared queue (every node's)
+  double ledger_partitions = 0;     // partitions the engine holds in memory (ended ones until dropped)
   std::vector<Count> stored_bytes;  // proofpipe_stored_bytes{what="proofs|journal"}: what the queue holds
   double expired_jobs = 0;          // proofpipe_expired_jobs_total: removed by --retain
 };
