@@ -63,8 +63,14 @@ TEST(OperatorTimings, StageTimesAddUpToTheWallTime) {
     EXPECT_GE(wait, 0);
     EXPECT_GE(pwait, 0);
     EXPECT_GE(synth, kDelayS);
-    // The worker's own stages lie inside its turn, which the queue does not pad.
-    EXPECT_LE(st["intake_s"].get<double>() + st["h_s"].get<double>() + st["msms_s"].get<double>(), prover + 1e-3);
+    // The worker's own stages lie inside the seal -> commit leg, and inside
+    // the coordinator's claim -> commit figure but for the CLAIMED message's
+    // trip: the worker starts its clock as it claims, the coordinator its
+    // own as it reads that message (1.07 ms later once, on a loaded 2-core
+    // host, which a 1 ms allowance failed).
+    const double stages = st["intake_s"].get<double>() + st["h_s"].get<double>() + st["msms_s"].get<double>();
+    EXPECT_LE(stages, prove);
+    EXPECT_LE(stages, prover + 0.05);
     EXPECT_LT(prover, kDelayS) << "the prover's figure holds the slow synthesis";
     last_total = std::max(last_total, total);
     synth_sum += synth;
