@@ -134,11 +134,9 @@ rm -rf "$RUN"
 mkdir -p "$RUN" "$RESULTS" "$CACHE/ptau" "$CACHE/keys" "$CACHE/circuits"
 RAW="$RUN/runs.tsv"        # workload prover round wall_s rss_kib other_cores
 : >"$RAW"
-CLK_TCK="$(getconf CLK_TCK)"
 export PROOFPIPE_NO_PROGRESS=1
 
 hash_of() { cat "$@" | sha256sum | cut -c1-16; }
-busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
 
 # quiet <log> <cmd...>: runs a set-up step with its output in <log>; on
 # failure prints the log's tail and stops.
@@ -268,17 +266,9 @@ prepare_gen() {
 # --- timing -----------------------------------------------------------------
 # timed <label> <cmd...>: one fresh process; prints "wall_s rss_kib other_cores".
 timed() {
-    local label="$1"; shift
-    local b0 b1 tf="$RUN/$label.time"
-    b0="$(busy_jiffies)"
-    if ! "$TIME" -f "%e %U %S %M" -o "$tf" "$@" >"$RUN/$label.log" 2>&1; then
-        tail -20 "$RUN/$label.log" >&2
-        die "$label failed: $*"
-    fi
-    b1="$(busy_jiffies)"
-    awk -v b0="$b0" -v b1="$b1" -v hz="$CLK_TCK" 'END {
-        wall = $1; own = $2 + $3; other = (b1 - b0) / hz - own; if (other < 0) other = 0;
-        printf "%.3f %d %.2f\n", wall, $4, (wall > 0 ? other / wall : 0) }' "$tf"
+    local f
+    f="$(timed_fields "$@")" || exit 2
+    awk '{ printf "%.3f %d %.2f\n", $1, $4, $3 }' <<<"$f"
 }
 
 # prover_cmd <prover>: sets CMD to the prover's command line (before its

@@ -68,26 +68,15 @@ done
 
 mkdir -p "$CACHE/run"
 RUN="$CACHE/run"
-CLK_TCK="$(getconf CLK_TCK)"
 
-# Busy jiffies of the whole machine (user nice system irq softirq steal).
-busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
 
 # timed <label> <cmd...>: runs the command with its output in $RUN/<label>.log;
 # prints "wall own_cpu other_load peak_rss" (seconds, seconds, cores, MB; the
 # peak RSS is GNU time's %M, the largest resident size of the process).
 timed() {
-    local label="$1"; shift
-    local b0 b1 tf="$RUN/$label.time"
-    b0="$(busy_jiffies)"
-    if ! "$TIME" -f "%e %U %S %M" -o "$tf" "$@" >"$RUN/$label.log" 2>&1; then
-        tail -20 "$RUN/$label.log" >&2
-        die "$label failed: $*"
-    fi
-    b1="$(busy_jiffies)"
-    awk -v b0="$b0" -v b1="$b1" -v hz="$CLK_TCK" 'END {
-        wall = $1; own = $2 + $3; busy = (b1 - b0) / hz; other = busy - own; if (other < 0) other = 0;
-        printf "%.3f %.3f %.2f %.0f\n", wall, own, (wall > 0 ? other / wall : 0), $4 / 1024 }' "$tf"
+    local f
+    f="$(timed_fields "$@")" || exit 2
+    awk '{ printf "%.3f %.3f %.2f %.0f\n", $1, $2, $3, $4 / 1024 }' <<<"$f"
 }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }

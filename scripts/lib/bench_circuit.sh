@@ -65,3 +65,25 @@ prepare_gen_circuit() {
     fi
     echo "$dir/gen_$n"
 }
+
+# --- timing (both benchmark scripts) ------------------------------------------
+# Busy jiffies of the whole machine (user nice system irq softirq steal).
+busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
+
+# timed_fields <label> <cmd...>: one fresh process, its output in
+# $RUN/<label>.log, timed by GNU time ($TIME); prints "wall_s own_cpu_s
+# other_cores peak_rss_kib", other_cores being what the rest of the machine
+# used meanwhile. Needs RUN and TIME from the caller.
+timed_fields() {
+    local label="$1"; shift
+    local b0 b1 tf="$RUN/$label.time"
+    b0="$(busy_jiffies)"
+    if ! "$TIME" -f "%e %U %S %M" -o "$tf" "$@" >"$RUN/$label.log" 2>&1; then
+        tail -20 "$RUN/$label.log" >&2
+        die "$label failed: $*"
+    fi
+    b1="$(busy_jiffies)"
+    awk -v b0="$b0" -v b1="$b1" -v hz="$(getconf CLK_TCK)" 'END {
+        wall = $1; own = $2 + $3; other = (b1 - b0) / hz - own; if (other < 0) other = 0;
+        printf "%.3f %.3f %.2f %d\n", wall, own, (wall > 0 ? other / wall : 0), $4 }' "$tf"
+}
