@@ -11,6 +11,7 @@
 //   nothing does not find them, so the start-up sweep of staging removes the
 //   copies, and the proof files stay until an operator deletes them (they
 //   are a few KB each; never another file than those two names).
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,14 +92,22 @@ Result<size_t> SqliteJournal::expire(double ended_before, size_t max_jobs) {
   }
   for (const Gone& g : gone) {
     const fs::path dir = proofs_dir_ / g.id;
-    for (const std::string& name : g.proofs) {
-      for (const char* suffix : {".proof.json", ".public.json"}) {
-        const fs::path f = dir / (name + suffix);
-        const uint64_t bytes = file_bytes(f);
-        if (::unlink(f.c_str()) == 0) proof_bytes_ -= std::min<uint64_t>(bytes, proof_bytes_);
+    // The job's folder opened without following a link: only its own two
+    // files per partition are removed, never through a planted link.
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd >= 0) {
+      for (const std::string& name : g.proofs) {
+        for (const char* suffix : {".proof.json", ".public.json"}) {
+          const std::string f = name + suffix;
+          struct stat st {};
+          if (::fstatat(dfd, f.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+          const uint64_t bytes = S_ISREG(st.st_mode) ? uint64_t(st.st_size) : 0;
+          if (::unlinkat(dfd, f.c_str(), 0) == 0) proof_bytes_ -= std::min<uint64_t>(bytes, proof_bytes_);
+        }
       }
+      ::close(dfd);
+      (void)::rmdir(dir.c_str());  // only if empty: nothing else of anyone's goes
     }
-    (void)::rmdir(dir.c_str());  // only if empty: nothing else of anyone's goes
     discard_staged(g.copies);
   }
   return gone.size();

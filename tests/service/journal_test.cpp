@@ -420,6 +420,25 @@ TEST_F(Journal, ExpireRemovesJobsThatEndedBeforeTheCutWithTheirProofs) {
   EXPECT_EQ(j->stored_bytes()->proofs, 0u);
 }
 
+TEST_F(Journal, ExpireNeverRemovesThroughALinkPlantedAtAJobsProofFolder) {
+  submit(make_spec("planted", 1));
+  auto items = j->claim({{"k"}, 10}, 101);
+  ASSERT_TRUE(items.is_ok() && items->size() == 1u);
+  const WorkItem& w = (*items)[0];
+  ASSERT_TRUE(j->start_attempt({w.job_seq, w.index, w.fence}, 110).is_ok());
+  ASSERT_TRUE(j->commit({w.job_seq, w.index, w.fence}, {}, {"{}", "[]"}, 110).is_ok());
+  // Its folder swapped for a link to a folder holding files of the same names.
+  const fs::path elsewhere = dir / "elsewhere";
+  fs::create_directory(elsewhere);
+  std::ofstream(elsewhere / "w0.proof.json") << "not ours";
+  std::ofstream(elsewhere / "w0.public.json") << "not ours";
+  fs::remove_all(dir / "proofs" / "planted");
+  fs::create_directory_symlink(elsewhere, dir / "proofs" / "planted");
+  EXPECT_EQ(*j->expire(1e12, 10), 1u);
+  EXPECT_TRUE(fs::exists(elsewhere / "w0.proof.json"));
+  EXPECT_TRUE(fs::exists(elsewhere / "w0.public.json"));
+}
+
 TEST_F(Journal, ExpireTakesAtMostTheBatchOldestFirst) {
   for (const char* id : {"a", "b", "c"}) submit(make_spec(id, 1));
   double at = 110;
