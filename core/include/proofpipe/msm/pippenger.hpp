@@ -1,7 +1,7 @@
 // MSM internals, part 3: the Pippenger driver behind msm_g1/msm_g2
 // (msm/msm.hpp). Three phases, the first two parallel_for on the pool:
 //   1. prepare: scalars -> canonical, folded Terms; zero scalars and identity
-//      points dropped, +-1 scalars added straight into a per-chunk sum;
+//      points dropped, +-1 scalars' points summed per chunk (msm/ones.hpp);
 //   2. tiles: (window j, term range) -> sum_b (b+1) * bucket_b;
 //   3. combine (serial, (W-1)*c doublings + one add per tile): Horner.
 // Instantiated once per group and curve in core/src/msm_bls12_381_g1.cpp, msm_bls12_381_g2.cpp
@@ -22,6 +22,7 @@
 #include "proofpipe/msm/buckets.hpp"
 #include "proofpipe/msm/digits.hpp"
 #include "proofpipe/msm/msm.hpp"
+#include "proofpipe/msm/ones.hpp"
 #include "proofpipe/msm/tiles.hpp"
 
 namespace proofpipe::msm::detail {
@@ -68,23 +69,34 @@ ec::Xyzz<Cfg> run_tile(const PointSource<Cfg>& points, std::span<const TermT<N>>
 
 // Phase 1 for one chunk [begin, end) of a part's scalars: folded general
 // terms go to out (N = 4), or, with GLV, their two halves (N = 2, the k1
-// half naming phi(P), written to endo[i]); +-1 scalars are summed into
-// *one_sum. `tag` is the part's index bits. Returns the terms written.
+// half naming phi(P), written to endo[i]); the points of +-1 scalars go to
+// *ones (msm/ones.hpp). With part.scale set, a scalar is classified before
+// the product and the general ones multiplied by *scale here; the +-1
+// points then stand for +-scale (the caller multiplies their sum). `tag`
+// is the part's index bits. Returns the terms written.
 template <class Cfg, class Fr, size_t N, class In>
 size_t prepare_chunk(const MsmPart<Cfg, In>& part, uint32_t tag, size_t begin, size_t end, TermT<N>* out,
-                     ec::Affine<Cfg>* endo, ec::Xyzz<Cfg>* one_sum, MsmStats& st) {
+                     ec::Affine<Cfg>* endo, OnesSum<Cfg>* ones, MsmStats& st) {
   TermT<N>* const first = out;
   const auto& points = part.points;
   for (size_t i = begin; i < end; ++i) {
     ff::Limbs<4> k = canonical_limbs(part.scalars[i]);
     uint32_t neg = 0;
-    const ScalarClass cls = fold_scalar<typename Fr::Params>(k, &neg);
+    ScalarClass cls = fold_scalar<typename Fr::Params>(k, &neg);
+    if constexpr (std::is_same_v<In, Fr>) {
+      if (part.scale != nullptr && cls == ScalarClass::kGeneral) {
+        k = canonical_limbs(*part.scale * part.scalars[i]);
+        neg = 0;
+        // Whatever the product is, it stays a term: the +-1 sum is the
+        // one multiplied by the scale (a zero product has no digits).
+        (void)fold_scalar<typename Fr::Params>(k, &neg);
+      }
+    }
     if (cls == ScalarClass::kZero || points[i].is_identity()) {
       ++st.skipped;
     } else if (cls == ScalarClass::kOne) {
-      *one_sum = neg ? one_sum->sub_affine(points[i]) : one_sum->add_affine(points[i]);
+      ones->add(points[i], neg != 0);
       ++st.ones;
-      ++st.madds;
     } else if constexpr (N == 4) {
       *out++ = TermT<4>{k, tag | uint32_t(i), neg};
     } else {
@@ -98,6 +110,18 @@ size_t prepare_chunk(const MsmPart<Cfg, In>& part, uint32_t tag, size_t begin, s
     }
   }
   return size_t(out - first);
+}
+
+// k * p by double-and-add from the top bit (a part's +-1 sum times its
+// scale: once per scaled part, ~254 doublings and ~127 adds, ~0.1 ms).
+template <class Cfg>
+ec::Xyzz<Cfg> times(const ec::Xyzz<Cfg>& p, const ff::Limbs<4>& k) {
+  ec::Xyzz<Cfg> acc = ec::Xyzz<Cfg>::identity();
+  for (size_t bit = 256; bit-- > 0;) {
+    acc = acc.dbl();
+    if ((k[bit / 64] >> (bit % 64)) & 1) acc += p;
+  }
+  return acc;
 }
 
 // sum over the parts of sum_i k_i * P_i. Fr: the scalar field (its r folds
@@ -147,8 +171,10 @@ ec::Jacobian<Cfg> pippenger_terms(std::span<const MsmPart<Cfg, In>> parts, const
   parallel_for(chunks.size(), [&](size_t ch) {
     const Chunk& c = chunks[ch];
     A* const part_endo = endo ? endo.get() + (c.offset - c.begin) : nullptr;
+    OnesSum<Cfg> one_points(&chunk_stats[ch]);
     kept[ch] = prepare_chunk<Cfg, Fr, N>(parts[c.part], c.part << kPartShift, c.begin, c.end,
-                                         terms.data() + kPerScalar * c.offset, part_endo, &ones[ch], chunk_stats[ch]);
+                                         terms.data() + kPerScalar * c.offset, part_endo, &one_points, chunk_stats[ch]);
+    ones[ch] = one_points.take();
   });
   size_t m = 0;
   for (size_t ch = 0; ch < chunks.size(); ++ch) {
@@ -193,8 +219,18 @@ ec::Jacobian<Cfg> pippenger_terms(std::span<const MsmPart<Cfg, In>> parts, const
     total_stats.full_adds += w;
     for (const MsmStats& st : tile_stats) add_stats(total_stats, st);
   }
-  for (const X& o : ones) acc += o;
+  // The +-1 sums: per part, times the part's scale where it has one.
+  std::vector<X> part_ones(parts.size(), X::identity());
+  for (size_t ch = 0; ch < chunks.size(); ++ch) part_ones[chunks[ch].part] += ones[ch];
   total_stats.full_adds += chunks.size();
+  for (size_t p = 0; p < parts.size(); ++p) {
+    if constexpr (std::is_same_v<In, Fr>) {
+      if (parts[p].scale != nullptr && !part_ones[p].is_identity())
+        part_ones[p] = times(part_ones[p], parts[p].scale->to_canonical());
+    }
+    acc += part_ones[p];
+  }
+  total_stats.full_adds += parts.size();
 
   if (options.stats != nullptr) {
     total_stats.window_bits = pl.window_bits;
