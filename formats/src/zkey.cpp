@@ -64,18 +64,18 @@ Result<ec::Affine<Cfg>> header_point(const BinFile& f, Cursor& c, const char* na
 // per proving process at 2^20, where half of the 560 MB of points are copied).
 template <class T>
 std::span<const T> view_or_copy(const MappedFile& file, std::span<const uint8_t> bytes, uint64_t count,
-                                std::vector<std::unique_ptr<uint64_t[]>>& owned, uint64_t& copied) {
+                                std::unique_ptr<uint64_t[]>& owned, uint64_t& copied) {
   static_assert(alignof(T) <= alignof(uint64_t));
   if (auto v = aligned_view<T>(bytes, count)) return *v;
   const size_t words = (bytes.size() + 7) / 8;
-  owned.push_back(std::make_unique_for_overwrite<uint64_t[]>(words));
-  auto* dst = reinterpret_cast<uint8_t*>(owned.back().get());
+  owned = std::make_unique_for_overwrite<uint64_t[]>(words);
+  auto* dst = reinterpret_cast<uint8_t*>(owned.get());
   (void)check_in_chunks(file, bytes, 1, true, [&](size_t first, size_t last) {
     std::memcpy(dst + first, bytes.data() + first, last - first);
     return Status::ok();
   });
   copied += bytes.size();
-  return {reinterpret_cast<const T*>(owned.back().get()), count};
+  return {reinterpret_cast<const T*>(owned.get()), count};
 }
 
 }  // namespace
@@ -152,13 +152,13 @@ Result<ZkeyT<C>> load_zkey_from(MappedFile file, const ZkeyLoadOptions& options)
   PP_ASSIGN_OR_RETURN(auto s7, f.section(kZkeyB2, n_vars * g2_bytes));
   PP_ASSIGN_OR_RETURN(auto s8, f.section(kZkeyC, (n_vars - n_pub - 1) * g1_bytes));
   PP_ASSIGN_OR_RETURN(auto s9, f.section(kZkeyH, n * g1_bytes));
-  z.ic_ = view_or_copy<G1Affine>(z.file_, s3, n_pub + 1, z.owned_, z.copied_bytes_);
+  z.ic_ = view_or_copy<G1Affine>(z.file_, s3, n_pub + 1, z.owned_[ZkeyT<C>::kIcCopy], z.copied_bytes_);
   if (options.points) {
-    z.a_ = view_or_copy<G1Affine>(z.file_, s5, n_vars, z.owned_, z.copied_bytes_);
-    z.b1_ = view_or_copy<G1Affine>(z.file_, s6, n_vars, z.owned_, z.copied_bytes_);
-    z.b2_ = view_or_copy<G2Affine>(z.file_, s7, n_vars, z.owned_, z.copied_bytes_);
-    z.c_ = view_or_copy<G1Affine>(z.file_, s8, n_vars - n_pub - 1, z.owned_, z.copied_bytes_);
-    z.h_ = view_or_copy<G1Affine>(z.file_, s9, n, z.owned_, z.copied_bytes_);
+    z.a_ = view_or_copy<G1Affine>(z.file_, s5, n_vars, z.owned_[size_t(KeyPart::kA)], z.copied_bytes_);
+    z.b1_ = view_or_copy<G1Affine>(z.file_, s6, n_vars, z.owned_[size_t(KeyPart::kB1)], z.copied_bytes_);
+    z.b2_ = view_or_copy<G2Affine>(z.file_, s7, n_vars, z.owned_[size_t(KeyPart::kB2)], z.copied_bytes_);
+    z.c_ = view_or_copy<G1Affine>(z.file_, s8, n_vars - n_pub - 1, z.owned_[size_t(KeyPart::kC)], z.copied_bytes_);
+    z.h_ = view_or_copy<G1Affine>(z.file_, s9, n, z.owned_[size_t(KeyPart::kH)], z.copied_bytes_);
   }
 
   // Section 4: u32 nCoef, then nCoef 44-byte entries, nothing else.
@@ -170,13 +170,14 @@ Result<ZkeyT<C>> load_zkey_from(MappedFile file, const ZkeyLoadOptions& options)
                    n_coef);
   }
   PP_ASSIGN_OR_RETURN(auto entries, c4.bytes(c4.remaining(), "coefficients"));
-  z.coefs_ = view_or_copy<Coef>(z.file_, entries, n_coef, z.owned_, z.copied_bytes_);
+  z.coefs_ = view_or_copy<Coef>(z.file_, entries, n_coef, z.owned_[size_t(KeyPart::kCoefficients)], z.copied_bytes_);
   const bool in_place = static_cast<const void*>(z.coefs_.data()) == static_cast<const void*>(entries.data());
   PP_RETURN_IF_ERROR(check_in_chunks(
       z.file_, entries, sizeof(Coef), options.release_coefficients && in_place,
       [&](size_t first, size_t last) -> Status {
         for (size_t i = first; i < last; ++i) {
           const Coef& e = z.coefs_[i];
+          if (i > 0 && e.constraint < z.coefs_[i - 1].constraint) z.coefs_sorted_ = false;
           if (e.matrix > 1) return f.error("coefficient {}: matrix {} is not 0 (A) or 1 (B)", i, e.matrix);
           if (e.constraint >= n) {
             return f.error("coefficient {}: constraint {} is not below domainSize {}", i, e.constraint, n);
@@ -192,8 +193,53 @@ Result<ZkeyT<C>> load_zkey_from(MappedFile file, const ZkeyLoadOptions& options)
   return z;
 }
 
+namespace {
+template <class T>
+std::span<const uint8_t> bytes_of(std::span<const T> s, size_t first, size_t count) {
+  first = std::min(first, s.size());
+  count = std::min(count, s.size() - first);
+  return {reinterpret_cast<const uint8_t*>(s.data() + first), count * sizeof(T)};
+}
+}  // namespace
+
+// The byte range of elements [first, first + count) of section s.
+template <class C>
+std::span<const uint8_t> ZkeyT<C>::part_bytes(KeyPart s, size_t first, size_t count) const {
+  switch (s) {
+    case KeyPart::kCoefficients: return bytes_of(coefs_, first, count);
+    case KeyPart::kA: return bytes_of(a_, first, count);
+    case KeyPart::kB1: return bytes_of(b1_, first, count);
+    case KeyPart::kB2: return bytes_of(b2_, first, count);
+    case KeyPart::kC: return bytes_of(c_, first, count);
+    case KeyPart::kH: return bytes_of(h_, first, count);
+  }
+  return {};
+}
+
+template <class C>
+void ZkeyT<C>::release_range(KeyPart s, size_t first, size_t count) const {
+  if (!owned_[size_t(s)]) file_.release(part_bytes(s, first, count));  // no-op on a copy_of/view_of buffer
+}
+
+template <class C>
+void ZkeyT<C>::drop(KeyPart s) {
+  release_range(s, 0, SIZE_MAX);
+  owned_[size_t(s)].reset();
+  switch (s) {
+    case KeyPart::kCoefficients: coefs_ = {}; break;
+    case KeyPart::kA: a_ = {}; break;
+    case KeyPart::kB1: b1_ = {}; break;
+    case KeyPart::kB2: b2_ = {}; break;
+    case KeyPart::kC: c_ = {}; break;
+    case KeyPart::kH: h_ = {}; break;
+  }
+  dropped_ |= uint8_t(1u << unsigned(s));
+}
+
 template <class C>
 Status check_zkey_points(const ZkeyT<C>& z) {
+  // Sections given back (ZkeyT::drop) are checked from the file anew.
+  if (z.dropped_any()) return load_zkey<C>(z.path(), {.check_points = true}).status();
   const std::string what = fmt::format("zkey '{}'", z.path().string());
   auto check = [&](auto pts, uint32_t sec) -> Status {
     for (size_t i = 0; i < pts.size(); ++i) {
@@ -220,7 +266,9 @@ Status check_zkey_points(const ZkeyT<C>& z) {
 #define PP_ZKEY(C)                                                                              \
   template Result<ZkeyT<C>> load_zkey<C>(const std::filesystem::path&, const ZkeyLoadOptions&); \
   template Result<ZkeyT<C>> load_zkey_from<C>(MappedFile, const ZkeyLoadOptions&);              \
-  template Status check_zkey_points(const ZkeyT<C>&);
+  template Status check_zkey_points(const ZkeyT<C>&);                                           \
+  template void ZkeyT<C>::drop(KeyPart);                                                        \
+  template void ZkeyT<C>::release_range(KeyPart, size_t, size_t) const;
 PP_ZKEY(curves::Bls12_381)
 PP_ZKEY(curves::Bn254)
 #undef PP_ZKEY

@@ -58,7 +58,9 @@ class CpuBackend final : public ProverBackendT<C> {
     PP_RETURN_IF_ERROR(check_proof_msm_inputs(pk, w.size(), h.size()));
     ProofMsms out;
     out.a = msm::msm_g1(pk.a, w);
+    pk.done(formats::KeyPart::kA);
     out.b2 = msm::msm_g2(pk.b2, w);
+    pk.done(formats::KeyPart::kB2);
     using Part = msm::MsmPart<typename C::G1Cfg, Fr>;
     const Part parts[3] = {{pk.c, w.subspan(pk.n_public + 1)}, {pk.h, h}, {pk.b1, w, &r}};
     out.c = msm::msm_g1_sum(parts);
@@ -112,6 +114,7 @@ template <class C>
 ProvingKeyT<C> known_answer_key(const ProvingKeyT<C>& pk) {
   const size_t m = std::min<size_t>(pk.n_vars, 256);
   ProvingKeyT<C> sub = pk;
+  sub.done_with = nullptr;  // the subset's MSMs must not give the real key's sections back
   sub.n_vars = uint32_t(m);
   sub.n_public = uint32_t(std::min<size_t>(pk.n_public, m - 1));
   const size_t priv = m - sub.n_public - 1;

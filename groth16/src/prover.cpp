@@ -33,11 +33,15 @@ Status os_random(void* out, size_t len) {
 // Splits the coefficient list into ranges that never share a constraint row,
 // so that threads can accumulate into a[] and b[] without atomics. snarkjs
 // writes the section ordered by constraint; an unordered key gets one range.
+// `known_sorted` spares the scan, which would touch every page of the
+// section at once (240 MB at 2^20) before synthesis reads it chunk by chunk.
 template <class Coef>
-std::vector<size_t> row_aligned_chunks(std::span<const Coef> coefs, size_t want) {
+std::vector<size_t> row_aligned_chunks(std::span<const Coef> coefs, size_t want, std::optional<bool> known_sorted) {
   std::vector<size_t> cuts{0};
-  bool sorted = std::is_sorted(coefs.begin(), coefs.end(),
-                               [](const Coef& x, const Coef& y) { return x.constraint < y.constraint; });
+  const bool sorted =
+      known_sorted ? *known_sorted : std::is_sorted(coefs.begin(), coefs.end(), [](const Coef& x, const Coef& y) {
+        return x.constraint < y.constraint;
+      });
   if (sorted && want > 1) {
     const size_t step = coefs.size() / want + 1;
     for (size_t pos = step; pos < coefs.size(); pos += step) {
@@ -72,6 +76,7 @@ ProvingKeyT<C> proving_key_of(const formats::ZkeyT<C>& zkey) {
   pk.c = zkey.c();
   pk.h = zkey.h();
   pk.coefficients = zkey.coefs();
+  pk.coefficients_sorted = zkey.coefs_sorted();
   return pk;
 }
 
@@ -113,7 +118,7 @@ Status synthesize(const ProvingKeyT<C>& pk, ConstFrSpan<C> witness, FrSpan<C> a,
   });
 
   const auto coefs = pk.coefficients;
-  const std::vector<size_t> cuts = row_aligned_chunks(coefs, 8 * size_t(worker_count()));
+  const std::vector<size_t> cuts = row_aligned_chunks(coefs, 8 * size_t(worker_count()), pk.coefficients_sorted);
   parallel_for(cuts.size() - 1, [&](size_t k) {
     for (size_t i = cuts[k]; i < cuts[k + 1]; ++i) {
       const formats::ZkeyCoefT<C>& e = coefs[i];
@@ -122,7 +127,11 @@ Status synthesize(const ProvingKeyT<C>& pk, ConstFrSpan<C> witness, FrSpan<C> a,
       Fr& dst = e.matrix == 0 ? a[e.constraint] : b[e.constraint];
       dst += t;
     }
+    // Read once: a one-shot prover lets each chunk's pages go at once, so
+    // the section (240 MB at 2^20) is never resident whole.
+    pk.done(formats::KeyPart::kCoefficients, cuts[k], cuts[k + 1] - cuts[k]);
   });
+  pk.done(formats::KeyPart::kCoefficients);
   // C is never read from the key: for a satisfying witness C.w = (A.w) o (B.w).
   parallel_for_range(n, [&](size_t lo, size_t hi) {
     for (size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
@@ -199,6 +208,10 @@ Result<ProofT<C>> prove(ProverBackendT<C>& backend, const ProvingKeyT<C>& pk, Co
   PP_RETURN_IF_ERROR(synthesize(pk, witness, FrSpan<C>(a), FrSpan<C>(b), FrSpan<C>(c)));
   PP_ASSIGN_OR_RETURN(PreparedProofT<C> prepared,
                       prove_start(backend, pk, witness, FrSpan<C>(a), FrSpan<C>(b), FrSpan<C>(c)));
+  // h lives in a; b and c are spent. Freed before the MSMs, whose key pages
+  // and scratch make the peak: 2n Fr, 64 MiB at 2^20.
+  std::vector<typename C::Fr>().swap(b);
+  std::vector<typename C::Fr>().swap(c);
   return prove_finish(backend, pk, prepared);
 }
 

@@ -5,6 +5,7 @@
 // container parser's truncations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -90,6 +91,39 @@ TEST(Zkey, LoadsWithoutPointSections) {
     EXPECT_TRUE(lean->c().empty() && lean->h().empty());
     // Only IC (a few points) may have been copied, never a big section.
     EXPECT_LE(lean->copied_bytes(), (cs.n_public + 1) * sizeof(bls12_381::G1Affine));
+  }
+}
+
+// drop (a one-shot prover giving sections back): the section's span is
+// empty afterwards, copied or viewed, the others are untouched, and
+// check_zkey_points reads the file anew instead of the dropped sections;
+// release_range keeps the span readable with the same bytes. coefs_sorted
+// agrees with a scan of the section.
+TEST(Zkey, DroppedSectionsAreEmptyAndThePointCheckRereadsTheFile) {
+  for (const auto& cs : kCircuits) {
+    SCOPED_TRACE(cs.name);
+    auto path = fixture(cs.name, "circuit.zkey");
+    REQUIRE_FIXTURE(path);
+    auto z = load_zkey<curves::Bls12_381>(path);
+    ASSERT_TRUE(z.is_ok()) << z.status().to_string();
+    using Coef = ZkeyCoefT<curves::Bls12_381>;
+    const auto coefs = z->coefs();
+    EXPECT_EQ(z->coefs_sorted(), std::is_sorted(coefs.begin(), coefs.end(), [](const Coef& x, const Coef& y) {
+                return x.constraint < y.constraint;
+              }));
+    const std::vector<Coef> before(coefs.begin(), coefs.end());
+    z->release_range(KeyPart::kCoefficients, 0, coefs.size());
+    ASSERT_EQ(z->coefs().size(), before.size());
+    EXPECT_EQ(std::memcmp(z->coefs().data(), before.data(), before.size() * sizeof(Coef)), 0);
+
+    const auto b1 = std::vector<bls12_381::G1Affine>(z->b1().begin(), z->b1().end());
+    EXPECT_FALSE(z->dropped_any());
+    for (KeyPart part : {KeyPart::kA, KeyPart::kB2, KeyPart::kC, KeyPart::kH, KeyPart::kCoefficients}) z->drop(part);
+    EXPECT_TRUE(z->dropped_any());
+    EXPECT_TRUE(z->a().empty() && z->b2().empty() && z->c().empty() && z->h().empty() && z->coefs().empty());
+    ASSERT_EQ(z->b1().size(), b1.size());
+    for (size_t i = 0; i < b1.size(); ++i) EXPECT_TRUE(z->b1()[i] == b1[i]) << i;
+    EXPECT_TRUE(check_zkey_points(*z)) << "the file is whole";
   }
 }
 

@@ -7,9 +7,12 @@
 // taken-inputs path (its proofs, order rule and sizes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -276,6 +279,65 @@ TEST(ProverBackendUse, CpuProofMsmsAreTheFiveMsmsAndCheckSizes) {
   const Status st = cpu->proof_msms(short_c, ws, hs, r).status();
   EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(st.message().find("A/B1/B2/C"), std::string::npos) << st.message();
+}
+
+// A one-shot key (`proofpipe prove`'s) hears of each section once the
+// prover is done with it: the coefficients chunk by chunk (the ranges tile
+// the section) and then whole, then A and B2 whole, each once; the zkey gives them back
+// and the proof is the one the same r and s give without the hook. The
+// known-answer subset of such a key must not carry the hook.
+TEST(ProverBackendUse, AOneShotKeyGivesEachSectionBackOnceUsedAndProvesTheSame) {
+  PP_SEEDED_RNG(rng);
+  std::optional<FixtureKey> f;
+  ASSERT_NO_FATAL_FAILURE(load_fixture("sparse_dense", &f));
+  using formats::KeyPart;
+  struct Heard {
+    formats::ZkeyT<curves::Bls12_381>* zkey;
+    std::mutex mu;  // synthesis calls from the pool's threads
+    std::vector<std::tuple<KeyPart, size_t, size_t>> calls;
+  } heard{&f->zkey, {}, {}};
+  groth16::ProvingKeyT<curves::Bls12_381> pk = f->pk;
+  pk.done_context = &heard;
+  pk.done_with = [](void* context, KeyPart part, size_t first, size_t count) {
+    auto* h = static_cast<Heard*>(context);
+    const std::lock_guard<std::mutex> lock(h->mu);
+    h->calls.emplace_back(part, first, count);
+    if (first == 0 && count == SIZE_MAX) {
+      h->zkey->drop(part);
+    } else {
+      h->zkey->release_range(part, first, count);
+    }
+  };
+  const size_t n_coef = pk.coefficients.size();
+  const bls12_381::Fr r = bls12_381::Fr::random(rng), s = bls12_381::Fr::random(rng);
+  auto cpu = groth16::make_cpu_backend<curves::Bls12_381>();
+  auto want = prove_with(*cpu, f->pk, f->witness, r, s);  // before anything is dropped
+  ASSERT_TRUE(want) << want.status().message();
+  auto got = prove_with(*cpu, pk, f->witness, r, s);
+  ASSERT_TRUE(got) << got.status().message();
+  EXPECT_TRUE(*got == *want);
+
+  std::vector<std::pair<size_t, size_t>> coef_ranges;
+  std::vector<KeyPart> whole;
+  for (const auto& [part, first, count] : heard.calls) {
+    if (part == KeyPart::kCoefficients && count != SIZE_MAX) {
+      coef_ranges.emplace_back(first, count);
+    } else {
+      EXPECT_EQ(first, 0u);
+      EXPECT_EQ(count, SIZE_MAX);
+      whole.push_back(part);
+    }
+  }
+  std::sort(coef_ranges.begin(), coef_ranges.end());
+  size_t covered = 0;
+  for (const auto& [first, count] : coef_ranges) {
+    EXPECT_EQ(first, covered);
+    covered += count;
+  }
+  EXPECT_EQ(covered, n_coef);
+  EXPECT_EQ(whole, (std::vector<KeyPart>{KeyPart::kCoefficients, KeyPart::kA, KeyPart::kB2}));
+  EXPECT_TRUE(f->zkey.coefs().empty() && f->zkey.a().empty() && f->zkey.b2().empty());
+  EXPECT_EQ(f->zkey.b1().size(), pk.n_vars);
 }
 
 // The taken-inputs path (the GPU worker's with the CUDA backend) on the

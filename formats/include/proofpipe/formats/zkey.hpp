@@ -6,6 +6,7 @@
 // checked against nVars/nPublic/domainSize. Not a writer; not PLONK/FFLONK.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -147,6 +148,9 @@ template <class C>
   return out;
 }
 
+// The sections a one-shot prover can give back as it goes (ZkeyT::drop).
+enum class KeyPart : uint8_t { kCoefficients, kA, kB1, kB2, kC, kH };
+
 // A loaded proving key. Move-only: the spans point into the mapping (or into
 // owned copies, see below), which move with the object.
 //
@@ -186,19 +190,42 @@ class ZkeyT {
   std::span<const G1Affine> c() const { return c_; }    // nVars - nPublic - 1; c()[i] is wire nPublic+1+i
   std::span<const G1Affine> h() const { return h_; }    // domainSize
   std::span<const Coef> coefs() const { return coefs_; }
+  // Whether section 4 is ordered by constraint (as snarkjs writes it),
+  // found by the load's check pass so the prover need not scan it again.
+  bool coefs_sorted() const { return coefs_sorted_; }
 
   const std::filesystem::path& path() const { return file_.path(); }
   // Bytes copied because a section was misaligned (0 when fully zero-copy).
   uint64_t copied_bytes() const { return copied_bytes_; }
 
+  // Gives a section's memory back for a process that is done with it (one
+  // proof, then exit: at 2^20 the A and B2 sections are 64 and 128 MiB that
+  // would otherwise stay resident through the last MSM). A section viewed in
+  // the mapping has its pages released; a copied one has its buffer freed.
+  // Either way its span here is empty afterwards, and every span taken from
+  // it before (a ProvingKeyT's) must not be read again. check_zkey_points
+  // then reads the file anew.
+  void drop(KeyPart s);
+  bool dropped_any() const { return dropped_ != 0; }
+  // Releases the mapped pages under elements [first, first + count) of a
+  // section viewed in the mapping; the span stays valid (the pages fault
+  // back from the page cache if read again). Nothing for a copied section,
+  // whose anonymous pages would read back as zeros.
+  void release_range(KeyPart s, size_t first, size_t count) const;
+
  private:
   template <class D>
   friend Result<ZkeyT<D>> load_zkey_from(MappedFile file, const ZkeyLoadOptions& options);
   ZkeyT() = default;
+  std::span<const uint8_t> part_bytes(KeyPart s, size_t first, size_t count) const;
 
   MappedFile file_;
-  std::vector<std::unique_ptr<uint64_t[]>> owned_;  // copies of misaligned sections
+  // Copies of misaligned sections, by KeyPart (and one for IC).
+  static constexpr size_t kIcCopy = 6;
+  std::array<std::unique_ptr<uint64_t[]>, 7> owned_;
   uint64_t copied_bytes_ = 0;
+  uint8_t dropped_ = 0;  // bit per KeyPart
+  bool coefs_sorted_ = true;
   Header header_{};
   std::span<const G1Affine> ic_, a_, b1_, c_, h_;
   std::span<const G2Affine> b2_;
