@@ -39,6 +39,13 @@ struct Field8 {
   using F = Field<P>;
   static constexpr size_t L = K::L;
   static constexpr size_t N = K::N;
+  // What the lane kernels generic over the lane type (batch_affine.hpp) ask
+  // of it; Fq2x8 (fq2x8.hpp) answers the same for Fq2.
+  using Scalar = F;        // the ff element one lane holds
+  using Base = Field8;     // the prime-field lanes: the type of constants
+  using Packed = Pack<P>;  // the memory form
+  // A scalar element times a base-field one, Montgomery R64 (ff::Field's product).
+  static F scale(const F& a, const F& f) { return a * f; }
 
   __m512i v[L];
 
@@ -279,31 +286,35 @@ PP_IFMA_TARGET void batch_inverse(Pack<P>* x, size_t m, Pack<P>* prefix) {
   }
 }
 
-// Out-of-line entry points over Pack, for callers without the target
-// attribute (tests, scalar code that hands over a batch).
-template <class P>
-PP_IFMA_TARGET void pack_add(Pack<P>& r, const Pack<P>& a, const Pack<P>& b) {
-  (Field8<P>::load(a) + Field8<P>::load(b)).store(r);
+// Out-of-line entry points over Pack and Pack2 (the lane type is Pk::Lanes),
+// for callers without the target attribute (tests, scalar code that hands
+// over a batch).
+template <class Pk>
+PP_IFMA_TARGET void pack_add(Pk& r, const Pk& a, const Pk& b) {
+  using V = typename Pk::Lanes;
+  (V::load(a) + V::load(b)).store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_sub(Pack<P>& r, const Pack<P>& a, const Pack<P>& b) {
-  (Field8<P>::load(a) - Field8<P>::load(b)).store(r);
+template <class Pk>
+PP_IFMA_TARGET void pack_sub(Pk& r, const Pk& a, const Pk& b) {
+  using V = typename Pk::Lanes;
+  (V::load(a) - V::load(b)).store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_mul(Pack<P>& r, const Pack<P>& a, const Pack<P>& b) {
-  (Field8<P>::load(a) * Field8<P>::load(b)).store(r);
+template <class Pk>
+PP_IFMA_TARGET void pack_mul(Pk& r, const Pk& a, const Pk& b) {
+  using V = typename Pk::Lanes;
+  (V::load(a) * V::load(b)).store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_sqr(Pack<P>& r, const Pack<P>& a) {
-  Field8<P>::load(a).sqr().store(r);
+template <class Pk>
+PP_IFMA_TARGET void pack_sqr(Pk& r, const Pk& a) {
+  Pk::Lanes::load(a).sqr().store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_from_fields(Pack<P>& r, const Field<P>* x) {
-  Field8<P>::from_fields(x).store(r);
+template <class Pk, class S>
+PP_IFMA_TARGET void pack_from_fields(Pk& r, const S* x) {
+  Pk::Lanes::from_fields(x).store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_to_fields(const Pack<P>& a, Field<P>* out) {
-  Field8<P>::load(a).to_fields(out);
+template <class Pk, class S>
+PP_IFMA_TARGET void pack_to_fields(const Pk& a, S* out) {
+  Pk::Lanes::load(a).to_fields(out);
 }
 
 }  // namespace proofpipe::ff::ifma
