@@ -114,18 +114,37 @@ struct Field8 {
     return sub_if_geq(s, K::k2P);
   }
 
+  // 2p - x, in (0, 2p]: -x without the final subtraction, for use as a
+  // multiplicand of sum_of_products only (its bound allows 2p itself).
+  PP_IFMA_INLINE Field8 neg_lazy() const {
+    Field8 s;
+    for (size_t k = 0; k < L; ++k) s.v[k] = _mm512_sub_epi64(bc(K::k2P[k]), v[k]);
+    carry_signed(s);
+    return s;
+  }
+
   // ----- Montgomery product, operand scanning -----
-  // Per limb b_i: t += a*b_i; m = t0 * (-p^-1) mod 2^52; t += m*p; t >>= 52.
-  // 4L^2 + L IFMA instructions (105 for L = 5, 264 for L = 8), no carries
-  // propagated inside the loop: only t0's spill into t1 is needed for the
-  // shift to be exact.
-  PP_IFMA_INLINE Field8 operator*(const Field8& b) const {
+  // REDC52(sum_k a[k] * b[k]): M products under one reduction (M = 1 is the
+  // product; Fq2's coordinates are sums of M = 2, fq2x8.hpp). Per limb i:
+  // t += sum_k a_k*b_k,i; m = t0 * (-p^-1) mod 2^52; t += m*p; t >>= 52.
+  // M(2L^2) + 2L^2 + L IFMA instructions (105 for L = 5, 264 for L = 8 at
+  // M = 1), no carries propagated inside the loop: only t0's spill into t1
+  // is needed for the shift to be exact. With a_k < 2p and b_k <= 2p the
+  // result is below (4Mp^2 + R52*p) / R52 <= 2p as long as 4Mp <= R52
+  // (asserted); a column collects at most (2M + 2)L terms below 2^52
+  // (48 for M = 2, L = 8), far from overflowing 64 bits.
+  template <size_t M>
+  PP_IFMA_INLINE static Field8 sum_of_products(const std::array<const Field8*, M>& a,
+                                               const std::array<const Field8*, M>& b) {
+    static_assert(K::C::kBits + 2 + (M > 1) + (M > 2) <= 52 * L && M <= 4, "4Mp <= R52: the result stays below 2p");
     __m512i t[L + 1];
     for (size_t k = 0; k <= L; ++k) t[k] = _mm512_setzero_si512();
     for (size_t i = 0; i < L; ++i) {
-      const __m512i bi = b.v[i];
-      for (size_t j = 0; j < L; ++j) t[j] = _mm512_madd52lo_epu64(t[j], v[j], bi);
-      for (size_t j = 0; j < L; ++j) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], v[j], bi);
+      for (size_t k = 0; k < M; ++k) {
+        const __m512i bi = b[k]->v[i];
+        for (size_t j = 0; j < L; ++j) t[j] = _mm512_madd52lo_epu64(t[j], a[k]->v[j], bi);
+        for (size_t j = 0; j < L; ++j) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a[k]->v[j], bi);
+      }
       const __m512i m = _mm512_madd52lo_epu64(_mm512_setzero_si512(), t[0], bc(K::kInv));
       for (size_t j = 0; j < L; ++j) t[j] = _mm512_madd52lo_epu64(t[j], m, bc(K::kP[j]));
       for (size_t j = 0; j < L; ++j) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, bc(K::kP[j]));
@@ -138,6 +157,7 @@ struct Field8 {
     carry_signed(r);  // all columns are non-negative: the signed shift is a plain one here
     return r;
   }
+  PP_IFMA_INLINE Field8 operator*(const Field8& b) const { return sum_of_products<1>({this}, {&b}); }
 
   // Squaring: the 2L-column product with each cross term once, doubled, plus
   // the diagonal, then the same reduction: L^2 + L + 2L^2 + L IFMAs (85 for
