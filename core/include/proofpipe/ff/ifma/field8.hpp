@@ -40,10 +40,8 @@ struct Field8 {
   static constexpr size_t L = K::L;
   static constexpr size_t N = K::N;
   // What the lane kernels generic over the lane type (batch_affine.hpp) ask
-  // of it; Fq2x8 (fq2x8.hpp) answers the same for Fq2.
-  using Scalar = F;        // the ff element one lane holds
-  using Base = Field8;     // the prime-field lanes: the type of constants
-  using Packed = Pack<P>;  // the memory form
+  // of it beyond the arithmetic; Fq2x8 (fq2x8.hpp) answers the same for Fq2.
+  using Base = Field8;  // the prime-field lanes: the type of constants
   // A scalar element times a base-field one, Montgomery R64 (ff::Field's product).
   static F scale(const F& a, const F& f) { return a * f; }
 

@@ -1,8 +1,8 @@
 // Compile-time constants of the eight-lane AVX-512 IFMA field (field8.hpp):
 // the modulus in radix 2^52, the Montgomery inverse, the two conversion
 // factors between the 64-bit-limb Montgomery form of ff::Field and the
-// radix-2^52 one, and Pack / Pack2, the memory forms of eight Fq or Fq2 elements. No
-// intrinsics here: this header is safe in any translation unit.
+// radix-2^52 one, and Pack / Pack2, the memory forms of eight Fq or Fq2
+// elements. No intrinsics here: this header is safe in any translation unit.
 //
 // Two Montgomery forms meet here. ff::Field<P> stores x*R64 mod p with
 // R64 = 2^(64N) (2^256 for the 4-limb fields, 2^384 for BLS12-381's Fq). The
