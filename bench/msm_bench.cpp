@@ -1,5 +1,6 @@
 // MSM benchmarks: G1 point-add primitives (the bucket inner loop), G1 MSM at
-// 2^12..2^20 and G2 MSM at 2^12..2^18, all threads of the pool, wall time.
+// 2^12..2^20 and G2 MSM at 2^12..2^18, all threads of the pool, wall time;
+// G1 and G2 MSMs at 2^16 on the scalar and the IFMA path side by side.
 // Counters (plain numbers, per MSM call):
 //   us_pt_core = wall time * threads / n (docs/design/numbers.md §4 quotes blst's
 //                single-thread ns/point on this basis);
@@ -135,10 +136,11 @@ BENCHMARK(BM_Msm<bls12_381::G2Cfg>)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
-// G1 MSM with the bucket additions on the scalar path and on the eight-lane
-// IFMA path (ff/ifma/batch_affine.hpp), BN254 and BLS12-381, alternating in
-// one run: the before/after of the IFMA kernel. us_pt_cpu is the figure to
-// compare on a shared machine; run with PROOFPIPE_THREADS=1 for one core.
+// G1 and G2 MSMs with the bucket additions on the scalar path and on the
+// eight-lane IFMA path (ff/ifma/batch_affine.hpp: Fq lanes for G1, Fq2 lanes
+// for G2), BN254 and BLS12-381, alternating in one run: the before/after of
+// the IFMA kernel. us_pt_cpu is the figure to compare on a shared machine;
+// run with PROOFPIPE_THREADS=1 for one core.
 template <class Cfg, bool kIfma>
 void BM_MsmSimd(benchmark::State& state) {
   namespace ifma = ff::ifma;
@@ -147,18 +149,18 @@ void BM_MsmSimd(benchmark::State& state) {
     return;
   }
   const size_t n = size_t(1) << state.range(0);
-  constexpr bool kBn = std::is_same_v<Cfg, bn254::G1Cfg>;
+  constexpr bool kBn = std::is_same_v<Cfg, bn254::G1Cfg> || std::is_same_v<Cfg, bn254::G2Cfg>;
   static std::vector<ec::Affine<Cfg>> pts;  // grown once, shared by both paths
   if (pts.size() < n) {
     if constexpr (kBn) {  // P_i = P_{i-1} + G from a random start, one normalisation
-      std::vector<bn254::G1> jac(n);
-      auto p =
-          bn254::G1::from_affine(bn254::generator<Cfg>()).mul(bn254::Fr::from_u64(0x9e3779b97f4a7c15).to_canonical());
+      using J = ec::Jacobian<Cfg>;
+      std::vector<J> jac(n);
+      auto p = J::from_affine(bn254::generator<Cfg>()).mul(bn254::Fr::from_u64(0x9e3779b97f4a7c15).to_canonical());
       for (auto& j : jac) j = p = p.add_affine(bn254::generator<Cfg>());
       pts.resize(n);
       ec::batch_to_affine<Cfg>(jac, pts);
     } else {
-      pts = make_points<Cfg>(n, bls12_381::g1_generator(), 4);
+      pts = make_points<Cfg>(n, bls12_381::generator<Cfg>(), 4);
     }
   }
   using Scalar = std::conditional_t<kBn, bn254::Fr, bls12_381::Fr>;
@@ -166,35 +168,27 @@ void BM_MsmSimd(benchmark::State& state) {
   std::mt19937_64 rng(5);
   for (auto& x : sc) x = Scalar::random(rng);
   std::span<const ec::Affine<Cfg>> p(pts.data(), n);
+  std::span<const Scalar> s(sc);
   ifma::ScopedSimdPath path(kIfma ? ifma::SimdPath::kIfma : ifma::SimdPath::kScalar);
   double cpu = 0;
   for (auto _ : state) {
     const double c0 = process_cpu_seconds();
-    benchmark::DoNotOptimize(msm::msm_g1(p, std::span<const Scalar>(sc)));
+    if constexpr (Cfg::kG2) {
+      benchmark::DoNotOptimize(msm::msm_g2(p, s));
+    } else {
+      benchmark::DoNotOptimize(msm::msm_g1(p, s));
+    }
     cpu += process_cpu_seconds() - c0;
   }
   state.counters["us_pt_cpu"] = cpu / double(state.iterations()) / double(n) * 1e6;
 }
-BENCHMARK(BM_MsmSimd<bn254::G1Cfg, false>)
-    ->Name("bn_g1_msm_scalar")
-    ->Arg(16)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MsmSimd<bn254::G1Cfg, true>)
-    ->Name("bn_g1_msm_ifma")
-    ->Arg(16)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MsmSimd<bls12_381::G1Cfg, false>)
-    ->Name("bls_g1_msm_scalar")
-    ->Arg(16)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MsmSimd<bls12_381::G1Cfg, true>)
-    ->Name("bls_g1_msm_ifma")
-    ->Arg(16)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+#define PP_MSM_SIMD_PAIR(Cfg, name)                                                                               \
+  BENCHMARK(BM_MsmSimd<Cfg, false>)->Name(name "_scalar")->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond); \
+  BENCHMARK(BM_MsmSimd<Cfg, true>)->Name(name "_ifma")->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond)
+PP_MSM_SIMD_PAIR(bn254::G1Cfg, "bn_g1_msm");
+PP_MSM_SIMD_PAIR(bls12_381::G1Cfg, "bls_g1_msm");
+PP_MSM_SIMD_PAIR(bn254::G2Cfg, "bn_g2_msm");
+PP_MSM_SIMD_PAIR(bls12_381::G2Cfg, "bls_g2_msm");
 
 }  // namespace
 

@@ -1,8 +1,10 @@
-// The G1 MSMs with the eight-lane IFMA bucket additions (msm/buckets.hpp,
-// ff/ifma/batch_affine.hpp) against the scalar path in the same process
-// (ScopedSimdPath): identical results for BN254 and BLS12-381, with skewed
-// scalars and repeated, negated and identity points that drive the tangent
-// and cancelling cases, and a bucket engine fed few buckets and few points.
+// The G1 and G2 MSMs with the eight-lane IFMA bucket additions
+// (msm/buckets.hpp, ff/ifma/batch_affine.hpp; Fq lanes for G1, Fq2 lanes for
+// G2) against the scalar path in the same process (ScopedSimdPath):
+// identical results for BN254 and BLS12-381, with skewed scalars and
+// repeated, negated and identity points that drive the tangent and
+// cancelling cases, a bucket engine fed few buckets and few points, and the
+// reduction tree's pair additions.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -28,15 +30,16 @@ namespace ifma = ff::ifma;
     if (!ifma::cpu_has_ifma()) GTEST_SKIP() << "this CPU or OS lacks AVX-512 F/VL/IFMA: nothing to compare"; \
   } while (0)
 
-// BN254 G1 points without n scalar multiplications (as msm_test_points).
-template <class Rng>
-std::vector<bn254::G1Affine> bn_points(size_t n, Rng& rng) {
-  std::vector<bn254::G1> jac(n);
-  const auto g = bn254::G1::from_affine(bn254::generator<bn254::G1Cfg>());
+// BN254 points of either group without n scalar multiplications (as
+// msm_test_points for BLS12-381).
+template <class Cfg, class Rng>
+std::vector<ec::Affine<Cfg>> bn_points(size_t n, Rng& rng) {
+  std::vector<ec::Jacobian<Cfg>> jac(n);
+  const auto g = ec::Jacobian<Cfg>::from_affine(bn254::generator<Cfg>());
   for (size_t i = 0; i < n; ++i)
     jac[i] = i < 8 ? g.mul(bn254::Fr::random(rng).to_canonical()) : jac[i - 1] + jac[i - 2];
-  std::vector<bn254::G1Affine> out(n);
-  ec::batch_to_affine<bn254::G1Cfg>(jac, out);
+  std::vector<ec::Affine<Cfg>> out(n);
+  ec::batch_to_affine<Cfg>(jac, out);
   return out;
 }
 
@@ -45,14 +48,17 @@ auto msm_on_path(ifma::SimdPath path, std::span<const ec::Affine<Cfg>> p, std::s
   ifma::ScopedSimdPath guard(path);
   msm::MsmOptions opt;
   opt.accumulation = msm::Accumulation::kBatchAffine;
-  return msm::msm_g1(p, s, opt);
+  if constexpr (Cfg::kG2)
+    return msm::msm_g2(p, s, opt);
+  else
+    return msm::msm_g1(p, s, opt);
 }
 
 TEST(IfmaMsm, Bn254G1SameWithAndWithoutIfma) {
   PP_REQUIRE_IFMA_CPU();
   PP_SEEDED_RNG(rng);
   for (size_t n : {size_t(50), size_t(3000), size_t(1) << 14}) {
-    auto pts = bn_points(n, rng);
+    auto pts = bn_points<bn254::G1Cfg>(n, rng);
     for (size_t i = 0; i < n; ++i) {  // identities, repeats and negations
       const unsigned k = unsigned(rng() % 16);
       if (k == 0) pts[i] = bn254::G1Affine::identity();
@@ -90,12 +96,10 @@ TEST(IfmaMsm, Bls12381G1SameWithAndWithoutIfma) {
 // Few buckets and few distinct points: most batch entries meet a bucket that
 // holds the same point (tangent), its negation (the bucket empties) or a
 // bucket queued already (deferral). The two engines must agree.
-TEST(IfmaMsm, Bn254BucketEngineSpecialCases) {
-  PP_REQUIRE_IFMA_CPU();
-  PP_SEEDED_RNG(rng);
-  const auto base = bn_points(6, rng);
+template <class Cfg>
+void bucket_engine_agrees(const std::vector<ec::Affine<Cfg>>& base, std::mt19937_64& rng) {
   std::vector<uint32_t> bucket(20000);
-  std::vector<const bn254::G1Affine*> point(bucket.size());
+  std::vector<const ec::Affine<Cfg>*> point(bucket.size());
   std::vector<bool> neg(bucket.size());
   for (size_t i = 0; i < bucket.size(); ++i) {
     bucket[i] = uint32_t(rng() % 64);
@@ -105,12 +109,18 @@ TEST(IfmaMsm, Bn254BucketEngineSpecialCases) {
   auto run = [&](ifma::SimdPath path) {
     ifma::ScopedSimdPath guard(path);
     msm::MsmStats stats;
-    msm::detail::AffineBuckets<bn254::G1Cfg> eng;
+    msm::detail::AffineBuckets<Cfg> eng;
     eng.reset(64, &stats);
     for (size_t i = 0; i < bucket.size(); ++i) eng.add(bucket[i], *point[i], neg[i]);
     return eng.reduce().to_jacobian();
   };
   EXPECT_EQ(run(ifma::SimdPath::kIfma), run(ifma::SimdPath::kScalar));
+}
+
+TEST(IfmaMsm, Bn254BucketEngineSpecialCases) {
+  PP_REQUIRE_IFMA_CPU();
+  PP_SEEDED_RNG(rng);
+  bucket_engine_agrees<bn254::G1Cfg>(bn_points<bn254::G1Cfg>(6, rng), rng);
 }
 
 // The reduction tree's pair additions: identities on either side, equal
@@ -148,8 +158,62 @@ void pair_adds_agree(const std::vector<ec::Affine<Cfg>>& base, std::mt19937_64& 
 TEST(IfmaMsm, PairAdditionsOfTheReductionTreeAgree) {
   PP_REQUIRE_IFMA_CPU();
   PP_SEEDED_RNG(rng);
-  pair_adds_agree<bn254::G1Cfg>(bn_points(40, rng), rng);
+  pair_adds_agree<bn254::G1Cfg>(bn_points<bn254::G1Cfg>(40, rng), rng);
   pair_adds_agree<bls12_381::G1Cfg>(msm_test_points<bls12_381::G1Cfg>(40, rng), rng);
+}
+
+// ----- G2: the same checks on the Fq2 lanes -----
+
+// Sizes from one point (the XYZZ engine) through odd batch fills to a few
+// thousand; identities, repeats and opposite points; skewed scalars. The
+// small sizes are checked against a plain sum of scalar multiplications too.
+template <class Cfg, class Fr, class Rng>
+void g2_msm_agrees(std::vector<ec::Affine<Cfg>> pts, std::vector<Fr> sc, Rng& rng) {
+  using J = ec::Jacobian<Cfg>;
+  const size_t n = pts.size();
+  spoil_points<Cfg>(pts, rng);
+  if (n > 3) pts[n - 1] = -pts[n - 2];  // P and -P with the same scalar
+  if (n > 3) sc[n - 1] = sc[n - 2];
+  const auto off = msm_on_path<Cfg, Fr>(ifma::SimdPath::kScalar, pts, sc);
+  const auto on = msm_on_path<Cfg, Fr>(ifma::SimdPath::kIfma, pts, sc);
+  EXPECT_EQ(on, off) << "n=" << n;
+  if (n <= 64) {
+    J want = J::identity();
+    for (size_t i = 0; i < n; ++i) want += J::from_affine(pts[i]).mul(sc[i].to_canonical());
+    EXPECT_EQ(on, want) << "n=" << n;
+  }
+}
+
+TEST(IfmaMsm, Bn254G2SameWithAndWithoutIfma) {
+  PP_REQUIRE_IFMA_CPU();
+  PP_SEEDED_RNG(rng);
+  for (size_t n : {size_t(1), size_t(7), size_t(61), size_t(999), size_t(5000)}) {
+    std::vector<bn254::Fr> sc(n);
+    const bn254::Fr dup = bn254::Fr::random(rng);
+    for (auto& s : sc) s = rng() % 4 == 0 ? dup : rng() % 8 == 0 ? bn254::Fr::zero() : bn254::Fr::random(rng);
+    g2_msm_agrees<bn254::G2Cfg>(bn_points<bn254::G2Cfg>(n, rng), sc, rng);
+  }
+}
+
+TEST(IfmaMsm, Bls12381G2SameWithAndWithoutIfma) {
+  PP_REQUIRE_IFMA_CPU();
+  PP_SEEDED_RNG(rng);
+  for (size_t n : {size_t(1), size_t(7), size_t(61), size_t(999), size_t(5000)})
+    g2_msm_agrees<bls12_381::G2Cfg>(msm_test_points<bls12_381::G2Cfg>(n, rng), skewed_scalars(n, rng), rng);
+}
+
+TEST(IfmaMsm, G2BucketEngineSpecialCases) {
+  PP_REQUIRE_IFMA_CPU();
+  PP_SEEDED_RNG(rng);
+  bucket_engine_agrees<bn254::G2Cfg>(bn_points<bn254::G2Cfg>(6, rng), rng);
+  bucket_engine_agrees<bls12_381::G2Cfg>(msm_test_points<bls12_381::G2Cfg>(6, rng), rng);
+}
+
+TEST(IfmaMsm, G2PairAdditionsOfTheReductionTreeAgree) {
+  PP_REQUIRE_IFMA_CPU();
+  PP_SEEDED_RNG(rng);
+  pair_adds_agree<bn254::G2Cfg>(bn_points<bn254::G2Cfg>(40, rng), rng);
+  pair_adds_agree<bls12_381::G2Cfg>(msm_test_points<bls12_381::G2Cfg>(40, rng), rng);
 }
 
 }  // namespace

@@ -5,9 +5,10 @@
 //    small n where batches cannot fill.
 //  - AffineBuckets: affine buckets updated in batches that share one field
 //    inversion (Montgomery 1987): 5M + 1S per add plus inversion/batch;
-//    reduced by the batch-affine tree of msm/reduce.hpp. For G1, where the
-//    CPU has AVX-512 IFMA (ff/ifma/dispatch.hpp), a batch's products run on
-//    eight lanes (ff/ifma/batch_affine.hpp); same results bit for bit.
+//    reduced by the batch-affine tree of msm/reduce.hpp. Where the CPU has
+//    AVX-512 IFMA (ff/ifma/dispatch.hpp), a batch's products run on eight
+//    lanes (ff/ifma/batch_affine.hpp; Fq lanes for G1, Fq2 lanes for G2);
+//    same results bit for bit.
 // Not thread-safe: each tile task creates and owns its engine.
 #pragma once
 
@@ -92,25 +93,14 @@ class XyzzBuckets {
   MsmStats* stats_ = nullptr;
 };
 
-// The IFMA kernel's scratch type: Packs of the base field for G1, nothing
-// for G2 (Fq2 has no eight-lane form).
-template <class F, bool kIfma>
-struct IfmaScratch {
-  using type = char;
-};
-template <class F>
-struct IfmaScratch<F, true> {
-  using type = ff::ifma::Pack<typename F::Params>;
-};
-
 template <class Cfg>
 class AffineBuckets {
  public:
   using F = typename Cfg::Field;
   using A = ec::Affine<Cfg>;
   using X = ec::Xyzz<Cfg>;
-  // G1 batches may run on the eight-lane IFMA kernel; G2's stay scalar.
-  static constexpr bool kIfmaApplies = !Cfg::kG2 && ff::ifma::kIfmaCompiled;
+  // Batches of either group may run on the eight-lane IFMA kernel.
+  static constexpr bool kIfmaApplies = ff::ifma::kIfmaCompiled;
 
   // One engine per tile; storage is allocated here without initialisation
   // (the flags say what is live), so a tile pays only for the pages it
@@ -128,7 +118,9 @@ class AffineBuckets {
     if constexpr (kIfmaApplies) {
       ifma_ = ff::ifma::simd_path() == ff::ifma::SimdPath::kIfma;
       // 2 Packs per 8 entries (prefix, den) and one result point per entry:
-      // at cap 512, BN254 40 + 32 KB, BLS12-381 64 + 48 KB; with the slots still in L2.
+      // G1 at cap 512, BN254 40 + 32 KB, BLS12-381 64 + 48 KB; G2 at cap 256
+      // (Pack2 = 2 Packs, points twice G1's), the same 40 + 32 and 64 + 48 KB;
+      // with the slots still in L2.
       if (ifma_) {
         packs_ = std::make_unique_for_overwrite<Packs[]>(2 * ((cap_ + 7) / 8));
         result_ = std::make_unique_for_overwrite<A[]>(cap_);
@@ -209,14 +201,15 @@ class AffineBuckets {
     uint32_t neg;  // 0 or 1: add -P; kCancel inside flush()
     const A* point;
   };
-  // What the backward pass of flush() needs of one entry: 288 bytes (G1).
+  // What the backward pass of flush() needs of one entry: 288 bytes (G1
+  // BLS12-381; G2 twice that).
   // The first five in the order ifma::batch_affine_chord reads them.
   struct Slot {
     F den, num, s, ax, ay, prefix;  // s = x1 + x2, so x3 = lambda^2 - s
   };
   static constexpr size_t kSlotStride = sizeof(Slot) / sizeof(F);
   static_assert(sizeof(Slot) == 6 * sizeof(F) && sizeof(A) == 2 * sizeof(F), "the IFMA kernel's strided view");
-  using Packs = typename IfmaScratch<F, kIfmaApplies>::type;
+  using Packs = typename ff::ifma::LanePack<F>::type;  // Pack (G1) or Pack2 (G2)
 
   // Conflicts beyond the deferral cap (skewed scalars: many equal digits)
   // go to a per-bucket XYZZ sum, so the worst case is the XYZZ engine's cost

@@ -48,15 +48,14 @@ void add_pairs_ifma(std::vector<std::pair<ec::Affine<Cfg>*, const ec::Affine<Cfg
 // *pairs[k].first += *pairs[k].second for every k, affine in and out, the
 // identity encoded as (0,0) on either side. Destinations must be distinct
 // and must not be a source of another pair. Batches of at most kBatch share
-// one inversion. G1 takes the eight-lane IFMA path where simd_path() allows.
+// one inversion. Both groups take the eight-lane IFMA path where simd_path()
+// allows.
 template <class Cfg>
 void add_pairs(std::vector<std::pair<ec::Affine<Cfg>*, const ec::Affine<Cfg>*>>& pairs, MsmStats* stats) {
   using F = typename Cfg::Field;
   using A = ec::Affine<Cfg>;
 #if defined(PP_IFMA_COMPILED)
-  if constexpr (!Cfg::kG2) {
-    if (ff::ifma::simd_path() == ff::ifma::SimdPath::kIfma) return add_pairs_ifma<Cfg>(pairs, stats);
-  }
+  if (ff::ifma::simd_path() == ff::ifma::SimdPath::kIfma) return add_pairs_ifma<Cfg>(pairs, stats);
 #endif
   constexpr size_t kBatch = 2048;
   struct Slot {
@@ -111,15 +110,15 @@ void add_pairs(std::vector<std::pair<ec::Affine<Cfg>*, const ec::Affine<Cfg>*>>&
 #if defined(PP_IFMA_COMPILED)
 // add_pairs with the products on eight IFMA lanes (ff/ifma/batch_affine.hpp):
 // the same special cases in scalar code, then the kernel, then the results
-// copied to their destinations. Batches of 512 (an inversion's share stays
-// near 0.15 M per add, as in msm/buckets.hpp) bound the scratch to 512
-// slots, results and 128 Packs: 152 KB for BN254, 232 KB for BLS12-381.
+// copied to their destinations. Batches of 512 for G1 and 256 for G2 (an
+// inversion's share stays near 0.15 M per add, as in msm/buckets.hpp) bound
+// the scratch to that many slots and results and 128 Packs (64 Pack2s): for
+// either group 152 KB on BN254, 232 KB on BLS12-381.
 template <class Cfg>
 void add_pairs_ifma(std::vector<std::pair<ec::Affine<Cfg>*, const ec::Affine<Cfg>*>>& pairs, MsmStats* stats) {
   using F = typename Cfg::Field;
   using A = ec::Affine<Cfg>;
-  using P = typename F::Params;
-  constexpr size_t kBatch = 512;
+  constexpr size_t kBatch = Cfg::kG2 ? 256 : 512;
   struct Slot {
     F den, num, s, ax, ay;  // the kernel's order
   };
@@ -128,7 +127,7 @@ void add_pairs_ifma(std::vector<std::pair<ec::Affine<Cfg>*, const ec::Affine<Cfg
   auto slot = std::make_unique_for_overwrite<Slot[]>(cap);
   auto dst = std::make_unique_for_overwrite<A*[]>(cap);
   auto result = std::make_unique_for_overwrite<A[]>(cap);
-  auto packs = std::make_unique_for_overwrite<ff::ifma::Pack<P>[]>(2 * ((cap + 7) / 8));
+  auto packs = std::make_unique_for_overwrite<typename ff::ifma::LanePack<F>::type[]>(2 * ((cap + 7) / 8));
   for (size_t base = 0; base < pairs.size(); base += kBatch) {
     const size_t end = std::min(pairs.size(), base + kBatch);
     size_t m = 0;

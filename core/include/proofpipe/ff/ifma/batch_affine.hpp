@@ -3,7 +3,8 @@
 // products, one shared inversion, then lambda, x3 and y3 per entry. The
 // caller has already handled the special cases in scalar code and supplies,
 // per entry k, den = x2 - x1 (or 2y, or 1), num = y2 - y1 (or 3x^2),
-// s = x1 + x2, x1 and y1, all ff::Field values (Montgomery R64 = 2^(64N)).
+// s = x1 + x2, x1 and y1, all ff::Field values (Montgomery R64 = 2^(64N)),
+// or for G2 ff::Fq2T ones (the same form per coordinate).
 //
 // No conversion products. Inputs enter as raw integers (x*R64 repacked to
 // radix 2^52) and results leave the same way, because the Montgomery factors
@@ -30,28 +31,35 @@
 #include <cstddef>
 
 #include "proofpipe/ff/ifma/field8.hpp"
+#include "proofpipe/ff/ifma/fq2x8.hpp"
 #if defined(PP_IFMA_COMPILED)
 
 namespace proofpipe::ff::ifma {
 
 // Entry k's inputs are slots[k * stride + {0: den, 1: num, 2: s, 3: x1,
 // 4: y1}]; den must be non-zero. Writes x3 to out[2k] and y3 to out[2k + 1]
-// (an ec::Affine array), reduced. scratch: 2 * ceil(m / 8) Packs.
-template <class P>
-PP_IFMA_TARGET void batch_affine_chord(const Field<P>* slots, size_t stride, size_t m, Field<P>* out,
-                                       Pack<P>* scratch) {
-  using V = Field8<P>;
-  using F = Field<P>;
-  using K = Radix52<P>;
+// (an ec::Affine array), reduced. scratch: 2 * ceil(m / 8) lane Packs.
+// F is ff::Field (G1, on Field8 lanes) or ff::Fq2T (G2, on Fq2x8 lanes); one
+// loop serves both because the lane types answer the same calls and an
+// Fq2x8 product keeps the factor law above (fq2x8.hpp), so every factor,
+// kLaneFix and kTFix included, is a power of two in the base field Fq: the
+// Fq2 constants are base-field ones (1 = (1, 0)), applied per coordinate.
+template <class F>
+PP_IFMA_TARGET void batch_affine_chord(const F* slots, size_t stride, size_t m, F* out,
+                                       typename LanePack<F>::type* scratch) {
+  using V = typename LanePack<F>::type::Lanes;
+  using Fq = typename V::Base::F;
+  using K = typename V::Base::K;
+  using P = typename Fq::Params;
   constexpr size_t kD = 52 * K::L - 64 * K::N;
   static_assert(kD % 2 == 0 && kD > 0, "the factor bookkeeping needs an even, positive R52/R64 exponent gap");
-  constexpr F kLaneFix = F::from_mont(pow2_mod<K::N>(unsigned(64 * K::N + 3 * kD / 2), MontConsts<P>::kP));
+  constexpr Fq kLaneFix = Fq::from_mont(pow2_mod<K::N>(unsigned(64 * K::N + 3 * kD / 2), MontConsts<P>::kP));
   constexpr std::array<uint64_t, K::L> kTFix =
       to_radix52<K::L>(pow2_mod<K::N>(unsigned(52 * K::L + kD / 2), MontConsts<P>::kP));
   if (m == 0) return;
   const size_t groups = (m + 7) / 8;
-  Pack<P>* prefix = scratch;
-  Pack<P>* den = scratch + groups;
+  auto* prefix = scratch;
+  auto* den = scratch + groups;
   // Lane e of group g is entry 8g + e. Padding lanes of the last group take
   // den = 1 (the limbs of R64 mod p), so every lane runs `groups` steps.
   const V pad = V::constant(to_radix52<K::L>(MontConsts<P>::kR));
@@ -64,7 +72,9 @@ PP_IFMA_TARGET void batch_affine_chord(const Field<P>* slots, size_t stride, siz
     acc.store(prefix[g]);
     acc = acc * d;
   }
-  // The eight lane totals: one scalar Montgomery trick, one inversion.
+  // The eight lane totals: one scalar Montgomery trick, one inversion (for
+  // Fq2, ff::Fq2T's: one Fq inversion; its value semantics are the same, so
+  // the 2^(2I) / A law below holds for it too).
   F lane[8], lane_prefix[8];
   acc.store_raw(lane, 1);
   F run = F::one();
@@ -76,7 +86,7 @@ PP_IFMA_TARGET void batch_affine_chord(const Field<P>* slots, size_t stride, siz
   for (int e = 8; e-- > 0;) {
     const F t = inv * lane_prefix[e];
     inv = inv * lane[e];
-    lane[e] = t * kLaneFix;
+    lane[e] = V::scale(t, kLaneFix);
   }
   V run8 = V::load_raw(lane, 1);
   for (size_t g = groups; g-- > 0;) {
@@ -90,7 +100,7 @@ PP_IFMA_TARGET void batch_affine_chord(const Field<P>* slots, size_t stride, siz
     if constexpr (kD <= 4) {
       for (size_t i = 0; i < kD / 2; ++i) t = t + t;
     } else {
-      t = t * V::constant(kTFix);
+      t = t * V::Base::constant(kTFix);
     }
     const V y3 = lambda * t - V::load_raw(base + 4, stride, cnt);
     x3.store_raw(out + 16 * g, 2, cnt);

@@ -39,6 +39,11 @@ struct Field8 {
   using F = Field<P>;
   static constexpr size_t L = K::L;
   static constexpr size_t N = K::N;
+  // What the lane kernels generic over the lane type (batch_affine.hpp) ask
+  // of it beyond the arithmetic; Fq2x8 (fq2x8.hpp) answers the same for Fq2.
+  using Base = Field8;  // the prime-field lanes: the type of constants
+  // A scalar element times a base-field one, Montgomery R64 (ff::Field's product).
+  static F scale(const F& a, const F& f) { return a * f; }
 
   __m512i v[L];
 
@@ -107,18 +112,37 @@ struct Field8 {
     return sub_if_geq(s, K::k2P);
   }
 
+  // 2p - x, in (0, 2p]: -x without the final subtraction, for use as a
+  // multiplicand of sum_of_products only (its bound allows 2p itself).
+  PP_IFMA_INLINE Field8 neg_lazy() const {
+    Field8 s;
+    for (size_t k = 0; k < L; ++k) s.v[k] = _mm512_sub_epi64(bc(K::k2P[k]), v[k]);
+    carry_signed(s);
+    return s;
+  }
+
   // ----- Montgomery product, operand scanning -----
-  // Per limb b_i: t += a*b_i; m = t0 * (-p^-1) mod 2^52; t += m*p; t >>= 52.
-  // 4L^2 + L IFMA instructions (105 for L = 5, 264 for L = 8), no carries
-  // propagated inside the loop: only t0's spill into t1 is needed for the
-  // shift to be exact.
-  PP_IFMA_INLINE Field8 operator*(const Field8& b) const {
+  // REDC52(sum_k a[k] * b[k]): M products under one reduction (M = 1 is the
+  // product; Fq2's coordinates are sums of M = 2, fq2x8.hpp). Per limb i:
+  // t += sum_k a_k*b_k,i; m = t0 * (-p^-1) mod 2^52; t += m*p; t >>= 52.
+  // M(2L^2) + 2L^2 + L IFMA instructions (105 for L = 5, 264 for L = 8 at
+  // M = 1), no carries propagated inside the loop: only t0's spill into t1
+  // is needed for the shift to be exact. With a_k < 2p and b_k <= 2p the
+  // result is below (4Mp^2 + R52*p) / R52 <= 2p as long as 4Mp <= R52
+  // (asserted); a column collects at most (2M + 2)L terms below 2^52
+  // (48 for M = 2, L = 8), far from overflowing 64 bits.
+  template <size_t M>
+  PP_IFMA_INLINE static Field8 sum_of_products(const std::array<const Field8*, M>& a,
+                                               const std::array<const Field8*, M>& b) {
+    static_assert(K::C::kBits + 2 + (M > 1) + (M > 2) <= 52 * L && M <= 4, "4Mp <= R52: the result stays below 2p");
     __m512i t[L + 1];
     for (size_t k = 0; k <= L; ++k) t[k] = _mm512_setzero_si512();
     for (size_t i = 0; i < L; ++i) {
-      const __m512i bi = b.v[i];
-      for (size_t j = 0; j < L; ++j) t[j] = _mm512_madd52lo_epu64(t[j], v[j], bi);
-      for (size_t j = 0; j < L; ++j) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], v[j], bi);
+      for (size_t k = 0; k < M; ++k) {
+        const __m512i bi = b[k]->v[i];
+        for (size_t j = 0; j < L; ++j) t[j] = _mm512_madd52lo_epu64(t[j], a[k]->v[j], bi);
+        for (size_t j = 0; j < L; ++j) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], a[k]->v[j], bi);
+      }
       const __m512i m = _mm512_madd52lo_epu64(_mm512_setzero_si512(), t[0], bc(K::kInv));
       for (size_t j = 0; j < L; ++j) t[j] = _mm512_madd52lo_epu64(t[j], m, bc(K::kP[j]));
       for (size_t j = 0; j < L; ++j) t[j + 1] = _mm512_madd52hi_epu64(t[j + 1], m, bc(K::kP[j]));
@@ -131,6 +155,7 @@ struct Field8 {
     carry_signed(r);  // all columns are non-negative: the signed shift is a plain one here
     return r;
   }
+  PP_IFMA_INLINE Field8 operator*(const Field8& b) const { return sum_of_products<1>({this}, {&b}); }
 
   // Squaring: the 2L-column product with each cross term once, doubled, plus
   // the diagonal, then the same reduction: L^2 + L + 2L^2 + L IFMAs (85 for
@@ -279,31 +304,35 @@ PP_IFMA_TARGET void batch_inverse(Pack<P>* x, size_t m, Pack<P>* prefix) {
   }
 }
 
-// Out-of-line entry points over Pack, for callers without the target
-// attribute (tests, scalar code that hands over a batch).
-template <class P>
-PP_IFMA_TARGET void pack_add(Pack<P>& r, const Pack<P>& a, const Pack<P>& b) {
-  (Field8<P>::load(a) + Field8<P>::load(b)).store(r);
+// Out-of-line entry points over Pack and Pack2 (the lane type is Pk::Lanes),
+// for callers without the target attribute (tests, scalar code that hands
+// over a batch).
+template <class Pk>
+PP_IFMA_TARGET void pack_add(Pk& r, const Pk& a, const Pk& b) {
+  using V = typename Pk::Lanes;
+  (V::load(a) + V::load(b)).store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_sub(Pack<P>& r, const Pack<P>& a, const Pack<P>& b) {
-  (Field8<P>::load(a) - Field8<P>::load(b)).store(r);
+template <class Pk>
+PP_IFMA_TARGET void pack_sub(Pk& r, const Pk& a, const Pk& b) {
+  using V = typename Pk::Lanes;
+  (V::load(a) - V::load(b)).store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_mul(Pack<P>& r, const Pack<P>& a, const Pack<P>& b) {
-  (Field8<P>::load(a) * Field8<P>::load(b)).store(r);
+template <class Pk>
+PP_IFMA_TARGET void pack_mul(Pk& r, const Pk& a, const Pk& b) {
+  using V = typename Pk::Lanes;
+  (V::load(a) * V::load(b)).store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_sqr(Pack<P>& r, const Pack<P>& a) {
-  Field8<P>::load(a).sqr().store(r);
+template <class Pk>
+PP_IFMA_TARGET void pack_sqr(Pk& r, const Pk& a) {
+  Pk::Lanes::load(a).sqr().store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_from_fields(Pack<P>& r, const Field<P>* x) {
-  Field8<P>::from_fields(x).store(r);
+template <class Pk, class S>
+PP_IFMA_TARGET void pack_from_fields(Pk& r, const S* x) {
+  Pk::Lanes::from_fields(x).store(r);
 }
-template <class P>
-PP_IFMA_TARGET void pack_to_fields(const Pack<P>& a, Field<P>* out) {
-  Field8<P>::load(a).to_fields(out);
+template <class Pk, class S>
+PP_IFMA_TARGET void pack_to_fields(const Pk& a, S* out) {
+  Pk::Lanes::load(a).to_fields(out);
 }
 
 }  // namespace proofpipe::ff::ifma

@@ -1,8 +1,8 @@
 // Compile-time constants of the eight-lane AVX-512 IFMA field (field8.hpp):
 // the modulus in radix 2^52, the Montgomery inverse, the two conversion
 // factors between the 64-bit-limb Montgomery form of ff::Field and the
-// radix-2^52 one, and Pack, the plain-memory form of eight elements. No
-// intrinsics here: this header is safe in any translation unit.
+// radix-2^52 one, and Pack / Pack2, the memory forms of eight Fq or Fq2
+// elements. No intrinsics here: this header is safe in any translation unit.
 //
 // Two Montgomery forms meet here. ff::Field<P> stores x*R64 mod p with
 // R64 = 2^(64N) (2^256 for the 4-limb fields, 2^384 for BLS12-381's Fq). The
@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "proofpipe/ff/field.hpp"
+#include "proofpipe/ff/fq2.hpp"
 
 namespace proofpipe::ff::ifma {
 
@@ -67,13 +68,41 @@ struct Radix52 {
   static constexpr std::array<uint64_t, L> kOne = to_radix52<L>(pow2_mod<N>(unsigned(52 * L), C::kP));
 };
 
+// The lane types (field8.hpp, fq2x8.hpp; defined only where PP_IFMA_COMPILED).
+template <class P>
+struct Field8;
+template <class P>
+struct Fq2x8;
+
 // Eight elements in the radix-2^52 Montgomery form, structure of arrays:
 // limb[k][e] is 52-bit limb k of element e. Values lie in [0, 2p) with every
 // limb below 2^52; [p, 2p) are the redundant forms of [0, p).
 template <class P>
 struct alignas(64) Pack {
   static constexpr size_t L = Radix52<P>::L;
+  using Lanes = Field8<P>;
   uint64_t limb[L][8];
+};
+
+// Eight Fq2 = Fq[u]/(u^2 + 1) elements over the prime field P: the Packs of
+// their c0 and c1 coordinates.
+template <class P>
+struct alignas(64) Pack2 {
+  using Lanes = Fq2x8<P>;
+  Pack<P> c0, c1;
+};
+
+// The memory form of eight lanes of the ff element type F: Pack for a prime
+// field, Pack2 for an Fq2T (both curves' Fq2 have u^2 = -1, the only
+// quadratic extension Fq2x8 implements). Lane kernels over F take their
+// scratch as this type; its Lanes names the register form.
+template <class F>
+struct LanePack {
+  using type = Pack<typename F::Params>;
+};
+template <class T>
+struct LanePack<Fq2T<T>> {
+  using type = Pack2<typename T::Fq::Params>;
 };
 
 }  // namespace proofpipe::ff::ifma
