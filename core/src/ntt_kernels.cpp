@@ -121,9 +121,8 @@ PP_NTT_INLINE void bf_nomul(Fr& a, Fr& b) {
   b = d;
 }
 
-// Per-level tables shared by every domain: level[m + j] = w_{2m}^j (forward)
-// or w_{2m}^(m-j) = -w_{2m}^-j (inverse, negated), for m = 2^l < 2^kMaxPassBits,
-// j < m. 2 x 128 KiB; w_{2m} does not depend on n, so one table serves all sizes.
+// Per-level tables shared by every domain (level_table in kernels.hpp).
+// 2 x 128 KiB; w_{2m} does not depend on n, so one table serves all sizes.
 template <class Fr>
 struct LevelTables {
   std::vector<Fr> fwd, inv;
@@ -184,12 +183,6 @@ void dit_block(Fr* p, unsigned bits, const Fr* level) {
   for (size_t sb = 0; sb < len; sb += size_t(1) << split)
     block_levels<false, Inv>(p + sb, size_t(1) << split, 0, split, level);
   block_levels<false, Inv>(p, len, split, bits, level);
-}
-
-template <class Fr>
-const Fr* level_table(bool inverse) {
-  const LevelTables<Fr>& t = level_tables<Fr>();
-  return inverse ? t.inv.data() : t.fwd.data();
 }
 
 // Runs fn(block pointer) on every 2^bits block of the bottom pass in parallel.
@@ -274,6 +267,12 @@ void columns(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
 
 }  // namespace
 
+template <class Fr>
+const Fr* level_table(bool inverse) {
+  const LevelTables<Fr>& t = level_tables<Fr>();
+  return inverse ? t.inv.data() : t.fwd.data();
+}
+
 Plan make_plan(unsigned log_n) {
   Plan plan;
   plan.log_n = log_n;
@@ -326,8 +325,11 @@ void dif(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
   dif_columns(x, plan, top, inverse);
   const Fr* level = level_table<Fr>(inverse);
   const unsigned bits = plan.passes[0].bits;
+  const bool lanes = ifma_blocks(bits);
   for_each_block(x, plan, [&](size_t, Fr* p) {
-    if (inverse) {
+    if (lanes) {
+      ifma_dif_block(p, bits, inverse);
+    } else if (inverse) {
       dif_block<true>(p, bits, level);
     } else {
       dif_block<false>(p, bits, level);
@@ -339,8 +341,11 @@ template <class Fr>
 void dit(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
   const Fr* level = level_table<Fr>(inverse);
   const unsigned bits = plan.passes[0].bits;
+  const bool lanes = ifma_blocks(bits);
   for_each_block(x, plan, [&](size_t, Fr* p) {
-    if (inverse) {
+    if (lanes) {
+      ifma_dit_block(p, bits, inverse);
+    } else if (inverse) {
       dit_block<true>(p, bits, level);
     } else {
       dit_block<false>(p, bits, level);
@@ -362,9 +367,15 @@ void bottom_inverse_scale_forward(Fr* x, const Plan& plan, const Fr& shift, cons
   }
   const Fr* fwd = level_table<Fr>(false);
   const Fr* inv = level_table<Fr>(true);
+  const bool lanes = ifma_blocks(bits);
+  const std::vector<LanePack<Fr>> col_lanes = lanes ? ifma_lane_form(col.data(), len) : std::vector<LanePack<Fr>>();
   for_each_block(x, plan, [&](size_t b, Fr* p) {
-    dif_block<true>(p, bits, inv);
     const Fr f = inv_n * shift.pow_u64(reverse_bits(b, k - bits));
+    if (lanes) {
+      ifma_inverse_scale_forward_block(p, bits, f, col_lanes.data());
+      return;
+    }
+    dif_block<true>(p, bits, inv);
     for (size_t t = 0; t < len; ++t) p[t] = p[t] * (f * col[t]);
     dit_block<false>(p, bits, fwd);
   });
@@ -387,6 +398,7 @@ void scale_by_powers(Fr* x, unsigned log_n, const Fr& g, const Fr& scale) {
 
 #define PP_NTT_KERNELS(F)                                                          \
   template std::vector<F> powers(const F&, size_t);                                \
+  template const F* level_table(bool);                                             \
   template void dif_columns(F*, const Plan&, const F*, bool);                      \
   template void dit_columns(F*, const Plan&, const F*, bool);                      \
   template void dif(F*, const Plan&, const F*, bool);                              \

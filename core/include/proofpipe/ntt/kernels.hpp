@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/ifma/radix52.hpp"
 
 namespace proofpipe::ntt {
 
@@ -58,6 +59,32 @@ template <class Fr>
 void dif_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse);
 template <class Fr>
 void dit_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse);
+
+// The in-block twiddles shared by every domain: level[m + j] = w_{2m}^j
+// (forward) or w_{2m}^(m-j) = -w_{2m}^-j (inverse, negated), for
+// m = 2^l < 2^kMaxPassBits, j < m.
+template <class Fr>
+const Fr* level_table(bool inverse);
+
+// The bottom pass on eight AVX-512 IFMA lanes (core/src/ntt_ifma.cpp), the
+// same blocks as the scalar dif/dit/bottom_inverse_scale_forward with
+// bit-identical results. ifma_blocks(bits) says whether they take blocks of
+// 2^bits now (ff::ifma::simd_path() is kIfma and bits >= 4); the rest may
+// only be called when it said so. The column passes have no IFMA version.
+bool ifma_blocks(unsigned bits);
+template <class Fr>
+using LanePack = ff::ifma::Pack<typename Fr::Params>;
+template <class Fr>
+void ifma_dif_block(Fr* p, unsigned bits, bool inverse);
+template <class Fr>
+void ifma_dit_block(Fr* p, unsigned bits, bool inverse);
+// v[0..count) (count a multiple of 8) in the lanes' radix-2^52 Montgomery form.
+template <class Fr>
+std::vector<LanePack<Fr>> ifma_lane_form(const Fr* v, size_t count);
+// Inverse DIF levels, x[t] *= f * col[t], forward DIT levels on one block;
+// col is ifma_lane_form of the scalar per-offset factors.
+template <class Fr>
+void ifma_inverse_scale_forward_block(Fr* p, unsigned bits, const Fr& f, const LanePack<Fr>* col);
 
 // In-place bit-reversal permutation of 2^log_n elements, each multiplied by
 // `scale` on the way (pass Fr::one() for none). Cache-blocked: 16 x 16 tiles.
