@@ -1,9 +1,10 @@
-// The NTT's bottom pass (the levels inside one contiguous block of 2^4..2^12
-// elements) on eight AVX-512 IFMA lanes: dif/dit blocks and the inverse DIF +
-// scaling + forward DIT block of evals_to_odd_coset. ntt_kernels.cpp calls
-// these when ifma_blocks(bits) says so; its scalar blocks stay the fallback
-// and the reference (results are bit-identical, tests/core/ntt_ifma_test.cpp).
-// The column passes stay scalar.
+// The NTT's passes on eight AVX-512 IFMA lanes: the bottom pass (the levels
+// inside one contiguous block of 2^4..2^12 elements: dif/dit blocks and the
+// inverse DIF + scaling + forward DIT block of evals_to_odd_coset) and the
+// butterflies of the column passes' tiles. ntt_kernels.cpp calls these when
+// ifma_lanes() says so and keeps the twiddle lookup, the plan and the
+// threading; its scalar passes stay the fallback and the reference (results
+// are bit-identical, tests/core/ntt_ifma_test.cpp).
 //
 // Montgomery factors (the bookkeeping of ff/ifma/batch_affine.hpp): an Fr
 // element x is the integer x*2^I, I = 64N = 256, and is repacked raw into
@@ -14,7 +15,12 @@
 // Between operations values stay in [0, 2p) (Field8's invariant: + and -
 // take [0, 2p) to [0, 2p), and so does the product since 4p < 2^260).
 //
-// Layout: the block is copied into a thread-local array of Packs, element
+// Column tiles: rows x cw columns, Pack q of a row holding columns 8q..8q+7,
+// so every column level is vertical; the twiddles arrive per row in
+// ff::Field form (top[] entries strided through the domain's table) and
+// are lifted to factor R by four modular doublings (see lifted()).
+//
+// Layout of a block: it is copied into a thread-local array of Packs, element
 // 8g + e in lane e of Pack g (40 bytes per element for L = 5, 160 KiB at
 // 2^12). Levels with half size m >= 8 pair Pack g with Pack g + m/8: plain
 // vertical butterflies, twiddle Pack j/8 of the level. The three levels
@@ -22,9 +28,10 @@
 // elements) at a time, permuted with vpermt2q into a layout where each
 // level's partners sit in the same lane of the two registers. Going from
 // one level's layout straight to the next costs two permutes per limb, so
-// the three levels cost 4 x 2 x L = 40 permutes per 16 elements against
-// 3 x 16 vector products of ~105 IFMAs each; an 8x8 transpose of the whole
-// block would cost about the same and need a second buffer.
+// the three levels cost 4 x 2 x L = 40 permutes per 16 elements next to
+// their 3 eight-lane products (315 IFMAs) and 6 adds/subs; an 8x8
+// transpose of each limb would cost about as many shuffles (24 per limb
+// per 64 elements, both ways) and need a second layout for the whole block.
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -39,11 +46,11 @@
 
 namespace proofpipe::ntt {
 
-bool ifma_blocks(unsigned bits) {
-  // Blocks of fewer than 16 elements (n <= 8) have no Pack pair to run the
-  // lane levels on; they stay scalar.
-  return ff::ifma::kIfmaCompiled && bits >= 4 && ff::ifma::simd_path() == ff::ifma::SimdPath::kIfma;
-}
+bool ifma_lanes() { return ff::ifma::kIfmaCompiled && ff::ifma::simd_path() == ff::ifma::SimdPath::kIfma; }
+
+// Blocks of fewer than 16 elements (n <= 8) have no Pack pair to run the
+// lane levels on; they stay scalar.
+bool ifma_blocks(unsigned bits) { return bits >= 4 && ifma_lanes(); }
 
 #if defined(PP_IFMA_COMPILED)
 namespace {
@@ -185,6 +192,7 @@ PP_IFMA_TARGET void lane_levels(ifma::Pack<P>* x, size_t packs, const ifma::Pack
 // per 2^9-element sub-block (64 Packs = 20 KiB, the Pack form being 25 %
 // larger than Fr's), so they stay in the 48 KiB L1 with their twiddles.
 constexpr unsigned kLaneL1Bits = 9;
+constexpr size_t kMaxColumnPacks = kMaxTileCols / 8;
 
 template <bool Inv, class P>
 PP_IFMA_TARGET void dif_levels(ifma::Pack<P>* x, unsigned bits, const ifma::Pack<P>* wide, const ifma::Pack<P>* lane) {
@@ -208,20 +216,67 @@ PP_IFMA_TARGET void dit_levels(ifma::Pack<P>* x, unsigned bits, const ifma::Pack
   wide_levels<false, Inv>(x, size_t(1) << (bits - 3), split, bits, wide);
 }
 
-// The block in Pack form, in a per-thread buffer; raw repacking both ways.
-template <class Fr>
-PP_IFMA_TARGET ifma::Pack<typename Fr::Params>* load_block(const Fr* p, unsigned bits) {
-  using P = typename Fr::Params;
+// Raw ff::Field limbs (factor I) of v[0..8) to the radix-2^52 Montgomery form
+// (factor R): R - I = 4 for both Fr fields, four modular doublings, far
+// cheaper than the product by 2^(2R - I) that from_fields spends.
+template <class P>
+PP_IFMA_INLINE ifma::Field8<P> lifted(const ff::Field<P>* v) {
+  using V = ifma::Field8<P>;
+  constexpr size_t kD = 52 * V::L - 64 * V::N;
+  if constexpr (kD <= 4) {
+    V x = V::load_raw(v, 1);
+    for (size_t i = 0; i < kD; ++i) x = x + x;
+    return x;
+  } else {
+    return V::from_fields(v);
+  }
+}
+
+// Rows of one column tile: the butterflies between rows ub + r and ub + r + h,
+// lane e of Pack q being column 8q + e.
+template <bool Dif, bool Inv, class P>
+PP_IFMA_TARGET void tile_rows(ifma::Pack<P>* t, size_t rows, size_t cw, size_t r, size_t h, const ff::Field<P>* tw) {
+  using V = ifma::Field8<P>;
+  const size_t cq = cw / 8;
+  ifma::Pack<P> w[kMaxColumnPacks];
+  for (size_t q = 0; q < cq; ++q) lifted(tw + 8 * q).store(w[q]);
+  for (size_t ub = 0; ub < rows; ub += 2 * h) {
+    ifma::Pack<P>* p1 = t + (ub + r) * cq;
+    ifma::Pack<P>* p2 = p1 + h * cq;
+    for (size_t q = 0; q < cq; ++q) {
+      V a = V::load(p1[q]), b = V::load(p2[q]);
+      butterfly<Dif, Inv>(a, b, V::load(w[q]));
+      a.store(p1[q]);
+      b.store(p2[q]);
+    }
+  }
+}
+
+// A tile of rows x cw elements (row u at base + u*2^lo) in Pack form, in a
+// per-thread buffer, and back; raw repacking both ways, stored fully reduced.
+// A bottom block is the tile of one row.
+template <class P>
+PP_IFMA_TARGET ifma::Pack<P>* tile_load(const ff::Field<P>* base, unsigned lo, size_t rows, size_t cw) {
   thread_local std::vector<ifma::Pack<P>> buf;
-  const size_t packs = size_t(1) << (bits - 3);
-  if (buf.size() < packs) buf.resize(packs);
-  for (size_t g = 0; g < packs; ++g) ifma::Field8<P>::load_raw(p + 8 * g, 1).store(buf[g]);
+  const size_t cq = cw / 8;
+  if (buf.size() < rows * cq) buf.resize(rows * cq);
+  for (size_t u = 0; u < rows; ++u)
+    for (size_t q = 0; q < cq; ++q) ifma::Field8<P>::load_raw(base + (u << lo) + 8 * q, 1).store(buf[u * cq + q]);
   return buf.data();
 }
+template <class P>
+PP_IFMA_TARGET void tile_store(const ifma::Pack<P>* t, ff::Field<P>* base, unsigned lo, size_t rows, size_t cw) {
+  const size_t cq = cw / 8;
+  for (size_t u = 0; u < rows; ++u)
+    for (size_t q = 0; q < cq; ++q) ifma::Field8<P>::load(t[u * cq + q]).store_raw(base + (u << lo) + 8 * q, 1);
+}
 template <class Fr>
-PP_IFMA_TARGET void store_block(const ifma::Pack<typename Fr::Params>* x, Fr* p, unsigned bits) {
-  using V = ifma::Field8<typename Fr::Params>;
-  for (size_t g = 0; g < (size_t(1) << (bits - 3)); ++g) V::load(x[g]).store_raw(p + 8 * g, 1);
+ifma::Pack<typename Fr::Params>* load_block(const Fr* p, unsigned bits) {
+  return tile_load(p, 0, 1, size_t(1) << bits);
+}
+template <class Fr>
+void store_block(const ifma::Pack<typename Fr::Params>* x, Fr* p, unsigned bits) {
+  tile_store(x, p, 0, 1, size_t(1) << bits);
 }
 
 }  // namespace
@@ -278,6 +333,22 @@ void ifma_inverse_scale_forward_block(Fr* p, unsigned bits, const Fr& f, const L
   store_block(x, p, bits);
 }
 
+template <class Fr>
+LanePack<Fr>* ifma_tile_load(const Fr* base, unsigned lo, size_t rows, size_t cw) {
+  return tile_load(base, lo, rows, cw);
+}
+template <class Fr>
+void ifma_tile_rows(LanePack<Fr>* t, size_t rows, size_t cw, size_t r, size_t h, const Fr* tw, bool dif, bool inverse) {
+  using P = typename Fr::Params;
+  auto* fn = dif ? (inverse ? &tile_rows<true, true, P> : &tile_rows<true, false, P>)
+                 : (inverse ? &tile_rows<false, true, P> : &tile_rows<false, false, P>);
+  fn(t, rows, cw, r, h, tw);
+}
+template <class Fr>
+void ifma_tile_store(const LanePack<Fr>* t, Fr* base, unsigned lo, size_t rows, size_t cw) {
+  tile_store(t, base, lo, rows, cw);
+}
+
 #else  // no IFMA kernels in this build: ifma_blocks() is false, nothing calls these
 
 template <class Fr>
@@ -297,14 +368,30 @@ template <class Fr>
 void ifma_inverse_scale_forward_block(Fr*, unsigned, const Fr&, const LanePack<Fr>*) {
   PP_ASSERT(false, "ntt: IFMA block kernels are not compiled in");
 }
+template <class Fr>
+LanePack<Fr>* ifma_tile_load(const Fr*, unsigned, size_t, size_t) {
+  PP_ASSERT(false, "ntt: IFMA block kernels are not compiled in");
+  return nullptr;
+}
+template <class Fr>
+void ifma_tile_rows(LanePack<Fr>*, size_t, size_t, size_t, size_t, const Fr*, bool, bool) {
+  PP_ASSERT(false, "ntt: IFMA block kernels are not compiled in");
+}
+template <class Fr>
+void ifma_tile_store(const LanePack<Fr>*, Fr*, unsigned, size_t, size_t) {
+  PP_ASSERT(false, "ntt: IFMA block kernels are not compiled in");
+}
 
 #endif  // PP_IFMA_COMPILED
 
-#define PP_NTT_IFMA(F)                                                \
-  template void ifma_dif_block(F*, unsigned, bool);                   \
-  template void ifma_dit_block(F*, unsigned, bool);                   \
-  template std::vector<LanePack<F>> ifma_lane_form(const F*, size_t); \
-  template void ifma_inverse_scale_forward_block(F*, unsigned, const F&, const LanePack<F>*);
+#define PP_NTT_IFMA(F)                                                                              \
+  template void ifma_dif_block(F*, unsigned, bool);                                                 \
+  template void ifma_dit_block(F*, unsigned, bool);                                                 \
+  template std::vector<LanePack<F>> ifma_lane_form(const F*, size_t);                               \
+  template void ifma_inverse_scale_forward_block(F*, unsigned, const F&, const LanePack<F>*);       \
+  template LanePack<F>* ifma_tile_load(const F*, unsigned, size_t, size_t);                         \
+  template void ifma_tile_rows(LanePack<F>*, size_t, size_t, size_t, size_t, const F*, bool, bool); \
+  template void ifma_tile_store(const LanePack<F>*, F*, unsigned, size_t, size_t);
 PP_NTT_FOR_EACH_FIELD(PP_NTT_IFMA)
 
 }  // namespace proofpipe::ntt

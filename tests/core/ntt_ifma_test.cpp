@@ -1,12 +1,14 @@
-// The NTT's bottom pass on eight IFMA lanes (core/src/ntt_ifma.cpp) against
-// the scalar blocks in the same process (ScopedSimdPath): ntt, intt,
-// coset_ntt, evals_to_odd_coset, compute_h_odd_coset and the bare dif/dit
-// passes bit-identical for both Fr fields, sizes 2^0..2^14 (one bottom pass,
-// or 2^13/2^14 with a column pass) and 2^16 (bottom pass + column pass), with
-// random values, 0, 1 and p-1 in every lane position, and constant vectors
-// whose transforms are mostly 0 (the redundant form p must leave as 0).
+// The NTT's passes on eight IFMA lanes (core/src/ntt_ifma.cpp) against the
+// scalar ones in the same process (ScopedSimdPath): ntt, intt, coset_ntt,
+// evals_to_odd_coset, compute_h_odd_coset and the bare passes bit-identical
+// for both Fr fields, sizes 2^0..2^14 (2^13 and 2^14 with a column pass) and
+// 2^16 (bottom pass + column pass), random plans of up to 2^13 with column
+// passes of every width, with random values, 0, 1 and p-1 in every lane
+// position, and constant vectors whose transforms are mostly 0 (the
+// redundant form p must leave as 0).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "proofpipe/ff/ifma/dispatch.hpp"
 #include "proofpipe/ntt/kernels.hpp"
 #include "proofpipe/ntt/ntt.hpp"
+#include "support/ntt_plans.hpp"
 #include "support/require_ifma.hpp"
 #include "support/test_seed.hpp"
 
@@ -56,7 +59,9 @@ void expect_same(const char* what, unsigned k, size_t input, const std::vector<F
                  const std::function<void(std::vector<Fr>&)>& fn) {
   const std::vector<Fr> off = on_path(ifma::SimdPath::kScalar, x, fn);
   const std::vector<Fr> on = on_path(ifma::SimdPath::kIfma, x, fn);
-  ASSERT_EQ(on, off) << what << " k=" << k << " input " << input;
+  const auto diff = std::mismatch(on.begin(), on.end(), off.begin());
+  ASSERT_TRUE(diff.first == on.end()) << what << " k=" << k << " input " << input << ": first difference at element "
+                                      << (diff.first - on.begin()) << " of " << on.size();
 }
 // Stops a sweep at its first mismatch instead of reporting every later one.
 #define PP_SAME(...)                                \
@@ -107,6 +112,34 @@ void passes_match() {
   }
 }
 
+// Random cuts of 2^k into passes, as NttKernels.AllPlanShapesAgree: column
+// passes of every width and offset (tiles 2..256 columns wide, the ones under
+// 8 columns staying scalar), bottom passes under 16 elements, and the fused
+// odd-coset pipeline whose scaling depends on the bottom pass's width.
+template <class Fr>
+void plan_shapes_match() {
+  PP_SEEDED_RNG(rng);
+  for (unsigned k = 1; k <= 13; ++k) {
+    const std::vector<Fr> top = ntt::powers(ntt::root_of_unity<Fr>(k), (size_t(1) << k) / 2 + 1);
+    const Fr shift = ntt::root_of_unity<Fr>(k + 1), inv_n = Fr::from_u64(uint64_t(1) << k).inverse();
+    const auto xs = inputs<Fr>(rng, size_t(1) << k);
+    for (int rep = 0; rep < 4; ++rep) {
+      const ntt::Plan plan = random_plan(rng, k);
+      SCOPED_TRACE(::testing::Message() << "passes=" << plan.passes.size() << " bottom=" << plan.passes[0].bits);
+      const size_t i = size_t(rep) % xs.size();
+      for (bool inverse : {false, true}) {
+        PP_SAME("dif plan", k, i, xs[i], [&](std::vector<Fr>& v) { ntt::dif(v.data(), plan, top.data(), inverse); });
+        PP_SAME("dit plan", k, i, xs[i], [&](std::vector<Fr>& v) { ntt::dit(v.data(), plan, top.data(), inverse); });
+      }
+      PP_SAME("odd coset plan", k, i, xs[i], [&](std::vector<Fr>& v) {
+        ntt::dif_columns(v.data(), plan, top.data(), true);
+        ntt::bottom_inverse_scale_forward(v.data(), plan, shift, inv_n);
+        ntt::dit_columns(v.data(), plan, top.data(), false);
+      });
+    }
+  }
+}
+
 // The comparisons above only mean something if the two paths differ.
 TEST(NttIfma, PathSwitchReachesTheBlocks) {
   PP_REQUIRE_IFMA_CPU();
@@ -115,29 +148,32 @@ TEST(NttIfma, PathSwitchReachesTheBlocks) {
     EXPECT_TRUE(ntt::ifma_blocks(12));
     EXPECT_TRUE(ntt::ifma_blocks(4));
     EXPECT_FALSE(ntt::ifma_blocks(3));  // under 16 elements: scalar
+    EXPECT_TRUE(ntt::ifma_lanes());
   }
   ifma::ScopedSimdPath guard(ifma::SimdPath::kScalar);
   EXPECT_FALSE(ntt::ifma_blocks(12));
+  EXPECT_FALSE(ntt::ifma_lanes());
 }
 
-TEST(NttIfma, TransformsMatchScalarBn254) {
+// Both Fr fields: BN254's and BLS12-381's (5 radix-2^52 limbs each).
+template <class Fr>
+class NttIfmaField : public ::testing::Test {};
+using Fields = ::testing::Types<bn254::Fr, bls12_381::Fr>;
+TYPED_TEST_SUITE(NttIfmaField, Fields);
+
+TYPED_TEST(NttIfmaField, TransformsMatchScalar) {
   PP_REQUIRE_IFMA_CPU();
-  transforms_match<bn254::Fr>();
+  transforms_match<TypeParam>();
 }
 
-TEST(NttIfma, TransformsMatchScalarBls12381) {
+TYPED_TEST(NttIfmaField, BottomPassesMatchScalar) {
   PP_REQUIRE_IFMA_CPU();
-  transforms_match<bls12_381::Fr>();
+  passes_match<TypeParam>();
 }
 
-TEST(NttIfma, BottomPassesMatchScalarBn254) {
+TYPED_TEST(NttIfmaField, PlanShapesMatchScalar) {
   PP_REQUIRE_IFMA_CPU();
-  passes_match<bn254::Fr>();
-}
-
-TEST(NttIfma, BottomPassesMatchScalarBls12381) {
-  PP_REQUIRE_IFMA_CPU();
-  passes_match<bls12_381::Fr>();
+  plan_shapes_match<TypeParam>();
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ namespace proofpipe::ntt {
 
 inline constexpr unsigned kMaxPassBits = 12;    // bottom pass: 2^12 x 32 B = 128 KiB blocks
 inline constexpr unsigned kMaxColumnBits = 10;  // column passes: <= 2^10 rows per tile
+inline constexpr size_t kMaxTileCols = 256;     // ... and <= 256 columns
 
 // Levels of one pass: the levels with global half size m = 2^l, l in [lo, lo + bits).
 struct PassSpec {
@@ -66,11 +67,12 @@ void dit_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse);
 template <class Fr>
 const Fr* level_table(bool inverse);
 
-// The bottom pass on eight AVX-512 IFMA lanes (core/src/ntt_ifma.cpp), the
-// same blocks as the scalar dif/dit/bottom_inverse_scale_forward with
-// bit-identical results. ifma_blocks(bits) says whether they take blocks of
-// 2^bits now (ff::ifma::simd_path() is kIfma and bits >= 4); the rest may
-// only be called when it said so. The column passes have no IFMA version.
+// The passes on eight AVX-512 IFMA lanes (core/src/ntt_ifma.cpp), with
+// results bit-identical to the scalar ones. ifma_lanes() says whether they
+// may run now (ff::ifma::simd_path() is kIfma); the rest may only be called
+// when it said so. ifma_blocks(bits): the bottom pass takes its blocks of
+// 2^bits there (ifma_lanes() and bits >= 4).
+bool ifma_lanes();
 bool ifma_blocks(unsigned bits);
 template <class Fr>
 using LanePack = ff::ifma::Pack<typename Fr::Params>;
@@ -85,6 +87,17 @@ std::vector<LanePack<Fr>> ifma_lane_form(const Fr* v, size_t count);
 // col is ifma_lane_form of the scalar per-offset factors.
 template <class Fr>
 void ifma_inverse_scale_forward_block(Fr* p, unsigned bits, const Fr& f, const LanePack<Fr>* col);
+// A column pass's tile of `rows` rows (2^lo apart from base) by cw columns
+// (a multiple of 8) in lane form, a per-thread buffer until the next call;
+// ifma_tile_rows runs the butterflies between rows ub + r and ub + r + h for
+// every ub, tw[cc] being column cc's twiddle (ff::Field form); store writes
+// the tile back fully reduced.
+template <class Fr>
+LanePack<Fr>* ifma_tile_load(const Fr* base, unsigned lo, size_t rows, size_t cw);
+template <class Fr>
+void ifma_tile_rows(LanePack<Fr>* t, size_t rows, size_t cw, size_t r, size_t h, const Fr* tw, bool dif, bool inverse);
+template <class Fr>
+void ifma_tile_store(const LanePack<Fr>* t, Fr* base, unsigned lo, size_t rows, size_t cw);
 
 // In-place bit-reversal permutation of 2^log_n elements, each multiplied by
 // `scale` on the way (pass Fr::one() for none). Cache-blocked: 16 x 16 tiles.
