@@ -145,7 +145,7 @@ void BM_ComputeH(benchmark::State& state) {
 }
 BENCHMARK(BM_ComputeH<>)->Name("compute_h_odd_coset")->Arg(16)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Scalar (arg 0) against IFMA (arg 1) bottom passes; the column passes are scalar in both.
+// Scalar (arg 0) against IFMA (arg 1) passes: the same transforms, the path forced for the run.
 namespace ifma = proofpipe::ff::ifma;
 template <class Body>
 void with_path(benchmark::State& state, Body body) {

@@ -10,6 +10,9 @@
 // never reach the cache sets (a 2^8-row column strided by 128 KiB would map to
 // one L1 set).
 //
+// Both kinds of pass run on eight AVX-512 IFMA lanes (ntt_ifma.cpp) where
+// ff::ifma::simd_path() allows, bit-identical with the scalar code here.
+//
 // Inverse transforms use "negated" twiddles w' = -w^-1 = w^(m-j) at level half
 // size m, which are entries of the same forward table: no second table, and
 // the sign is absorbed into the butterfly (b - a instead of a - b).
