@@ -1,7 +1,8 @@
 // The NTT's passes on eight AVX-512 IFMA lanes: the bottom pass (the levels
 // inside one contiguous block of 2^4..2^12 elements: dif/dit blocks and the
-// inverse DIF + scaling + forward DIT block of evals_to_odd_coset) and the
-// butterflies of the column passes' tiles. ntt_kernels.cpp calls these when
+// inverse DIF + scaling + forward DIT block of evals_to_odd_coset), the
+// butterflies of the column passes' tiles, and the H step's final
+// a * b - c. ntt_kernels.cpp calls these when
 // ifma_lanes() says so and keeps the twiddle lookup, the plan and the
 // threading; its scalar passes stay the fallback and the reference (results
 // are bit-identical, tests/core/ntt_ifma_test.cpp).
@@ -244,19 +245,18 @@ PP_IFMA_TARGET void dit_levels(ifma::Pack<P>* x, unsigned bits, const ifma::Pack
   wide_levels<false, Inv>(x, size_t(1) << (bits - 3), split, bits, wide);
 }
 
-// Raw ff::Field limbs (factor I) of v[0..8) to the radix-2^52 Montgomery form
+// Raw ff::Field limbs (factor I) to the radix-2^52 Montgomery form
 // (factor R): R - I = 4 for both Fr fields, four modular doublings, far
 // cheaper than the product by 2^(2R - I) that from_fields spends.
 template <class P>
-PP_IFMA_INLINE ifma::Field8<P> lifted(const ff::Field<P>* v) {
+PP_IFMA_INLINE ifma::Field8<P> lifted(ifma::Field8<P> x) {
   using V = ifma::Field8<P>;
   constexpr size_t kD = 52 * V::L - 64 * V::N;
   if constexpr (kD <= 4) {
-    V x = V::load_raw(v, 1);
     for (size_t i = 0; i < kD; ++i) x = x + x;
     return x;
   } else {
-    return V::from_fields(v);
+    return x * V::constant(V::K::kIn);
   }
 }
 
@@ -267,7 +267,7 @@ PP_IFMA_TARGET void tile_rows(ifma::Pack<P>* t, size_t rows, size_t cw, size_t r
   using V = ifma::Field8<P>;
   const size_t cq = cw / 8;
   ifma::Pack<P> w[kMaxColumnPacks];
-  for (size_t q = 0; q < cq; ++q) lifted(tw + 8 * q).store(w[q]);
+  for (size_t q = 0; q < cq; ++q) lifted(ifma::Field8<P>::load_raw(tw + 8 * q, 1)).store(w[q]);
   for (size_t ub = 0; ub < rows; ub += 2 * h) {
     ifma::Pack<P>* p1 = t + (ub + r) * cq;
     ifma::Pack<P>* p2 = p1 + h * cq;
@@ -301,6 +301,19 @@ PP_IFMA_TARGET void tile_store(const ifma::Pack<P>* t, ff::Field<P>* base, unsig
       V::sub_if_geq(V::load(t[u * cq + q]), V::K::k2P).store_raw(base + (u << lo) + 8 * q, 1);  // [0, 4p) -> [0, p)
     }
 }
+// a[i] = a[i] * b[i] - c[i], fully reduced: b lifted to factor R keeps the
+// product's factor I, so no conversion product. Any count (a partial last
+// group loads and stores only its live lanes).
+template <class P>
+PP_IFMA_TARGET void mul_sub(ff::Field<P>* a, const ff::Field<P>* b, const ff::Field<P>* c, size_t count) {
+  using V = ifma::Field8<P>;
+  for (size_t i = 0; i < count; i += 8) {
+    const size_t live = count - i < 8 ? count - i : 8;
+    const V ab = V::load_raw(a + i, 1, live) * lifted(V::load_raw(b + i, 1, live));
+    (ab - V::load_raw(c + i, 1, live)).store_raw(a + i, 1, live);
+  }
+}
+
 template <class Fr>
 ifma::Pack<typename Fr::Params>* load_block(const Fr* p, unsigned bits) {
   return tile_load(p, 0, 1, size_t(1) << bits);
@@ -380,6 +393,11 @@ void ifma_tile_store(const LanePack<Fr>* t, Fr* base, unsigned lo, size_t rows, 
   tile_store(t, base, lo, rows, cw);
 }
 
+template <class Fr>
+void ifma_mul_sub(Fr* a, const Fr* b, const Fr* c, size_t count) {
+  mul_sub(a, b, c, count);
+}
+
 #else  // no IFMA kernels in this build: ifma_blocks() is false, nothing calls these
 
 template <class Fr>
@@ -397,6 +415,10 @@ std::vector<LanePack<Fr>> ifma_lane_form(const Fr*, size_t) {
 }
 template <class Fr>
 void ifma_inverse_scale_forward_block(Fr*, unsigned, const Fr&, const LanePack<Fr>*) {
+  PP_ASSERT(false, "ntt: IFMA block kernels are not compiled in");
+}
+template <class Fr>
+void ifma_mul_sub(Fr*, const Fr*, const Fr*, size_t) {
   PP_ASSERT(false, "ntt: IFMA block kernels are not compiled in");
 }
 template <class Fr>
@@ -422,7 +444,8 @@ void ifma_tile_store(const LanePack<Fr>*, Fr*, unsigned, size_t, size_t) {
   template void ifma_inverse_scale_forward_block(F*, unsigned, const F&, const LanePack<F>*);       \
   template LanePack<F>* ifma_tile_load(const F*, unsigned, size_t, size_t);                         \
   template void ifma_tile_rows(LanePack<F>*, size_t, size_t, size_t, size_t, const F*, bool, bool); \
-  template void ifma_tile_store(const LanePack<F>*, F*, unsigned, size_t, size_t);
+  template void ifma_tile_store(const LanePack<F>*, F*, unsigned, size_t, size_t);                  \
+  template void ifma_mul_sub(F*, const F*, const F*, size_t);
 PP_NTT_FOR_EACH_FIELD(PP_NTT_IFMA)
 
 }  // namespace proofpipe::ntt

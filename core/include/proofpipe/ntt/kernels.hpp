@@ -101,6 +101,9 @@ template <class Fr>
 void ifma_tile_rows(LanePack<Fr>* t, size_t rows, size_t cw, size_t r, size_t h, const Fr* tw, bool dif, bool inverse);
 template <class Fr>
 void ifma_tile_store(const LanePack<Fr>* t, Fr* base, unsigned lo, size_t rows, size_t cw);
+// a[i] = a[i] * b[i] - c[i] for i < count (the H step's pointwise product).
+template <class Fr>
+void ifma_mul_sub(Fr* a, const Fr* b, const Fr* c, size_t count);
 
 // In-place bit-reversal permutation of 2^log_n elements, each multiplied by
 // `scale` on the way (pass Fr::one() for none). Cache-blocked: 16 x 16 tiles.
