@@ -110,9 +110,6 @@ PP_IFMA_INLINE void apply(ifma::Field8<P>& x, ifma::Field8<P>& y, const Permute&
   }
 }
 
-// The scalar butterflies of ntt_kernels.cpp, lane-wise; Inv takes negated
-// twiddles. Twiddle 1 (j = 0) is not special-cased: the product by 1's
-// radix-2^52 form is exact and keeps the factor.
 // a + b and a - b + 2p for a, b in [0, 2p): in [0, 4p), limbs normalised,
 // without Field8's final conditional subtraction of 2p (26 of a
 // butterfly's ~220 instructions each). Dropping the DIF one made ntt 2^16
@@ -132,7 +129,9 @@ PP_IFMA_INLINE ifma::Field8<P> unreduced(const ifma::Field8<P>& a, const ifma::F
   return s;
 }
 
-//
+// The scalar butterflies of ntt_kernels.cpp, lane-wise; Inv takes negated
+// twiddles. Twiddle 1 (j = 0) is not special-cased: the product by 1's
+// radix-2^52 form is exact and keeps the factor.
 // DIF data stays in [0, 2p): a' = a + b reduced, b' = (a - b) * w from the
 // unreduced difference. DIT data lies in [0, 4p) between levels (Harvey's
 // butterfly): a is brought below 2p, t = b * w < 2p, and a + t, a - t are
