@@ -133,7 +133,12 @@ void compute_h_odd_coset(std::span<Fr> a, std::span<Fr> b, std::span<Fr> c) {
   d.evals_to_odd_coset(a);
   d.evals_to_odd_coset(b);
   d.evals_to_odd_coset(c);
+  const bool lanes = ifma_lanes();
   parallel_for_range(n, [&](size_t i0, size_t i1) {
+    if (lanes) {
+      ifma_mul_sub(a.data() + i0, b.data() + i0, c.data() + i0, i1 - i0);
+      return;
+    }
     for (size_t i = i0; i < i1; ++i) a[i] = a[i] * b[i] - c[i];
   });
 }

@@ -23,7 +23,6 @@ namespace {
 // A column tile holds at most 2^13 elements = 256 KiB: it fits the 2 MiB L2
 // with room for the twiddle lines streamed next to it.
 constexpr size_t kTileElems = size_t(1) << 13;
-constexpr size_t kMaxTileCols = 256;
 constexpr size_t kPrefetchRows = 4;
 constexpr unsigned kL1Bits = 10;
 
@@ -121,9 +120,8 @@ PP_NTT_INLINE void bf_nomul(Fr& a, Fr& b) {
   b = d;
 }
 
-// Per-level tables shared by every domain: level[m + j] = w_{2m}^j (forward)
-// or w_{2m}^(m-j) = -w_{2m}^-j (inverse, negated), for m = 2^l < 2^kMaxPassBits,
-// j < m. 2 x 128 KiB; w_{2m} does not depend on n, so one table serves all sizes.
+// Per-level tables shared by every domain (level_table in kernels.hpp).
+// 2 x 128 KiB; w_{2m} does not depend on n, so one table serves all sizes.
 template <class Fr>
 struct LevelTables {
   std::vector<Fr> fwd, inv;
@@ -186,12 +184,6 @@ void dit_block(Fr* p, unsigned bits, const Fr* level) {
   block_levels<false, Inv>(p, len, split, bits, level);
 }
 
-template <class Fr>
-const Fr* level_table(bool inverse) {
-  const LevelTables<Fr>& t = level_tables<Fr>();
-  return inverse ? t.inv.data() : t.fwd.data();
-}
-
 // Runs fn(block pointer) on every 2^bits block of the bottom pass in parallel.
 template <class Fr, class Fn>
 void for_each_block(Fr* x, const Plan& plan, Fn&& fn) {
@@ -200,10 +192,43 @@ void for_each_block(Fr* x, const Plan& plan, Fn&& fn) {
   parallel_for(blocks, [&](size_t b) { fn(b, x + (b << bits)); });
 }
 
+// The levels of one column pass on the tile whose first column is c0, cw
+// wide: for each level (DIF top-down, DIT bottom-up) and each row offset r
+// below its half size h, tw[cc] is column c0 + cc's twiddle and
+// rows_fn(r, h, tw) runs the butterflies of rows ub + r and ub + r + h.
+// Column (global) index c = c0 + cc; pair offset jj = r*2^lo + c < m.
+// The twiddle of pair offset jj is top[jj * n/(2m)], and top[(m-jj) * n/(2m)]
+// negated for the inverse; m*n/(2m) = n/2 is the table's last entry, -1.
+template <bool Dif, bool Inv, class Fr, class RowsFn>
+PP_NTT_INLINE void column_levels(unsigned log_n, PassSpec ps, const Fr* top, size_t c0, size_t cw, RowsFn&& rows_fn) {
+  const unsigned lo = ps.lo, bits = ps.bits;
+  Fr tw[kMaxTileCols];
+  for (unsigned s = 0; s < bits; ++s) {
+    const unsigned l = Dif ? bits - 1 - s : s;  // DIF runs top-down, DIT bottom-up
+    const size_t h = size_t(1) << l, m = h << lo;
+    const unsigned stride_log = log_n - 1 - lo - l;  // log2(n / (2m))
+    auto tw_index = [&](size_t r, size_t cc) {
+      const size_t jj = (r << lo) + c0 + cc;
+      return (Inv ? m - jj : jj) << stride_log;
+    };
+    for (size_t r = 0; r < h; ++r) {
+      // The top levels touch a fresh twiddle line per column (entries n/(2m)
+      // apart, up to 4 KiB at 2^20) far outside L2. perf at 2^20: the
+      // twiddle loads took 16% of this pass's samples, 9% when fetched
+      // kPrefetchRows rows ahead.
+      if (r + kPrefetchRows < h) {
+        for (size_t cc = 0; cc < cw; ++cc) __builtin_prefetch(top + tw_index(r + kPrefetchRows, cc));
+      }
+      for (size_t cc = 0; cc < cw; ++cc) tw[cc] = top[tw_index(r, cc)];
+      rows_fn(r, h, static_cast<const Fr*>(tw));
+    }
+  }
+}
+
 // One column pass: levels with global half size m = 2^l, l in [lo, lo+bits).
 // Element (row u, column c) of outer block o is x[o*2^(lo+bits) + u*2^lo + c].
-// The twiddle of pair offset jj (< m) is top[jj * n/(2m)], and top[(m-jj) * n/(2m)]
-// negated for the inverse; m*n/(2m) = n/2 is the table's last entry, -1.
+// On the IFMA lanes when the tile is a whole number of Packs wide (always for
+// make_plan's plans: cw >= 8 there); the twiddle lookup is shared.
 template <bool Dif, bool Inv, class Fr>
 void column_pass(Fr* x, unsigned log_n, PassSpec ps, const Fr* top) {
   const unsigned lo = ps.lo, bits = ps.bits;
@@ -213,46 +238,36 @@ void column_pass(Fr* x, unsigned log_n, PassSpec ps, const Fr* top) {
   // Keep at least 8 tasks so both cores (and any more) get work at 2^13..2^16.
   while (cw > 2 && outers * (cols / cw) < 8) cw /= 2;
   const size_t groups = cols / cw;
+  const bool lanes = cw % 8 == 0 && ifma_lanes();
 
   parallel_for(outers * groups, [&](size_t task) {
+    const size_t c0 = (task % groups) * cw;
+    Fr* base = x + ((task / groups) << (lo + bits)) + c0;
+    if (lanes) {
+      LanePack<Fr>* t = ifma_tile_load(base, lo, rows, cw);
+      column_levels<Dif, Inv>(log_n, ps, top, c0, cw, [&](size_t r, size_t h, const Fr* tw) {
+        ifma_tile_rows(t, rows, cw, r, h, tw, Dif, Inv);
+      });
+      ifma_tile_store(t, base, lo, rows, cw);
+      return;
+    }
     thread_local std::vector<Fr> tile;
     tile.resize(rows * cw);
     Fr* t = tile.data();
-    const size_t c0 = (task % groups) * cw;
-    Fr* base = x + ((task / groups) << (lo + bits)) + c0;
     for (size_t u = 0; u < rows; ++u) std::memcpy(t + u * cw, base + (u << lo), cw * sizeof(Fr));
-
-    Fr tw[kMaxTileCols];
-    for (unsigned s = 0; s < bits; ++s) {
-      const unsigned l = Dif ? bits - 1 - s : s;  // DIF runs top-down, DIT bottom-up
-      const size_t h = size_t(1) << l, m = h << lo;
-      const unsigned stride_log = log_n - 1 - lo - l;  // log2(n / (2m))
-      auto tw_index = [&](size_t r, size_t cc) {
-        const size_t jj = (r << lo) + c0 + cc;
-        return (Inv ? m - jj : jj) << stride_log;
-      };
-      for (size_t r = 0; r < h; ++r) {
-        // The top levels touch a fresh twiddle line per column (entries n/(2m)
-        // apart, up to 4 KiB at 2^20) far outside L2. perf at 2^20: the
-        // twiddle loads took 16% of this pass's samples, 9% when fetched
-        // kPrefetchRows rows ahead.
-        if (r + kPrefetchRows < h) {
-          for (size_t cc = 0; cc < cw; ++cc) __builtin_prefetch(top + tw_index(r + kPrefetchRows, cc));
-        }
-        for (size_t cc = 0; cc < cw; ++cc) tw[cc] = top[tw_index(r, cc)];
-        for (size_t ub = 0; ub < rows; ub += 2 * h) {
-          Fr* p1 = t + (ub + r) * cw;
-          Fr* p2 = p1 + h * cw;
-          for (size_t cc = 0; cc < cw; ++cc) {
-            if constexpr (Dif) {
-              dif_bf<Inv>(p1[cc], p2[cc], tw[cc]);
-            } else {
-              dit_bf<Inv>(p1[cc], p2[cc], tw[cc]);
-            }
+    column_levels<Dif, Inv>(log_n, ps, top, c0, cw, [&](size_t r, size_t h, const Fr* tw) {
+      for (size_t ub = 0; ub < rows; ub += 2 * h) {
+        Fr* p1 = t + (ub + r) * cw;
+        Fr* p2 = p1 + h * cw;
+        for (size_t cc = 0; cc < cw; ++cc) {
+          if constexpr (Dif) {
+            dif_bf<Inv>(p1[cc], p2[cc], tw[cc]);
+          } else {
+            dit_bf<Inv>(p1[cc], p2[cc], tw[cc]);
           }
         }
       }
-    }
+    });
     for (size_t u = 0; u < rows; ++u) std::memcpy(base + (u << lo), t + u * cw, cw * sizeof(Fr));
   });
 }
@@ -273,6 +288,12 @@ void columns(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
 }
 
 }  // namespace
+
+template <class Fr>
+const Fr* level_table(bool inverse) {
+  const LevelTables<Fr>& t = level_tables<Fr>();
+  return inverse ? t.inv.data() : t.fwd.data();
+}
 
 Plan make_plan(unsigned log_n) {
   Plan plan;
@@ -326,8 +347,11 @@ void dif(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
   dif_columns(x, plan, top, inverse);
   const Fr* level = level_table<Fr>(inverse);
   const unsigned bits = plan.passes[0].bits;
+  const bool lanes = ifma_blocks(bits);
   for_each_block(x, plan, [&](size_t, Fr* p) {
-    if (inverse) {
+    if (lanes) {
+      ifma_dif_block(p, bits, inverse);
+    } else if (inverse) {
       dif_block<true>(p, bits, level);
     } else {
       dif_block<false>(p, bits, level);
@@ -339,8 +363,11 @@ template <class Fr>
 void dit(Fr* x, const Plan& plan, const Fr* top, bool inverse) {
   const Fr* level = level_table<Fr>(inverse);
   const unsigned bits = plan.passes[0].bits;
+  const bool lanes = ifma_blocks(bits);
   for_each_block(x, plan, [&](size_t, Fr* p) {
-    if (inverse) {
+    if (lanes) {
+      ifma_dit_block(p, bits, inverse);
+    } else if (inverse) {
       dit_block<true>(p, bits, level);
     } else {
       dit_block<false>(p, bits, level);
@@ -362,9 +389,15 @@ void bottom_inverse_scale_forward(Fr* x, const Plan& plan, const Fr& shift, cons
   }
   const Fr* fwd = level_table<Fr>(false);
   const Fr* inv = level_table<Fr>(true);
+  const bool lanes = ifma_blocks(bits);
+  const std::vector<LanePack<Fr>> col_lanes = lanes ? ifma_lane_form(col.data(), len) : std::vector<LanePack<Fr>>();
   for_each_block(x, plan, [&](size_t b, Fr* p) {
-    dif_block<true>(p, bits, inv);
     const Fr f = inv_n * shift.pow_u64(reverse_bits(b, k - bits));
+    if (lanes) {
+      ifma_inverse_scale_forward_block(p, bits, f, col_lanes.data());
+      return;
+    }
+    dif_block<true>(p, bits, inv);
     for (size_t t = 0; t < len; ++t) p[t] = p[t] * (f * col[t]);
     dit_block<false>(p, bits, fwd);
   });
@@ -387,6 +420,7 @@ void scale_by_powers(Fr* x, unsigned log_n, const Fr& g, const Fr& scale) {
 
 #define PP_NTT_KERNELS(F)                                                          \
   template std::vector<F> powers(const F&, size_t);                                \
+  template const F* level_table(bool);                                             \
   template void dif_columns(F*, const Plan&, const F*, bool);                      \
   template void dit_columns(F*, const Plan&, const F*, bool);                      \
   template void dif(F*, const Plan&, const F*, bool);                              \

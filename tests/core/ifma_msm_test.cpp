@@ -17,18 +17,13 @@
 #include "proofpipe/msm/msm.hpp"
 #include "proofpipe/msm/reduce.hpp"
 #include "support/msm_inputs.hpp"
+#include "support/require_ifma.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
 namespace {
 
 namespace ifma = ff::ifma;
-
-#define PP_REQUIRE_IFMA_CPU()                                                                                \
-  do {                                                                                                       \
-    std::printf("[ simd     ] cpu_has_ifma=%d\n", int(ifma::cpu_has_ifma()));                                \
-    if (!ifma::cpu_has_ifma()) GTEST_SKIP() << "this CPU or OS lacks AVX-512 F/VL/IFMA: nothing to compare"; \
-  } while (0)
 
 // BN254 points of either group without n scalar multiplications (as
 // msm_test_points for BLS12-381).

@@ -11,6 +11,7 @@
 #include "proofpipe/ntt/kernels.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 #include "support/gmp_ref.hpp"
+#include "support/ntt_plans.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -185,12 +186,7 @@ TEST(NttKernels, AllPlanShapesAgree) {
     Domain::get(k).evals_to_odd_coset(odd);
     const Fr inv_n = Fr::from_u64(n).inverse();
     for (int rep = 0; rep < 6; ++rep) {
-      ntt::Plan plan{k, {}};
-      for (unsigned lo = 0; lo < k;) {
-        const unsigned bits = std::min<unsigned>(k - lo, 1 + unsigned(rng() % std::min(k, ntt::kMaxPassBits)));
-        plan.passes.push_back({lo, bits});
-        lo += bits;
-      }
+      const ntt::Plan plan = random_plan(rng, k);
       SCOPED_TRACE(::testing::Message() << "k=" << k << " passes=" << plan.passes.size());
       Vec y = x;  // DIF forward, then permute
       ntt::dif(y.data(), plan, top.data(), false);

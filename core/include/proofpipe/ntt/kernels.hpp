@@ -10,6 +10,9 @@
 // never reach the cache sets (a 2^8-row column strided by 128 KiB would map to
 // one L1 set).
 //
+// Both kinds of pass run on eight AVX-512 IFMA lanes (ntt_ifma.cpp) where
+// ff::ifma::simd_path() allows, bit-identical with the scalar code here.
+//
 // Inverse transforms use "negated" twiddles w' = -w^-1 = w^(m-j) at level half
 // size m, which are entries of the same forward table: no second table, and
 // the sign is absorbed into the butterfly (b - a instead of a - b).
@@ -19,11 +22,13 @@
 #include <vector>
 
 #include "proofpipe/ff/bls12_381.hpp"
+#include "proofpipe/ff/ifma/radix52.hpp"
 
 namespace proofpipe::ntt {
 
 inline constexpr unsigned kMaxPassBits = 12;    // bottom pass: 2^12 x 32 B = 128 KiB blocks
 inline constexpr unsigned kMaxColumnBits = 10;  // column passes: <= 2^10 rows per tile
+inline constexpr size_t kMaxTileCols = 256;     // ... and <= 256 columns
 
 // Levels of one pass: the levels with global half size m = 2^l, l in [lo, lo + bits).
 struct PassSpec {
@@ -58,6 +63,47 @@ template <class Fr>
 void dif_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse);
 template <class Fr>
 void dit_columns(Fr* x, const Plan& plan, const Fr* top, bool inverse);
+
+// The in-block twiddles shared by every domain: level[m + j] = w_{2m}^j
+// (forward) or w_{2m}^(m-j) = -w_{2m}^-j (inverse, negated), for
+// m = 2^l < 2^kMaxPassBits, j < m.
+template <class Fr>
+const Fr* level_table(bool inverse);
+
+// The passes on eight AVX-512 IFMA lanes (core/src/ntt_ifma.cpp), with
+// results bit-identical to the scalar ones. ifma_lanes() says whether they
+// may run now (ff::ifma::simd_path() is kIfma); the rest may only be called
+// when it said so. ifma_blocks(bits): the bottom pass takes its blocks of
+// 2^bits there (ifma_lanes() and bits >= 4).
+bool ifma_lanes();
+bool ifma_blocks(unsigned bits);
+template <class Fr>
+using LanePack = ff::ifma::Pack<typename Fr::Params>;
+template <class Fr>
+void ifma_dif_block(Fr* p, unsigned bits, bool inverse);
+template <class Fr>
+void ifma_dit_block(Fr* p, unsigned bits, bool inverse);
+// v[0..count) (count a multiple of 8) in the lanes' radix-2^52 Montgomery form.
+template <class Fr>
+std::vector<LanePack<Fr>> ifma_lane_form(const Fr* v, size_t count);
+// Inverse DIF levels, x[t] *= f * col[t], forward DIT levels on one block;
+// col is ifma_lane_form of the scalar per-offset factors.
+template <class Fr>
+void ifma_inverse_scale_forward_block(Fr* p, unsigned bits, const Fr& f, const LanePack<Fr>* col);
+// A column pass's tile of `rows` rows (2^lo apart from base) by cw columns
+// (a multiple of 8) in lane form, a per-thread buffer until the next call;
+// ifma_tile_rows runs the butterflies between rows ub + r and ub + r + h for
+// every ub, tw[cc] being column cc's twiddle (ff::Field form); store writes
+// the tile back fully reduced.
+template <class Fr>
+LanePack<Fr>* ifma_tile_load(const Fr* base, unsigned lo, size_t rows, size_t cw);
+template <class Fr>
+void ifma_tile_rows(LanePack<Fr>* t, size_t rows, size_t cw, size_t r, size_t h, const Fr* tw, bool dif, bool inverse);
+template <class Fr>
+void ifma_tile_store(const LanePack<Fr>* t, Fr* base, unsigned lo, size_t rows, size_t cw);
+// a[i] = a[i] * b[i] - c[i] for i < count (the H step's pointwise product).
+template <class Fr>
+void ifma_mul_sub(Fr* a, const Fr* b, const Fr* c, size_t count);
 
 // In-place bit-reversal permutation of 2^log_n elements, each multiplied by
 // `scale` on the way (pass Fr::one() for none). Cache-blocked: 16 x 16 tiles.
