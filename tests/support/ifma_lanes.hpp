@@ -15,16 +15,8 @@
 #include "proofpipe/ff/ifma/dispatch.hpp"
 #include "proofpipe/ff/ifma/radix52.hpp"
 #include "support/gmp_ref.hpp"
+#include "support/require_ifma.hpp"
 
-// Skips the calling test unless the IFMA path may run; logs the path.
-#define PP_REQUIRE_IFMA()                                                                                              \
-  do {                                                                                                                 \
-    const ::proofpipe::ff::ifma::SimdPath path = ::proofpipe::ff::ifma::detect_simd_path();                            \
-    std::printf("[ simd     ] path: %s\n", ::proofpipe::ff::ifma::simd_path_name(path));                               \
-    if (path != ::proofpipe::ff::ifma::SimdPath::kIfma)                                                                \
-      GTEST_SKIP() << (::proofpipe::ff::ifma::cpu_has_ifma() ? "PROOFPIPE_SIMD=off forces the scalar path"             \
-                                                             : "this CPU or OS lacks AVX-512 F/VL/IFMA: scalar only"); \
-  } while (0)
 
 namespace proofpipe::test::ifma_lanes {
 
