@@ -17,7 +17,6 @@
 #include "support/gmp_ref.hpp"
 #include "support/require_ifma.hpp"
 
-
 namespace proofpipe::test::ifma_lanes {
 
 template <class P>
