@@ -24,6 +24,7 @@
 #include "proofpipe/msm/msm.hpp"
 #include "proofpipe/ntt/ntt.hpp"
 #include "support/prove_with.hpp"
+#include "support/require_ifma.hpp"
 #include "support/test_seed.hpp"
 
 namespace proofpipe::test {
@@ -338,6 +339,29 @@ TEST(ProverBackendUse, AOneShotKeyGivesEachSectionBackOnceUsedAndProvesTheSame) 
   EXPECT_EQ(whole, (std::vector<KeyPart>{KeyPart::kCoefficients, KeyPart::kA, KeyPart::kB2}));
   EXPECT_TRUE(f->zkey.coefs().empty() && f->zkey.a().empty() && f->zkey.b2().empty());
   EXPECT_EQ(f->zkey.b1().size(), pk.n_vars);
+}
+
+// A whole proof with the eight-lane IFMA kernels (MSMs of both groups, the
+// NTTs, the H step) is the scalar path's proof bit for bit, on both
+// fixtures, for the same r and s. Skipped, saying why, without IFMA.
+TEST(CpuBackend, WholeProofsAreTheSameOnTheIfmaAndScalarPaths) {
+  PP_REQUIRE_IFMA_CPU();
+  PP_SEEDED_RNG(rng);
+  for (const char* name : {"sparse_dense", "multi_io"}) {
+    SCOPED_TRACE(name);
+    std::optional<FixtureKey> f;
+    ASSERT_NO_FATAL_FAILURE(load_fixture(name, &f));
+    const bls12_381::Fr r = bls12_381::Fr::random(rng), s = bls12_381::Fr::random(rng);
+    std::optional<groth16::ProofT<curves::Bls12_381>> proofs[2];
+    for (const ff::ifma::SimdPath path : {ff::ifma::SimdPath::kScalar, ff::ifma::SimdPath::kIfma}) {
+      const ff::ifma::ScopedSimdPath guard(path);
+      auto cpu = groth16::make_cpu_backend<curves::Bls12_381>();
+      auto proof = prove_with(*cpu, f->pk, f->witness, r, s);
+      ASSERT_TRUE(proof) << proof.status().message();
+      proofs[path == ff::ifma::SimdPath::kIfma] = *proof;
+    }
+    EXPECT_TRUE(*proofs[0] == *proofs[1]);
+  }
 }
 
 // The taken-inputs path (the GPU worker's with the CUDA backend) on the
