@@ -158,16 +158,16 @@ TYPED_TEST(IfmaFieldTest, BatchInverseAgainstScalarAndGmp) {
   }
 }
 
-// The batch-affine kernel against the same formulas in scalar code: any
-// non-zero den, any num, s, x1, y1 (edges included), batch sizes that leave
-// every count of padding lanes.
-TYPED_TEST(IfmaFieldTest, BatchAffineChordMatchesScalarFormulas) {
+// The batch-affine kernel against the same formulas in scalar code: points
+// of any coordinates (edges included), tangents and cancelling pairs in
+// every lane, batch sizes that leave every count of padding lanes.
+TYPED_TEST(IfmaFieldTest, BatchAffineAddMatchesScalarFormulas) {
   using P = TypeParam;
   using F = ff::Field<P>;
   PP_REQUIRE_IFMA();
   PP_SEEDED_RNG(rng);
   const auto edges = field_values<P>(rng, 0);
-  chord_matches_scalar_formulas<F>([&] { return rng() % 4 == 0 ? edges[rng() % edges.size()] : F::random(rng); });
+  add_matches_scalar_formulas<F>([&] { return rng() % 4 == 0 ? edges[rng() % edges.size()] : F::random(rng); }, rng);
 }
 
 #else

@@ -112,14 +112,15 @@ TYPED_TEST(IfmaFq2Test, VectorMatchesScalarFq2) {
   }
 }
 
-// The G2 instance of the one chord kernel: lambda = num/den, x3, y3 over Fq2
-// with the factor bookkeeping carried by Fq constants.
-TYPED_TEST(IfmaFq2Test, BatchAffineChordMatchesScalarFormulas) {
+// The G2 instance of the one addition kernel: lambda = num/den, x3, y3 over
+// Fq2 with the factor bookkeeping carried by Fq constants, the x1 = x2 cases
+// settled per lane.
+TYPED_TEST(IfmaFq2Test, BatchAffineAddMatchesScalarFormulas) {
   using F2 = TypeParam;
   PP_REQUIRE_IFMA();
   PP_SEEDED_RNG(rng);
   const auto edges = fq2_values<F2>(rng, 0);
-  chord_matches_scalar_formulas<F2>([&] { return rng() % 4 == 0 ? edges[rng() % edges.size()] : F2::random(rng); });
+  add_matches_scalar_formulas<F2>([&] { return rng() % 4 == 0 ? edges[rng() % edges.size()] : F2::random(rng); }, rng);
 }
 
 #else

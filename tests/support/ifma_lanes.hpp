@@ -8,6 +8,7 @@
 #include <gmpxx.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -129,30 +130,65 @@ void lanes_match_scalar(const S (&a)[8], const S (&b)[8]) {
   }
 }
 
-// ff::ifma::batch_affine_chord over elements F (ff::Field or ff::Fq2T)
-// against the same formulas in scalar code: any non-zero den, any num, s,
-// x1, y1 (`edges` mixed in), batch sizes that leave every count of padding
-// lanes. `pick` returns the next input value.
-template <class F, class Pick>
-void chord_matches_scalar_formulas(Pick pick) {
+// ff::ifma::batch_affine_add over elements F (ff::Field or ff::Fq2T)
+// against the addition formulas in scalar code. The points are any pairs of
+// field values (the formulas do not need the curve), `pick` returns the next
+// one (edges mixed in); about one entry in five shares its x with the other
+// point: the tangent (same y) or the cancelling pair (opposite y, or y = 0),
+// in every lane position. Signs at random; batch sizes that leave every
+// count of padding lanes. The dst are scattered over a larger array, as
+// buckets are.
+template <class F, class Pick, class Rng>
+void add_matches_scalar_formulas(Pick pick, Rng& rng) {
   for (size_t m : {size_t(1), size_t(7), size_t(8), size_t(9), size_t(63), size_t(200)}) {
-    std::vector<F> slots(6 * m);  // den, num, s, x1, y1 and one unused, as msm/buckets.hpp lays them out
-    for (size_t k = 0; k < m; ++k)
-      for (size_t j = 0; j < 5; ++j) {
-        F v = pick();
-        if (j == 0 && v.is_zero()) v = F::one();
-        slots[6 * k + j] = v;
-      }
-    std::vector<typename ff::ifma::LanePack<F>::type> scratch(2 * ((m + 7) / 8));
-    std::vector<F> out(2 * m);
-    ff::ifma::batch_affine_chord(slots.data(), 6, m, out.data(), scratch.data());
+    std::vector<F> bucket(2 * 3 * m), point(2 * m);
+    std::vector<F*> dst(m);
+    std::vector<const F*> src(m);
+    std::vector<uint8_t> neg(m), cancelled(m, 7);
+    std::vector<size_t> order(3 * m);
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
     for (size_t k = 0; k < m; ++k) {
-      const F* sl = &slots[6 * k];
-      const F lambda = sl[1] * sl[0].inverse();
-      const F x3 = lambda.sqr() - sl[2];
-      const F y3 = lambda * (sl[3] - x3) - sl[4];
-      ASSERT_EQ(out[2 * k], x3) << "m=" << m << " entry " << k;
-      ASSERT_EQ(out[2 * k + 1], y3) << "m=" << m << " entry " << k;
+      F* a = &bucket[2 * order[k]];
+      F* p = &point[2 * k];
+      a[0] = pick();
+      a[1] = pick();
+      neg[k] = uint8_t(rng() % 2);
+      switch (rng() % 10) {
+        case 0:  // the tangent: the same point after the sign
+          p[0] = a[0];
+          p[1] = neg[k] ? -a[1] : a[1];
+          break;
+        case 1:  // P + (-P)
+          p[0] = a[0];
+          p[1] = neg[k] ? a[1] : -a[1];
+          break;
+        default: p[0] = pick(); p[1] = pick();
+      }
+      dst[k] = a;
+      src[k] = p;
+    }
+    const std::vector<F> before = bucket;
+    std::vector<typename ff::ifma::LanePack<F>::type> scratch(6 * ((m + 7) / 8));
+    ff::ifma::batch_affine_add(dst.data(), src.data(), neg.data(), m, scratch.data(), cancelled.data());
+    for (size_t k = 0; k < m; ++k) {
+      const F* a = &before[2 * order[k]];
+      const F x2 = src[k][0], y2 = neg[k] ? -src[k][1] : src[k][1];
+      F den = x2 - a[0], num = y2 - a[1];
+      const bool cancels = den.is_zero() && (y2 != a[1] || a[1].is_zero());
+      if (den.is_zero() && !cancels) {
+        den = a[1].dbl();
+        num = a[0].sqr().dbl() + a[0].sqr();
+      }
+      ASSERT_EQ(cancelled[k], cancels ? 1 : 0) << "m=" << m << " entry " << k;
+      F x3 = F::zero(), y3 = F::zero();
+      if (!cancels) {
+        const F lambda = num * den.inverse();
+        x3 = lambda.sqr() - a[0] - x2;
+        y3 = lambda * (a[0] - x3) - a[1];
+      }
+      ASSERT_EQ(dst[k][0], x3) << "m=" << m << " entry " << k << " lane " << k % 8;
+      ASSERT_EQ(dst[k][1], y3) << "m=" << m << " entry " << k << " lane " << k % 8;
     }
   }
 }

@@ -40,6 +40,7 @@ struct Fq2x8 {
   // A base-field constant, embedded (c1 = 0): the kernels' 1 and padding.
   PP_IFMA_INLINE static Fq2x8 constant(const std::array<uint64_t, L>& c) { return {Base::constant(c), Base::zero()}; }
   PP_IFMA_INLINE static Fq2x8 one() { return constant(K::kOne); }
+  PP_IFMA_INLINE static Fq2x8 zero() { return {Base::zero(), Base::zero()}; }
 
   PP_IFMA_INLINE static Fq2x8 load(const Packed& p) { return {Base::load(p.c0), Base::load(p.c1)}; }
   PP_IFMA_INLINE void store(Packed& p) const {
@@ -69,6 +70,8 @@ struct Fq2x8 {
     return {(c0 + c1) * (c0 - c1), t + t};
   }
   PP_IFMA_INLINE Fq2x8 blend(__mmask8 m, const Fq2x8& a) const { return {c0.blend(m, a.c0), c1.blend(m, a.c1)}; }
+  // Lanes whose element is 0: both coordinates 0 mod p.
+  PP_IFMA_INLINE __mmask8 zero_mask() const { return c0.zero_mask() & c1.zero_mask(); }
 
   // Conversions from / to arrays of an ff::Fq2T over Field<P> (any tower):
   // lane e is base[e * stride], stride counted in Fq2 elements, integers
@@ -83,6 +86,17 @@ struct Fq2x8 {
     check_layout<S>();
     c0.store_raw(&base->c0, 2 * stride, count);
     c1.store_raw(&base->c1, 2 * stride, count);
+  }
+  // Lane e is the Fq2 element at byte offset off[e] from base (Field8's
+  // load_raw_at per coordinate; c1 follows c0).
+  PP_IFMA_INLINE static Fq2x8 load_raw_at(const void* base, const int64_t* off, size_t count) {
+    const auto* b = static_cast<const char*>(base);
+    return {Base::load_raw_at(b, off, count), Base::load_raw_at(b + sizeof(Fq), off, count)};
+  }
+  PP_IFMA_INLINE void store_raw_at(void* base, const int64_t* off, size_t count) const {
+    auto* b = static_cast<char*>(base);
+    c0.store_raw_at(b, off, count);
+    c1.store_raw_at(b + sizeof(Fq), off, count);
   }
   // Eight consecutive elements, x*R64 -> x*R52 and back, as Field8's.
   template <class S>
