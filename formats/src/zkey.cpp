@@ -2,6 +2,8 @@
 // -> coefficient index checks. Layout: docs/design/formats.md §2.3.
 #include "proofpipe/formats/zkey.hpp"
 
+#include <sys/mman.h>
+
 #include <bit>
 #include <string>
 
@@ -57,6 +59,17 @@ Result<ec::Affine<Cfg>> header_point(const BinFile& f, Cursor& c, const char* na
   return p;
 }
 
+// Faults in the pages of [p, p + n) with one call instead of one fault per
+// 4 KiB page (madvise MADV_POPULATE_READ / _WRITE, Linux 5.14; an older
+// kernel's EINVAL leaves the faults to the copy). The contents do not change.
+// Loading the 2^15 Merkle + EdDSA key (9 MB of misaligned sections copied):
+// 4.9 -> 4.0 ms (the best 3 of 10 runs of each build, two rounds in turn).
+void populate(const void* p, size_t n, int advice) {
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(p) & ~(kPage - 1), hi = reinterpret_cast<uintptr_t>(p) + n;
+  if (n != 0) (void)::madvise(reinterpret_cast<void*>(lo), hi - lo, advice);
+}
+
 // Views `count` objects of T over `bytes` (size already checked), copying into
 // an owned 8-byte-aligned buffer when the mapped address is misaligned. The
 // copy goes in 8 MiB chunks whose mapped pages are released once copied: the
@@ -70,7 +83,9 @@ std::span<const T> view_or_copy(const MappedFile& file, std::span<const uint8_t>
   const size_t words = (bytes.size() + 7) / 8;
   owned = std::make_unique_for_overwrite<uint64_t[]>(words);
   auto* dst = reinterpret_cast<uint8_t*>(owned.get());
+  populate(dst, bytes.size(), MADV_POPULATE_WRITE);
   (void)check_in_chunks(file, bytes, 1, true, [&](size_t first, size_t last) {
+    populate(bytes.data() + first, last - first, MADV_POPULATE_READ);
     std::memcpy(dst + first, bytes.data() + first, last - first);
     return Status::ok();
   });
