@@ -1,10 +1,11 @@
 // The PostgreSQL queue as a loadable module (docs/scale-out.md, "The
 // PostgreSQL module"): PgQueue (queue_pg.hpp) and libpqxx live in
 // proofpipe_queue_pg.so, which `serve --queue postgresql://` loads with
-// dlopen. The executable itself does not link libpq: libpq brings 31 of
-// the 39 shared libraries `proofpipe` would load (LDAP, GnuTLS, Kerberos,
-// OpenSSL, SASL...), about 9 ms of the loader's time at the start of every
-// prove, verify or run that never touches PostgreSQL.
+// dlopen. The executable itself does not link libpq: libpqxx and libpq
+// brought 15 of the 39 shared libraries `proofpipe` loaded (LDAP, GnuTLS,
+// OpenSSL, SASL, nettle, p11-kit...), 6 ms of the loader's time at the start
+// of every prove, verify or run that never touches PostgreSQL
+// (docs/performance.md, "Process start-up").
 //
 // Only a factory crosses the boundary: the module's one export takes a
 // PgQueueConfig and hands back a JobQueue (an abstract class; the object's
