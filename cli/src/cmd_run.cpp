@@ -12,6 +12,7 @@
 
 #include "cli_error.hpp"
 #include "commands.hpp"
+#include "proofpipe/common/own_exe.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/engine/batch.hpp"
 #include "proofpipe/engine/engine.hpp"
@@ -212,16 +213,16 @@ RunOutcome run_batch(const RunArgs& args, bool table) {
 // beside <prefix>/bin, or the source tree above a build folder
 // (<source>/<build>/bin/proofpipe -> <source>/tests/data/multi_io, multi_io_bn128).
 std::optional<std::filesystem::path> find_demo_dir(curves::CurveId curve, std::vector<std::filesystem::path>* tried) {
-  std::error_code ec;
-  const std::filesystem::path bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
-  if (ec) return std::nullopt;
+  const std::optional<std::filesystem::path> bin = own_bin_dir();
+  if (!bin) return std::nullopt;
   const bool bn = curve == curves::CurveId::kBn254;
-  const std::filesystem::path share = bin / ".." / "share" / "proofpipe";
-  const std::filesystem::path source = bin / ".." / ".." / "tests" / "data";
+  const std::filesystem::path share = *bin / ".." / "share" / "proofpipe";
+  const std::filesystem::path source = *bin / ".." / ".." / "tests" / "data";
   for (const std::filesystem::path& dir :
        {bn ? share / "bn128" : share, source / (bn ? "multi_io_bn128" : "multi_io")}) {
     const std::filesystem::path d = dir.lexically_normal();
     tried->push_back(d);
+    std::error_code ec;
     if (std::filesystem::is_regular_file(d / "circuit.zkey", ec)) return d;
   }
   return std::nullopt;

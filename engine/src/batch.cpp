@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "proofpipe/common/clock.hpp"
+#include "proofpipe/common/own_exe.hpp"
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/engine/outputs.hpp"
@@ -170,12 +171,6 @@ Result<std::vector<Partition>> input_partitions(const BatchRequest& args, const 
   return parts;
 }
 
-std::filesystem::path own_bin_dir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path(".") : exe.parent_path();
-}
-
 }  // namespace
 
 uint64_t slot_size_for(const KeySizes& keys) {
@@ -253,7 +248,7 @@ Result<WorkerSetup> check_worker_flags(const WorkerFlags& given) {
 Result<PipelineConfig> pipeline_config(const WorkerSetup& f, const KeySizes& keys) {
   const WorkerFlags& args = f.given;
   PipelineConfig cfg;
-  cfg.bin_dir = own_bin_dir();
+  cfg.bin_dir = proofpipe::own_bin_dir().value_or(".");
   cfg.synth_workers = args.synth_workers;
   cfg.gpu_workers = args.gpu_workers;
   cfg.backend = args.backend;

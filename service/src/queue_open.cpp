@@ -11,7 +11,7 @@
 #include "intake.hpp"
 #include "journal_sqlite.hpp"
 #include "proofpipe/common/clock.hpp"
-#include "queue_pg.hpp"
+#include "queue_module.hpp"
 
 namespace proofpipe::service {
 
@@ -34,8 +34,7 @@ Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const Stat
     cfg.lease_s = node.lease_s;
     cfg.max_attempts = node.max_attempts;
     cfg.witness_dir = state.path() / "witnesses";
-    PP_ASSIGN_OR_RETURN(std::unique_ptr<PgQueue> q, PgQueue::open(cfg));
-    return std::unique_ptr<JobQueue>(std::move(q));
+    return open_pg_module_queue(spec.substr(0, spec.find("://") + 3), cfg);
   }
   return make_error(ErrorCode::kInvalidArgument, "--queue '{}': use sqlite or a postgresql://USER@HOST/DB URL", spec);
 }

@@ -20,10 +20,11 @@ struct NodeSettings {
 };
 
 // "sqlite": the journal (its stage folders and proof temporaries swept as
-// at every start). "postgresql://..." or "postgres://...": the shared queue,
-// its schema migrated; witnesses claimed from it are written under the
-// state directory's witnesses/. Anything else, a bad URL or a database that
-// cannot be reached: one line naming --queue.
+// at every start). "postgresql://..." or "postgres://...": the shared queue
+// (from its module, queue_module.hpp), its schema migrated; witnesses
+// claimed from it are written under the state directory's witnesses/.
+// Anything else, a bad URL, a module that cannot be loaded or a database
+// that cannot be reached: one line naming --queue.
 Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const StateDir& state, const NodeSettings& node);
 
 // A password given in a postgresql:// --queue URL (user:PASSWORD@host, or a

@@ -1,5 +1,6 @@
 // `cmake --install`: proofpipe and its two workers in
-// <prefix>/bin and the demo circuit in <prefix>/share/proofpipe; the
+// <prefix>/bin, the PostgreSQL queue module in <prefix>/lib/proofpipe and
+// the demo circuit in <prefix>/share/proofpipe; the
 // installed prefix, moved elsewhere, still runs `demo`, which finds its data
 // relative to its own executable: no source path is built into the binary.
 #include <gtest/gtest.h>
@@ -52,6 +53,32 @@ TEST(Install, DemoRunsFromAMovedPrefix) {
   auto version = run_command(quote(exe) + " --version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.output.rfind("proofpipe 0.", 0), 0u) << version.output;
+}
+
+// The PostgreSQL queue module goes to <prefix>/<libdir>/proofpipe, and the
+// moved executable finds it there (from its own place): `serve --queue
+// postgresql://` gets as far as connecting (127.0.0.1 port 1 refuses at once).
+TEST(Install, ServeFindsTheQueueModuleInAMovedPrefix) {
+  TempDir tmp;
+  const fs::path build = fs::path(PP_BIN_DIR).parent_path();
+  auto inst = run_command("cmake --install " + quote(build) + " --prefix " + quote(tmp / "prefix"));
+  ASSERT_EQ(inst.exit_code, 0) << inst.output;
+  fs::path module;
+  for (const auto& e : fs::recursive_directory_iterator(tmp / "prefix")) {
+    if (e.path().filename() == "proofpipe_queue_pg.so") module = e.path();
+  }
+  ASSERT_FALSE(module.empty()) << "no proofpipe_queue_pg.so installed";
+  EXPECT_EQ(module.parent_path().filename(), "proofpipe") << module;
+  EXPECT_FALSE(fs::exists(tmp / "prefix" / "bin" / "proofpipe_queue_pg.so"));
+  EXPECT_EQ(fs::status(module).permissions() & (fs::perms::group_write | fs::perms::others_write), fs::perms::none);
+  fs::rename(tmp / "prefix", tmp / "moved");
+  const fs::path zkey = tmp / "moved" / "share" / "proofpipe" / "circuit.zkey";
+  auto serve = run_command("timeout 60 " + quote(tmp / "moved" / "bin" / "proofpipe") +
+                           " serve --key m=" + quote(zkey) + " --listen 127.0.0.1:0 --state-dir " +
+                           quote(tmp / "state") + " --queue postgresql://u@127.0.0.1:1/db");
+  EXPECT_NE(serve.exit_code, 0) << serve.output;
+  EXPECT_EQ(serve.output.find("queue module"), std::string::npos) << serve.output;
+  EXPECT_NE(serve.output.find("cannot connect"), std::string::npos) << serve.output;
 }
 
 }  // namespace
