@@ -4,7 +4,9 @@
 #include "queue_module.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -33,25 +35,38 @@ struct Module {
   std::vector<std::string> tried;   // every path tried and what was wrong with it
 };
 
-// Why `path` must not be mapped (empty: it may). A missing file sets *missing.
-std::string refusal(const fs::path& path, uid_t exe_owner, bool* missing) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) {
+// Opens `path` for dlopen: a descriptor on a file that may be mapped, or -1
+// and *why (a missing file also sets *missing). Checked on the open
+// descriptor, not the path, and loaded through /proc/self/fd/N: the file
+// checked is the file mapped, even if the path is swapped in between.
+int open_checked(const fs::path& path, uid_t exe_owner, bool* missing, std::string* why) {
+  // O_NOFOLLOW: a link could point anywhere. O_NONBLOCK: a FIFO there is
+  // refused below, never waited on.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     *missing = errno == ENOENT;
-    return fmt::format("{}: {}", path.string(), std::strerror(errno));
+    *why = errno == ELOOP ? fmt::format("{}: a symbolic link, refused", path.string())
+                          : fmt::format("{}: {}", path.string(), std::strerror(errno));
+    return -1;
   }
-  // A link could point anywhere; a module writable by group or others, or
-  // owned by a third user, could be replaced by someone other than whoever
-  // installed proofpipe, and `serve` may run as root.
-  if (!S_ISREG(st.st_mode)) return fmt::format("{}: not a regular file", path.string());
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    return fmt::format("{}: writable by group or others (mode {:o}), refused", path.string(), st.st_mode & 07777);
-  }
-  if (st.st_uid != 0 && st.st_uid != exe_owner) {
-    return fmt::format("{}: owned by uid {}, neither root nor the executable's owner (uid {}), refused", path.string(),
+  struct stat st {};
+  // A module writable by group or others, or owned by a third user, could be
+  // replaced by someone other than whoever installed proofpipe, and `serve`
+  // may run as root.
+  if (::fstat(fd, &st) != 0) {
+    *why = fmt::format("{}: {}", path.string(), std::strerror(errno));
+  } else if (!S_ISREG(st.st_mode)) {
+    *why = fmt::format("{}: not a regular file", path.string());
+  } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    *why = fmt::format("{}: writable by group or others (mode {:o}), refused", path.string(), st.st_mode & 07777);
+  } else if (st.st_uid != 0 && st.st_uid != exe_owner) {
+    *why = fmt::format("{}: owned by uid {}, neither root nor the executable's owner (uid {}), refused", path.string(),
                        st.st_uid, exe_owner);
+  } else {
+    return fd;
   }
-  return {};
+  ::close(fd);
+  return -1;
 }
 
 Module load() {
@@ -65,17 +80,20 @@ Module load() {
   const fs::path bin = exe->parent_path();
   for (const fs::path& path : {bin / kModuleFile, (bin / kInstalledDir / kModuleFile).lexically_normal()}) {
     bool missing = false;
-    if (std::string why = refusal(path, self.st_uid, &missing); !why.empty()) {
+    std::string why;
+    const int fd = open_checked(path, self.st_uid, &missing, &why);
+    if (fd < 0) {
       m.tried.push_back(std::move(why));
       if (missing) continue;  // the next place; a file present but refused ends the search
       m.code = ErrorCode::kPermissionDenied;
       return m;
     }
-    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* handle = ::dlopen(fmt::format("/proc/self/fd/{}", fd).c_str(), RTLD_NOW | RTLD_LOCAL);
     void* sym = handle != nullptr ? ::dlsym(handle, kPgQueueOpenSymbol) : nullptr;
+    ::close(fd);  // the mapping, if any, stays
     if (sym == nullptr) {
-      const char* err = ::dlerror();  // names the path itself
-      m.tried.emplace_back(err != nullptr ? err : path.string() + ": no " + kPgQueueOpenSymbol);
+      const char* err = ::dlerror();
+      m.tried.push_back(fmt::format("{}: {}", path.string(), err != nullptr ? err : "no symbol"));
       return m;
     }
     // Converting dlsym's object pointer to a function pointer is what POSIX

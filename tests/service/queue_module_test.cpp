@@ -78,6 +78,15 @@ TEST(QueueModule, ALinkToTheModuleIsRefused) {
   const fs::path exe = copy_exe(tmp, /*with_module=*/false);
   fs::create_symlink(bin_path(kModule), tmp / "bin" / kModule);
   const CommandResult r = serve_pg(tmp, exe);
+  EXPECT_NE(module_line(r.output).find("a symbolic link, refused"), std::string::npos) << r.output;
+}
+
+// A FIFO where the module should be is one line, not a wait for a writer.
+TEST(QueueModule, AFifoInPlaceOfTheModuleIsRefusedAtOnce) {
+  TempDir tmp;
+  const fs::path exe = copy_exe(tmp, /*with_module=*/false);
+  ASSERT_EQ(::mkfifo((tmp / "bin" / kModule).c_str(), 0600), 0);
+  const CommandResult r = serve_pg(tmp, exe);
   EXPECT_NE(module_line(r.output).find("not a regular file"), std::string::npos) << r.output;
 }
 
