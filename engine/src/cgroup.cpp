@@ -168,8 +168,15 @@ void CgroupLeaf::reset_peak() const {
 
 void CgroupLeaf::remove() const {
   // Whatever the reaped worker left in its leaf (a witness generator's own
-  // children, which PR_SET_PDEATHSIG does not reach) is killed (Linux >= 5.14).
-  if (version_ == CgroupVersion::kV2 && fs_->exists(dir_ / "cgroup.kill")) (void)fs_->write(dir_ / "cgroup.kill", "1");
+  // children that left its process group, which PR_SET_PDEATHSIG does not
+  // reach, when the worker was killed before it could kill them) is killed:
+  // v2 by cgroup.kill (Linux >= 5.14), else (v1, older v2) one by one from
+  // cgroup.procs.
+  if (version_ == CgroupVersion::kV2 && fs_->exists(dir_ / "cgroup.kill")) {
+    (void)fs_->write(dir_ / "cgroup.kill", "1");
+  } else if (!fs_->kill_members(dir_, populated_wait_ms_)) {
+    spdlog::warn("cgroup {}: processes left after {} ms of SIGKILL", dir_.string(), populated_wait_ms_);
+  }
   if (version_ == CgroupVersion::kV2 && fs_->exists(dir_ / "cgroup.events")) {
     // The reaped worker may still be counted for a moment (and an OOM group
     // kill may still be taking down its children): rmdir would say EBUSY.
@@ -304,10 +311,12 @@ Result<CgroupLeaf> CgroupRun::make_leaf(const std::string& name, uint64_t max_by
   PP_RETURN_IF_ERROR(fs_->make_dir(dir));
   CgroupLeaf leaf(version_, dir, fs_, populated_wait_ms_);
   Status st = max_bytes != 0 ? write_cap(version_, *fs_, dir, max_bytes) : Status::ok();
-  // v2: an OOM kill takes the whole leaf (the worker and any child of it).
-  if (st && version_ == CgroupVersion::kV2 && fs_->exists(dir / "memory.oom.group")) {
-    st = fs_->write(dir / "memory.oom.group", "1");
-  }
+  // v2: memory.oom.group stays 0, so an OOM kill takes one process, the
+  // kernel's choice: a synthesis worker's witness generator runs with
+  // oom_score_adj 1000 (witness_gen/generator.hpp) and is that choice, so the
+  // worker survives its generator's OOM and reports it (a group kill would
+  // take the worker too, and charge a process start to every poison input).
+  // The generator's own children die with it or when the leaf is removed.
   if (!st) {
     leaf.remove();
     return st;

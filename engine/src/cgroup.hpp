@@ -17,7 +17,7 @@
 //        then into <run>/cgroup.subtree_control (top-down);
 //     3. per worker incarnation a leaf <run>/<seat>.<incarnation>/ with
 //        memory.max and memory.swap.max = 0 (when capped) and
-//        memory.oom.group = 1 (an OOM kill takes the worker's children too);
+//        memory.oom.group left 0 (an OOM kill takes the generator, not the worker);
 //     OOM kills from memory.events (oom_kill, oom_group_kill), peaks from
 //     memory.peak (Linux >= 5.19) or else the largest memory.current the
 //     sampler saw; a leaf is removed once cgroup.events says "populated 0"

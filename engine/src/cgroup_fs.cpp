@@ -3,14 +3,17 @@
 #include "proofpipe/common/safe_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -100,6 +103,21 @@ bool CgroupFs::delegation_marked(const fs::path& dir) const {
   return ::geteuid() != 0 && ::stat((dir / "cgroup.procs").c_str(), &procs) == 0 &&
          ::stat((dir / "cgroup.subtree_control").c_str(), &control) == 0 && procs.st_uid == ::geteuid() &&
          control.st_uid == ::geteuid();
+}
+
+bool CgroupFs::kill_members(const fs::path& dir, int wait_ms) const {
+  if (!dir.string().starts_with("/sys/fs/cgroup/")) return true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (;;) {
+    std::istringstream procs(read(dir / "cgroup.procs").value_or(""));
+    bool any = false;
+    for (pid_t pid = 0; procs >> pid;) {
+      if (pid > 0) any = ::kill(pid, SIGKILL) == 0 || any;
+    }
+    if (!any) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
 }
 
 CgroupFs& real_cgroup_fs() {

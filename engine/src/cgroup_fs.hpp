@@ -48,6 +48,11 @@ class CgroupFs {
   virtual std::vector<std::string> children(const std::filesystem::path& dir) const;
   // Whether `dir` carries a delegation mark for this process (see above).
   virtual bool delegation_marked(const std::filesystem::path& dir) const;
+  // SIGKILLs every process listed in `dir`/cgroup.procs, round by round
+  // until it lists none (one may fork meanwhile), for at most `wait_ms`.
+  // Only under /sys/fs/cgroup: a pid read from any other file (a test's
+  // fake tree) is never signalled. False: some were still there.
+  virtual bool kill_members(const std::filesystem::path& dir, int wait_ms) const;
 };
 CgroupFs& real_cgroup_fs();
 

@@ -50,7 +50,13 @@ Supervisor::Supervisor(const PipelineConfig& cfg, Ledger& ledger, PipelineKeys k
       reporter_(cfg, ledger, t0_) {}
 
 Supervisor::~Supervisor() {
-  workers_.clear();  // Child destructors SIGKILL and reap anything still running
+  for (SeatProcess& w : workers_) {
+    if (!w.child) continue;
+    const pid_t pid = w.child->pid();
+    w.child.reset();  // the Child's destructor SIGKILLs and reaps it
+    child_gone(w, pid);
+  }
+  workers_.clear();
   router_.reset();
   ring_.reset();
   if (!ring_prefix_.empty()) (void)shm::Ring::unlink(ring_prefix_);
@@ -207,11 +213,30 @@ bool Supervisor::keep_looping() {
   return abort_reason_.empty() && !host_->should_stop(*this);
 }
 
-bool Supervisor::all_hello() const {
-  for (uint8_t s = 0; s < workers_.size(); ++s) {
-    if (!scheduler_->seat(s).alive || !scheduler_->seat(s).hello) return false;
+Readiness Supervisor::readiness() const {
+  if (!ever_all_hello_) {
+    for (uint8_t s = 0; s < workers_.size(); ++s) {
+      if (!scheduler_->seat(s).alive || !scheduler_->seat(s).hello)
+        return {false, "waiting for every worker's HELLO (keys loading)"};
+    }
   }
-  return true;
+  for (ipc::Role role : {ipc::Role::kSynth, ipc::Role::kProver}) {
+    bool any = false, all_retired = true;
+    std::string why;
+    for (const SeatProcess& w : workers_) {
+      if (w.role != role) continue;
+      any = any || (scheduler_->seat(w.seat).alive && scheduler_->seat(w.seat).hello);
+      all_retired = all_retired && w.retired;
+      if (w.retired) why = w.retired_because;
+    }
+    if (any) continue;
+    const char* name = role == ipc::Role::kProver ? "proving" : "synthesis";
+    if (!all_retired) return {false, fmt::format("no {} worker ready (restarting)", name)};
+    return {false, fmt::format("no {} worker: every seat is retired ({}); each is tried again with back-off, the "
+                               "queue is kept",
+                               name, why)};
+  }
+  return {true, ""};
 }
 
 void Supervisor::loop() {

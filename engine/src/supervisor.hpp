@@ -29,10 +29,14 @@ struct SeatProcess {
   bool cancel_kill = false;        // ... because its partition was cancelled while it generated a witness
   std::string peer;                // its routing id
   bool ever_hello = false;         // some incarnation of this seat got through its set-up
+  // Deaths in a row outside partition work (at start, while idle): a death
+  // while the seat holds a partition is that partition's attempt instead.
   uint32_t consecutive_deaths = 0;
+  uint64_t ooms_counted = 0;    // of the leaf's OOM kills, those already charged (a generator's)
   double respawn_at = -1;       // run clock; < 0: no respawn pending
   bool retired = false;         // crash-loop breaker tripped
-  std::string retired_because;  // for the run's abort reason
+  std::string retired_because;  // for the run's abort reason, and serve's readiness
+  uint32_t revivals = 0;        // serve: times a retired seat was tried again (its back-off)
 };
 
 class Supervisor final : public EngineControl {
@@ -49,7 +53,7 @@ class Supervisor final : public EngineControl {
   void cancel_partition(uint32_t index) override;
   void hold_grants(bool hold) override { scheduler_->hold_grants(hold); }
   const Ledger& ledger() const override { return ledger_; }
-  bool all_hello() const override;
+  Readiness readiness() const override;
   // A hosted pipeline is `serve`'s: idle between jobs, so its s/proof counts
   // busy time only (Reporter::sample_occupancy), not the time it waited.
   EngineSnapshot snapshot() const override {
@@ -84,6 +88,12 @@ class Supervisor final : public EngineControl {
   Status spawn(SeatProcess& w);
   std::vector<std::string> worker_env(const SeatProcess& w) const;
   ExitInfo classify(SeatProcess& w, ExitInfo info);
+  // The leaf counted an OOM kill not yet charged to anything: charges it.
+  bool new_oom(SeatProcess& w);
+  // After child `pid` of a seat is reaped: its generators' folders and its
+  // leaf (with anything left in it) are removed.
+  void child_gone(SeatProcess& w, pid_t pid);
+  void retire(SeatProcess& w, std::string why);
   void reap_children();
   void on_death(SeatProcess& w, const ExitInfo& info);
   void respawn_due();
@@ -112,6 +122,7 @@ class Supervisor final : public EngineControl {
   std::string abort_reason_;  // non-empty when the run gave up (no workers left)
   std::string setup_error_;   // non-empty: the run could not start (run() returns it; exit 2)
   bool stopping_ = false;
+  bool ever_all_hello_ = false;  // every seat has said HELLO once (readiness)
 };
 
 }  // namespace proofpipe::engine

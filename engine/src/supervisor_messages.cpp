@@ -2,6 +2,7 @@
 // requests, hands every other message to the Scheduler (which checks it and
 // decides) and executes the actions that come back: sends, samples, and the
 // verification and writing of a proof before the Scheduler commits it once.
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -29,18 +30,27 @@ void Supervisor::on_message(const ipc::Envelope& env) {
     router_->send(env.peer, ipc::Message{reply, status_json(snapshot()).dump()});
     return;
   }
-  // The retry rule for a generated witness (docs/witness-gen.md): a failure
-  // the worker calls deterministic is not, when its cgroup recorded an OOM
-  // kill meanwhile (the generator's message then reports a killed child).
-  if (h.type == MsgType::kSynthFailed && (h.flags & ipc::kFlagPermanent) != 0 && h.seat < workers_.size()) {
-    const SeatProcess& w = workers_[h.seat];
-    if (w.leaf && w.leaf->oom_kills() > 0) {
-      ipc::Message m = env.message;
+  // The retry rule for a generated witness (docs/witness-gen.md): the
+  // worker lives on after its generator failed, and this side owns the
+  // cgroup, so it says which failures an OOM kill caused. A failure the
+  // worker calls deterministic is not, when its cgroup recorded an OOM kill
+  // meanwhile (the generator's message then reports a killed child); a
+  // generator killed by SIGKILL was the cap's doing when the counter rose.
+  // Only from the seat's live incarnation: the counter is that leaf's.
+  if (h.type == MsgType::kSynthFailed && h.seat < workers_.size() && workers_[h.seat].role == ipc::Role::kSynth &&
+      h.incarnation == workers_[h.seat].incarnation && new_oom(workers_[h.seat])) {
+    ipc::Message m = env.message;
+    if ((h.flags & ipc::kFlagPermanent) != 0) {
       m.header.flags &= ~ipc::kFlagPermanent;
       m.body += " (its cgroup recorded an OOM kill: retried)";
-      execute(scheduler_->on_message(env.peer, m, now()));
-      return;
+    } else {
+      ExitInfo oom;
+      oom.oom_killed = true;
+      oom.cap_bytes = cfg_.synth_mem_max;
+      m.body += ": " + oom.describe();
     }
+    execute(scheduler_->on_message(env.peer, m, now()));
+    return;
   }
   execute(scheduler_->on_message(env.peer, env.message, now()));
 }
@@ -61,6 +71,15 @@ void Supervisor::execute(const Actions& actions) {
       case Action::Kind::kHello: {
         SeatProcess& w = workers_[a.seat];
         w.ever_hello = true;
+        if (w.retired) {
+          spdlog::warn("{}.{} is back after its retirement ({})", ipc::role_name(w.role), w.seat, w.retired_because);
+          w.retired = false;
+        }
+        if (!ever_all_hello_) {
+          ever_all_hello_ = std::all_of(workers_.begin(), workers_.end(), [&](const SeatProcess& s) {
+            return scheduler_->seat(s.seat).alive && scheduler_->seat(s.seat).hello;
+          });
+        }
         if (w.role == ipc::Role::kProver) reporter_.gpu_hello(w.seat, ipc::decode_gpu_hello(a.message.body));
         break;
       }

@@ -63,8 +63,10 @@ Status Supervisor::spawn(SeatProcess& w) {
               "--backend",
               cfg_.backend};
   for (const auto& key : cfg_.keys) opt.argv.insert(opt.argv.end(), {"--zkey", key.string()});
-  if (w.role == ipc::Role::kSynth)
-    opt.argv.insert(opt.argv.end(), {"--generate-timeout-ms", std::to_string(cfg_.generate_timeout_ms)});
+  if (w.role == ipc::Role::kSynth) {
+    opt.argv.insert(opt.argv.end(), {"--generate-timeout-ms", std::to_string(cfg_.generate_timeout_ms),
+                                     "--generate-stall-ms", std::to_string(uint64_t(cfg_.hang_timeout_s * 1000))});
+  }
   opt.env = worker_env(w);
   const uint64_t cap = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
   w.leaf.reset();
@@ -128,22 +130,36 @@ std::vector<std::string> Supervisor::worker_env(const SeatProcess& w) const {
   return env;
 }
 
-// What the wait status alone cannot say: an OOM kill (the leaf's counter) or
-// a SIGKILL the coordinator sent itself. Reads the leaf's figures, then
-// removes it (its only process is reaped).
+// What the wait status alone cannot say: an OOM kill (the leaf's counter,
+// less the kills already charged to a generator) or a SIGKILL the
+// coordinator sent itself. Reads the leaf's figures; child_gone removes it.
 ExitInfo Supervisor::classify(SeatProcess& w, ExitInfo info) {
   info.killed_because = w.kill_reason;
   if (w.leaf) {
-    const uint64_t ooms = w.leaf->oom_kills();
-    info.oom_killed = ooms > 0 && info.signal == SIGKILL;
+    info.oom_killed = new_oom(w) && info.signal == SIGKILL;
     info.cap_bytes = w.role == ipc::Role::kSynth ? cfg_.synth_mem_max : cfg_.gpu_mem_max;
   }
   reporter_.seat_exited(w.seat, info.peak_rss_bytes, w.leaf ? &*w.leaf : nullptr);
+  return info;
+}
+
+bool Supervisor::new_oom(SeatProcess& w) {
+  if (!w.leaf) return false;
+  const uint64_t ooms = w.leaf->oom_kills();
+  if (ooms <= w.ooms_counted) return false;
+  w.ooms_counted = ooms;
+  return true;
+}
+
+void Supervisor::child_gone(SeatProcess& w, pid_t pid) {
+  // A synthesis worker killed while its generator ran (a cancel, a crash, a
+  // stop) could not remove that run's working directory: cleared here.
+  if (w.role == ipc::Role::kSynth) witness_gen::remove_work_dirs_of(pid);
   if (w.leaf) {
-    w.leaf->remove();
+    w.leaf->remove();  // kills what the worker left in it first
     w.leaf.reset();
   }
-  return info;
+  w.ooms_counted = 0;  // the next incarnation's leaf counts from 0
 }
 
 void Supervisor::reap_children() {
@@ -158,9 +174,7 @@ void Supervisor::reap_children() {
   drain_messages();
   for (auto& [w, info] : dead) {
     const ExitInfo full = classify(*w, info);
-    // A synthesis worker killed while its generator ran could not remove
-    // that run's working directory: cleared here (a cancel kills one).
-    if (w->role == ipc::Role::kSynth) witness_gen::remove_work_dirs_of(w->child->pid());
+    child_gone(*w, w->child->pid());
     w->child.reset();
     ring_->clear_seat(w->seat);
     if (!stopping_) on_death(*w, full);
@@ -171,6 +185,7 @@ void Supervisor::on_death(SeatProcess& w, const ExitInfo& info) {
   const std::string who = seat_name(w);
   const std::string cause = fmt::format("{} {}", who, info.describe());
   std::string held = "holding nothing";
+  const bool held_partition = scheduler_->seat(w.seat).partition.has_value();
   if (const auto part = scheduler_->seat(w.seat).partition) {
     const Partition& p = ledger_.at(*part);
     held = fmt::format("holding {} (job {}/{} attempt {}, slot {})", p.stem, p.job, p.index, p.attempt,
@@ -186,34 +201,64 @@ void Supervisor::on_death(SeatProcess& w, const ExitInfo& info) {
     return;
   }
 
+  // A death while the seat held a partition is charged to that partition
+  // (Scheduler::seat_died counted the attempt; --max-attempts ends it): a
+  // poison input fails alone and never retires the seat that met it. The
+  // seat comes back after the base back-off, its crash loop count untouched.
+  if (held_partition) {
+    w.respawn_at = now() + kBackoffBaseS;
+    return;
+  }
   w.consecutive_deaths += 1;
   const bool setup_exit = info.exit_code == ipc::kWorkerExitSetup || info.exit_code == ipc::kWorkerExitUsage;
   if (setup_exit && !w.ever_hello && w.consecutive_deaths >= kSetupFailureLimit) {
-    w.retired = true;
-    w.retired_because = fmt::format("its set-up failed {} times in a row ({}; the reason is in its log above)",
-                                    w.consecutive_deaths, info.describe());
-    spdlog::error("{}: {}: not restarted", who, w.retired_because);
+    retire(w, fmt::format("its set-up failed {} times in a row ({}; the reason is in its log above)",
+                          w.consecutive_deaths, info.describe()));
     return;
   }
   if (w.consecutive_deaths >= kCrashLoopLimit) {
-    w.retired = true;
-    w.retired_because = fmt::format("it crashed {} times in a row", w.consecutive_deaths);
-    spdlog::error("{} died {} times in a row: not restarted", who, w.consecutive_deaths);
+    retire(w, fmt::format("it died {} times in a row outside partition work (last: {})", w.consecutive_deaths,
+                          info.describe()));
     return;
   }
   const double backoff = std::min(kBackoffCapS, kBackoffBaseS * std::pow(2.0, w.consecutive_deaths - 1));
   w.respawn_at = now() + backoff;
 }
 
+// A batch gives a retired seat up (abort_if_no_workers ends the run once a
+// role has none). A service whose seats of that role have worked never gives
+// up: it tries the seat again after 30 s, doubling to 10 minutes (a full
+// disk, a driver reset pass), and says so in /readyz meanwhile; its queue is
+// kept and other seats go on.
+void Supervisor::retire(SeatProcess& w, std::string why) {
+  constexpr double kReviveBaseS = 30, kReviveCapS = 600;
+  w.retired = true;
+  w.retired_because = std::move(why);
+  // Not for a seat whose role never got through its set-up: that is the
+  // service's configuration, and abort_if_no_workers stops it.
+  const bool role_worked = std::any_of(workers_.begin(), workers_.end(),
+                                       [&](const SeatProcess& o) { return o.role == w.role && o.ever_hello; });
+  if (host_ == nullptr || !role_worked) {
+    spdlog::error("{}: {}: not restarted", seat_name(w), w.retired_because);
+    return;
+  }
+  const double wait = std::min(kReviveCapS, kReviveBaseS * std::pow(2.0, std::min<uint32_t>(w.revivals, 16)));
+  w.revivals += 1;
+  w.respawn_at = now() + wait;
+  spdlog::error("{}: {}: retired; tried again in {:.0f} s", seat_name(w), w.retired_because, wait);
+}
+
 void Supervisor::respawn_due() {
   for (auto& w : workers_) {
-    if (w.child || w.retired || w.respawn_at < 0 || now() < w.respawn_at) continue;
+    if (w.child || (w.retired && host_ == nullptr) || w.respawn_at < 0 || now() < w.respawn_at) continue;
     if (Status st = spawn(w); !st) {
       spdlog::error("cannot restart {}: {}", seat_name(w), st.message());
-      w.retired = true;
-      w.retired_because = "it could not be restarted: " + st.message();
+      retire(w, "it could not be restarted: " + st.message());
       continue;
     }
+    // A retired seat tried again gets a fresh crash-loop count (a set-up
+    // that fails twice more retires it again, with a longer wait).
+    if (w.retired) w.consecutive_deaths = 0;
     reporter_.restarted();
     spdlog::warn("{} restarted (incarnation {})", seat_name(w), w.incarnation);
     sample("restart");
@@ -262,16 +307,23 @@ void Supervisor::abort_if_no_workers() {
   for (ipc::Role role : {ipc::Role::kSynth, ipc::Role::kProver}) {
     const bool any = std::any_of(workers_.begin(), workers_.end(),
                                  [&](const SeatProcess& w) { return w.role == role && !w.retired; });
-    // A service keeps its queue (the journal) for the next start: nothing
-    // is failed for want of workers, the loop just ends.
     if (any || (host_ == nullptr && ledger_.finished())) continue;
+    // A service keeps serving with every seat of a role retired, once one
+    // of them has worked: they are tried again (retire()), readiness says
+    // why, its queue waits. Only a role none of whose seats ever got
+    // through its set-up (no usable GPU, a key it cannot read, a cap too
+    // small for the key) is a configuration error, which stops it at start.
+    const bool ever = std::any_of(workers_.begin(), workers_.end(),
+                                  [&](const SeatProcess& w) { return w.role == role && w.ever_hello; });
+    if (host_ != nullptr && ever) continue;
     std::string why;
     for (const SeatProcess& w : workers_) {
       if (w.role == role) why = w.retired_because;  // the last seat's reason; seats of a role fail alike
     }
     abort_reason_ = fmt::format("no {} worker left ({})", role == ipc::Role::kProver ? "proving" : "synth", why);
+    if (host_ != nullptr) return;  // the loop ends; serve exits 2 and keeps its queue
     const bool never_granted = ledger_.count(PartState::kPending) == ledger_.size();
-    if (host_ == nullptr && role == ipc::Role::kProver && cfg_.backend == "cuda" && never_granted &&
+    if (role == ipc::Role::kProver && cfg_.backend == "cuda" && never_granted &&
         std::none_of(workers_.begin(), workers_.end(),
                      [&](const SeatProcess& w) { return w.role == role && w.ever_hello; })) {
       // Nothing was started (grants wait for a HELLO): a set-up error, exit 2.
@@ -279,7 +331,7 @@ void Supervisor::abort_if_no_workers() {
       setup_error_ = fmt::format("--backend cuda: no proving worker could use a CUDA device{}: {}", devices, why);
       return;
     }
-    if (host_ == nullptr) fail_remaining(abort_reason_);
+    fail_remaining(abort_reason_);
     return;
   }
 }
@@ -299,6 +351,7 @@ void Supervisor::shutdown_workers() {
       if (auto reaped = w.child->try_reap()) {
         const ExitInfo info = classify(w, *reaped);
         if (info.exit_code != ipc::kWorkerExitOk) spdlog::warn("{} ended: {}", seat_name(w), info.describe());
+        child_gone(w, w.child->pid());
         w.child.reset();
         ring_->clear_seat(w.seat);
       } else {

@@ -54,6 +54,8 @@ void add_worker_options(CLI::App& app, WorkerArgs& a) {
   app.add_option("--backend", a.backend, "auto|cpu|cuda (gpu worker)");
   app.add_option("--generate-timeout-ms", a.generate_timeout_ms,
                  "wall-clock limit per witness generator run (synthesis worker)");
+  app.add_option("--generate-stall-ms", a.generate_stall_ms,
+                 "a witness generator with no CPU time and no output this long is killed (synthesis worker)");
 }
 
 Result<std::unique_ptr<WorkerSession>> WorkerSession::start(Role role, const WorkerArgs& args) {

@@ -203,7 +203,7 @@ class Service final : public ServiceCore, public engine::Host {
   double drain_deadline_ = 0;  // pipeline clock
   bool stop_now_ = false;
   double next_publish_ = 0;
-  bool ready_now_ = false;  // all_hello() as last published
+  bool ready_now_ = false;  // readiness().ready as last published
 
   // Published by the engine, read by the HTTP threads.
   mutable std::mutex snap_mu_;

@@ -447,7 +447,7 @@ void Service::on_turn(engine::EngineControl& pipeline) {
   }
   // Readiness as soon as it changes (a client waits on /readyz), the rest
   // at most twice a second.
-  if (pipeline.now() >= next_publish_ || pipeline.all_hello() != ready_now_) {
+  if (pipeline.now() >= next_publish_ || pipeline.readiness().ready != ready_now_) {
     next_publish_ = pipeline.now() + kPublishEveryS;
     publish(pipeline);
   }
@@ -517,12 +517,12 @@ void Service::publish(const engine::EngineControl& pipeline) {
     count_for(m.memory_bytes, {{"process", "service"}, {"kind", "cgroup"}}) = double(st.memory.cgroup_total);
     count_for(m.memory_bytes, {{"process", "service"}, {"kind", "cgroup_peak"}}) = double(st.memory.cgroup_total_peak);
   }
-  const bool hello = pipeline.all_hello();
-  ready_now_ = hello;
+  engine::Readiness readiness = pipeline.readiness();
+  ready_now_ = readiness.ready;
   std::lock_guard lock(snap_mu_);
   metrics_ = std::move(m);
-  ready_ = hello;
-  why_not_ = hello ? "" : "waiting for every worker's HELLO (keys loading or a worker restarting)";
+  ready_ = readiness.ready;
+  why_not_ = std::move(readiness.why);
 }
 
 }  // namespace proofpipe::service

@@ -2,7 +2,8 @@
 // kernel (fake_cgroup_kernel.hpp): a cgroup2 tree in a
 // temporary folder whose writes are checked against the kernel's rules. The
 // coordinator must leave its cgroup before enabling controllers there, each
-// worker leaf gets its cap, swap 0 and oom.group, peaks come from
+// worker leaf gets its cap and swap 0 and keeps oom.group 0 (an OOM kill
+// takes the witness generator, not its worker), peaks come from
 // memory.peak or sampling, a rising oom_kill is an OOM, removal waits for
 // "populated 0", and a cgroup not delegated to us is left alone. These are
 // not a kernel: docs/operations.md says what only a v2 host can show.
@@ -135,7 +136,7 @@ TEST_F(CgroupV2, RefusedEnableFallsBackAndCleansUp) {
   EXPECT_EQ(kernel_->refusals().size(), 1u) << dump();
 }
 
-TEST_F(CgroupV2, WorkerLeafHasCapNoSwapAndOomGroup) {
+TEST_F(CgroupV2, WorkerLeafHasCapNoSwapAndNoOomGroup) {
   CgroupRun run = create();
   ASSERT_EQ(run.version(), CgroupVersion::kV2) << why_;
   auto leaf = run.make_leaf("synth.0.1", 64 * kMiB);
@@ -143,13 +144,13 @@ TEST_F(CgroupV2, WorkerLeafHasCapNoSwapAndOomGroup) {
   const std::string rel = run_rel() + "/synth.0.1";
   EXPECT_EQ(kernel_->file(rel, "memory.max"), std::to_string(64 * kMiB));
   EXPECT_EQ(kernel_->file(rel, "memory.swap.max"), "0");
-  EXPECT_EQ(kernel_->file(rel, "memory.oom.group"), "1");
+  EXPECT_EQ(kernel_->file(rel, "memory.oom.group"), "0");
   ASSERT_TRUE(leaf->add(4242));
   EXPECT_EQ(kernel_->procs(rel), std::vector<long>{4242});
   auto uncapped = run.make_leaf("gpu.2.1", 0);
   ASSERT_TRUE(uncapped);
   EXPECT_EQ(kernel_->file(run_rel() + "/gpu.2.1", "memory.max"), "max");
-  EXPECT_EQ(kernel_->file(run_rel() + "/gpu.2.1", "memory.oom.group"), "1");
+  EXPECT_EQ(kernel_->file(run_rel() + "/gpu.2.1", "memory.oom.group"), "0");
   kernel_->exit_process(4242);
   leaf->remove();
   uncapped->remove();

@@ -62,7 +62,7 @@ std::string flags(const fs::path& inputs, const fs::path& gen, const fs::path& o
          " --backend cpu";
 }
 
-TEST(GeneratorFenceRun, ALoopFailsOnceAtTheTimeoutAndFreesItsWorker) {
+TEST(GeneratorFenceRun, ALoopFailsAtTheTimeoutAfterItsAttemptsAndFreesItsWorker) {
   TempDir tmp;
   const fs::path marker = tmp / "loop.pid";
   const fs::path gen = hostile_generator(tmp.path(), marker);
@@ -72,15 +72,18 @@ TEST(GeneratorFenceRun, ALoopFailsOnceAtTheTimeoutAndFreesItsWorker) {
   fs::copy_file(multi_io() / "inputs/w00.json", tmp / "in/w00.json");
   // One worker: w00 is proved only if the looping generator let it go.
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = pp_run(flags(tmp / "in", gen, tmp / "out", tmp / "run") + " --synth-workers 1 --witness-gen-timeout 2s",
-                  "PGPASSWORD=planted-secret-8d1f");
+  auto r = pp_run(
+      flags(tmp / "in", gen, tmp / "out", tmp / "run") + " --synth-workers 1 --witness-gen-timeout 2s --max-attempts 2",
+      "PGPASSWORD=planted-secret-8d1f");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 120s) << "a generous bound: the loop did not hold the run";
   EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_NE(r.output.find("FAILED a_loop after 1 attempt:"), std::string::npos) << r.output;
+  // A timeout is retried (a contended host may pass next time); the input
+  // failure beside it is deterministic and is not.
+  EXPECT_NE(r.output.find("FAILED a_loop after 2 attempts:"), std::string::npos) << r.output;
   const auto summary = read_json(tmp / "out/summary.json");
   EXPECT_EQ(summary["proved"], 1) << summary.dump();
   for (const auto& f : summary["failed"]) {
-    ASSERT_EQ(f["causes"].size(), 1u) << "not retried: " << f.dump();
+    ASSERT_EQ(f["causes"].size(), f["partition"] == "a_loop" ? 2u : 1u) << f.dump();
     const std::string cause = f["causes"][0];
     if (f["partition"] == "a_loop") {
       EXPECT_NE(cause.find("--witness-gen-timeout (2 s)"), std::string::npos) << cause;

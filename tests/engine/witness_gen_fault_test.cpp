@@ -7,9 +7,9 @@
 //  - a synthesis worker SIGKILLed while its generator runs takes the
 //    generator with it (PDEATHSIG), and the witness it was writing was a
 //    memfd, so nothing is left in the run directory or anywhere else;
-//  - a generator stuck without using CPU stops the worker's heartbeat: the
-//    worker is killed for the hang, its generator with it, and the retry
-//    proves the partition.
+//  - a generator stuck without using CPU or writing is a stall: its worker
+//    kills it after --hang-timeout and lives on (no hang kill, no restart),
+//    and the retry proves the partition.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -166,7 +166,7 @@ TEST(WitnessGenFault, KilledWorkerTakesItsGeneratorAndLeavesNoFiles) {
   EXPECT_EQ(files_under(tmp / "out"), std::set<std::string>{(tmp / "out/summary.json").string()});
 }
 
-TEST(WitnessGenFault, StuckGeneratorIsAHangAndTheRetryProves) {
+TEST(WitnessGenFault, StuckGeneratorIsAStallTheWorkerSurvivesAndTheRetryProves) {
   TempDir tmp;
   const fs::path inputs = copy_inputs(tmp.path(), 1);
   const fs::path mark = tmp / "stuck.pid";
@@ -180,14 +180,18 @@ TEST(WitnessGenFault, StuckGeneratorIsAHangAndTheRetryProves) {
                       " --synth-workers 1 --gpu-workers 1 --max-attempts 2 --hang-timeout 1",
                   "timeout -s TERM 60");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("sent no heartbeat for"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("stalled: no CPU time and no output for 1 s"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("sent no heartbeat for"), std::string::npos) << "the worker itself was not hung\n"
+                                                                       << r.output;
+  EXPECT_EQ(r.output.find(" died: "), std::string::npos) << "no worker died\n" << r.output;
   pid_t stuck = 0;
   std::ifstream(mark) >> stuck;
   ASSERT_GT(stuck, 0);
-  EXPECT_TRUE(gone(stuck)) << "the stuck generator outlived its worker";
+  EXPECT_TRUE(gone(stuck)) << "the stuck generator outlived its run";
   const auto summary = read_json(tmp / "out/summary.json");
   EXPECT_EQ(summary["proved"], 1);
   EXPECT_EQ(summary["per_partition"][0]["attempts"], 2);
+  EXPECT_EQ(summary["workers"]["restarts"], 0) << summary.dump();
   EXPECT_EQ(pp_verify(multi_io() / "verification_key.json", tmp / "out/p00.public.json", tmp / "out/p00.proof.json")
                 .exit_code,
             0);

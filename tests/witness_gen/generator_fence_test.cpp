@@ -3,10 +3,13 @@
 // killed at its wall-clock limit; every process it starts is gone when the
 // run ends, however it ends; it runs in a private working directory that is
 // removed after; it sees only the allow-listed environment; an input that is
-// a symbolic link is refused and its target's content appears nowhere.
+// a symbolic link is refused and its target's content appears nowhere; one
+// that stalls is killed; it is the OOM killer's first choice; a child of it
+// that left its process group dies at the run's end in a subreaper.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -100,6 +103,71 @@ TEST(GeneratorFence, EveryProcessItStartedIsGoneAtEveryEnd) {
     ASSERT_GT(sleeper, 0) << c.tail;
     EXPECT_TRUE(dead_within(sleeper, std::chrono::seconds(2)))
         << c.tail << ": its sleeper " << sleeper << " outlived the run";
+  }
+}
+
+// A generator that uses no CPU and writes nothing for GeneratorLimits::stall
+// is stalled: killed long before its wall-clock limit. One that computes
+// without writing is not (its CPU time is progress): it runs to its timeout.
+TEST(GeneratorFence, AGeneratorThatNeitherComputesNorWritesIsStalled) {
+  TempDir tmp;
+  const fs::path marker = tmp / "pid";
+  const auto t0 = std::chrono::steady_clock::now();
+  GeneratorRun run = generate(script(tmp.path(), "echo $$ > " + marker.string() + "; exec sleep 1000"), valid_input(),
+                              {.timeout = 60s, .stall = 1s, .work_parent = {}});
+  EXPECT_EQ(run.end, GeneratorRun::End::kStalled) << run.describe();
+  EXPECT_NE(run.describe().find("stalled: no CPU time and no output for 1 s"), std::string::npos) << run.describe();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s) << "stalled, not timed out";
+  const pid_t pid = marker_pid(marker);
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(dead_within(pid, std::chrono::seconds(2)));
+
+  GeneratorRun busy = generate(script(tmp.path(), "while :; do :; done"), valid_input(),
+                               {.timeout = 3s, .stall = 1s, .work_parent = {}});
+  EXPECT_EQ(busy.end, GeneratorRun::End::kTimedOut) << busy.describe();
+}
+
+// Inside a capped cgroup the OOM killer takes the generator, not the worker.
+TEST(GeneratorFence, ItIsTheOomKillersFirstChoice) {
+  TempDir tmp;
+  const fs::path report = tmp / "adj";
+  GeneratorRun run = generate(script(tmp.path(), "cat /proc/self/oom_score_adj > " + report.string()), valid_input());
+  EXPECT_EQ(run.end, GeneratorRun::End::kOk) << run.describe();
+  if (run.witness_fd >= 0) ::close(run.witness_fd);
+  EXPECT_EQ(read_text(report), "1000\n");
+}
+
+// A child the generator put in a session of its own (setsid) leaves its
+// process group, so killing the group misses it. In a subreaper (a synthesis
+// worker is one) it is re-parented to the worker and killed at the run's
+// end; in a process that is not, it survives (the control, killed here).
+// Each case runs in a forked child: a subreaper kills every child it has.
+TEST(GeneratorFence, ASetsidChildIsKilledAtTheRunsEndInASubreaper) {
+  TempDir tmp;
+  for (const bool reaper : {true, false}) {
+    const fs::path marker = tmp / fmt::format("escapee{}", int(reaper));
+    const auto command =
+        script(tmp.path(), "setsid sh -c 'echo $$ > " + marker.string() + ".tmp; mv " + marker.string() + ".tmp " +
+                               marker.string() + "; exec sleep 1000' & while [ ! -e " + marker.string() +
+                               " ]; do sleep 0.05; done; exit 0");
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      if (reaper && !witness_gen::become_subreaper()) ::_exit(3);
+      auto run = witness_gen::run_generator({command, valid_input().string()}, [] {}, {});
+      ::_exit(run.is_ok() && run->end == GeneratorRun::End::kOk ? 0 : 4);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    const pid_t escapee = marker_pid(marker);
+    ASSERT_GT(escapee, 0);
+    if (reaper) {
+      EXPECT_TRUE(dead_within(escapee, std::chrono::seconds(2))) << "the setsid child outlived the run";
+    } else {
+      EXPECT_FALSE(dead_within(escapee, std::chrono::milliseconds(300))) << "the control: nothing kills it";
+      ::kill(escapee, SIGKILL);
+    }
   }
 }
 

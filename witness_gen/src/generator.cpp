@@ -162,6 +162,15 @@ bool says_out_of_memory(const std::string& text) {
                              int in_fd, int log_fd, int null_fd) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the worker died before the prctl
+  // The OOM killer's first choice inside the worker's cgroup (1000 is the
+  // most; raising one's own needs no privilege, and its children inherit
+  // it): a generator past the cap is killed, the worker reports it and
+  // takes the next partition. Best effort: a failure leaves the kernel's
+  // default choice, the largest process, which is the generator anyway.
+  if (const int adj = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC); adj >= 0) {
+    [[maybe_unused]] const ssize_t w = ::write(adj, "1000", 4);
+    ::close(adj);
+  }
   // Its own process group, which the worker kills whole at the run's end
   // (the parent sets it too, so neither order races).
   if (::setpgid(0, 0) != 0 || ::chdir(work_dir) != 0) ::_exit(127);
@@ -227,8 +236,39 @@ Result<std::string> make_work_dir(const std::filesystem::path& given) {
   return templ;
 }
 
+// The pids /proc lists as children of this process's threads: in a
+// subreaper (become_subreaper) that includes every orphaned descendant.
+std::vector<pid_t> own_children() {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc/self/task", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::ifstream in(it->path() / "children");
+    for (pid_t pid = 0; in >> pid;) pids.push_back(pid);
+  }
+  return pids;
+}
+
+// Processes the generator started that left its group (setsid) and were
+// re-parented to this subreaper: killed and reaped, round by round (one may
+// fork while it is being killed), for at most 2 s. A synthesis worker has
+// no other children, so every child left here is the generator's.
+void kill_strays() {
+  int reaper = 0;
+  if (::prctl(PR_GET_CHILD_SUBREAPER, &reaper, 0, 0, 0) != 0 || reaper == 0) return;
+  for (int round = 0; round < 200; ++round) {
+    const std::vector<pid_t> left = own_children();
+    if (left.empty()) return;
+    for (const pid_t pid : left) ::kill(pid, SIGKILL);
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    ::usleep(10'000);
+  }
+}
+
 // Owns the running generator: however run_generator returns, its process
-// group is killed, the leader reaped and the working directory removed.
+// group is killed, the leader reaped, any stray of it killed (in a
+// subreaper) and the working directory removed.
 class ChildGuard {
  public:
   explicit ChildGuard(std::string work_dir) : work_dir_(std::move(work_dir)) {}
@@ -241,6 +281,7 @@ class ChildGuard {
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
     }
+    kill_strays();
     std::error_code ec;  // the generator's files too; remove_all never follows a link
     std::filesystem::remove_all(work_dir_, ec);
   }
@@ -276,10 +317,18 @@ void remove_work_dirs_of(pid_t pid, const std::filesystem::path& parent_given) {
   }
 }
 
+Status become_subreaper() {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return sys_error("prctl(PR_SET_CHILD_SUBREAPER)");
+  return Status::ok();
+}
+
 std::string GeneratorRun::describe() const {
   std::string how;
   if (end == End::kTimedOut) {
     how = fmt::format("ran past --witness-gen-timeout ({} s) and was killed with its process group",
+                      double(timeout.count()) / 1000);
+  } else if (end == End::kStalled) {
+    how = fmt::format("stalled: no CPU time and no output for {} s (--hang-timeout); killed with its process group",
                       double(timeout.count()) / 1000);
   } else if (signal != 0) {
     how = fmt::format("was killed by signal {} ({})", signal, strsignal(signal));
@@ -364,9 +413,10 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
     return got;
   };
   uint64_t last_ticks = 0;
+  auto last_moved = start;
   int wstatus = 0;
   bool hung_up = false;  // it closed its output (or exited): poll the clock only
-  bool timed_out = false;
+  bool timed_out = false, stalled = false;
   for (;;) {
     pollfd pfd{log_read.get(), POLLIN, 0};
     ::poll(&pfd, hung_up ? 0 : 1, kPollMs);
@@ -375,15 +425,21 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
     const uint64_t ticks = cpu_ticks(pid);
     moved = moved || ticks != last_ticks;
     last_ticks = ticks;
-    if (moved) progress();
+    const auto now = std::chrono::steady_clock::now();
+    if (moved) last_moved = now;
+    progress();  // the worker is alive and watching; the generator is judged below
     // Seen ended but not reaped (WNOWAIT): its group id stays its own while
     // the group is killed, so no process it started outlives the run.
     siginfo_t info{};
     if (::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR)
       return sys_error("waitid");
     if (info.si_pid == pid) break;
-    if (std::chrono::steady_clock::now() - start >= limits.timeout) {
+    if (now - start >= limits.timeout) {
       timed_out = true;
+      break;
+    }
+    if (limits.stall.count() > 0 && now - last_moved >= limits.stall) {
+      stalled = true;
       break;
     }
   }
@@ -406,6 +462,9 @@ Result<GeneratorRun> run_generator(const ipc::GenerateRequest& req, const std::f
   if (timed_out) {
     run.end = GeneratorRun::End::kTimedOut;
     run.timeout = limits.timeout;
+  } else if (stalled) {
+    run.end = GeneratorRun::End::kStalled;
+    run.timeout = limits.stall;
   } else if (WIFEXITED(wstatus)) {
     run.exit_code = WEXITSTATUS(wstatus);
     if (run.exit_code == 0) {

@@ -8,7 +8,6 @@
 // is one template over C.
 #include "synth_loop.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -123,14 +122,15 @@ class SynthWorker {
   // reads what it wrote into the slot, checked as a witness file is. True:
   // the witness is in place; false: the partition failed and SYNTH_FAILED
   // said so; an error is fatal to the loop (the socket).
-  // A generator that died of a signal ends this worker (the retry rule,
-  // docs/witness-gen.md): SIGKILL by SIGKILL, as cgroup v2's memory.oom.group
-  // would have, so the coordinator's death classification reads the leaf's
-  // OOM counter as for any worker; another signal by kWorkerExitGenerator.
+  // However the generator ends, this worker goes on (the retry rule,
+  // docs/witness-gen.md): its failure is its partition's attempt, told to
+  // the coordinator, never a worker death that would count toward retiring
+  // the seat. A SIGKILL is flagged: the coordinator reads the cgroup's OOM
+  // counter (which it owns) to say whether the cap killed it.
   Result<bool> generate_witness(const MsgHeader& g, const std::string& body, const groth16::ProvingKeyT<C>& pk,
                                 std::span<Fr> w) {
-    const auto failed = [&](const Status& why, bool permanent) -> Result<bool> {
-      PP_RETURN_IF_ERROR(fail(g, why, permanent));
+    const auto failed = [&](const Status& why, bool permanent, uint32_t flags = 0) -> Result<bool> {
+      PP_RETURN_IF_ERROR(fail(g, why, permanent, flags));
       return false;
     };
     const auto req = ipc::decode_generate(body);
@@ -139,21 +139,14 @@ class SynthWorker {
     auto gen = witness_gen::run_generator(
         *req, [] { note_progress("generate witness"); }, limits_);
     if (!gen) return failed(gen.status(), /*permanent=*/false);  // no child could start: try again
-    const std::string what = fmt::format("input '{}': {}", req->input, gen->describe());
+    const Status what = make_error(ErrorCode::kInvalidArgument, "input '{}': {}", req->input, gen->describe());
     switch (gen->end) {
       case witness_gen::GeneratorRun::End::kOk: break;
-      case witness_gen::GeneratorRun::End::kInputFailure:
-      case witness_gen::GeneratorRun::End::kTimedOut:  // it would loop again: not retried
-        return failed(make_error(ErrorCode::kInvalidArgument, "{}", what), /*permanent=*/true);
-      case witness_gen::GeneratorRun::End::kKilled:
-        spdlog::error("job {}/{} attempt {}: {}: this worker goes with it", g.job, g.partition, g.attempt, what);
-        spdlog::default_logger()->flush();
-        ::kill(::getpid(), SIGKILL);
-        [[fallthrough]];  // not reached
+      case witness_gen::GeneratorRun::End::kInputFailure: return failed(what, /*permanent=*/true);
+      case witness_gen::GeneratorRun::End::kKilled: return failed(what, /*permanent=*/false, ipc::kFlagGeneratorKilled);
       case witness_gen::GeneratorRun::End::kCrashed:
-        spdlog::error("job {}/{} attempt {}: {}: this worker exits", g.job, g.partition, g.attempt, what);
-        spdlog::default_logger()->flush();
-        ::_exit(ipc::kWorkerExitGenerator);
+      case witness_gen::GeneratorRun::End::kTimedOut:
+      case witness_gen::GeneratorRun::End::kStalled: return failed(what, /*permanent=*/false);
     }
     note_progress("read witness");
     const std::string fd_path = fmt::format("/proc/self/fd/{}", gen->witness_fd);
@@ -178,7 +171,7 @@ class SynthWorker {
     return Status::ok();
   }
 
-  Status fail(const MsgHeader& g, const Status& why, bool permanent) {
+  Status fail(const MsgHeader& g, const Status& why, bool permanent, uint32_t flags = 0) {
     // The coordinator logs the failure it is sent (and run's summary lists
     // it): at error level here too, every generator error was printed twice.
     spdlog::debug("job {}/{} attempt {}: {}", g.job, g.partition, g.attempt, why.message());
@@ -186,7 +179,7 @@ class SynthWorker {
     if (!aborted) spdlog::warn("abort lost: slot {} epoch {} was taken from us", g.slot, g.epoch);
     MsgHeader h = g;
     h.epoch = aborted.value_or(g.epoch);
-    h.flags = permanent ? ipc::kFlagPermanent : 0;
+    h.flags = (permanent ? ipc::kFlagPermanent : 0) | flags;
     return s_.send(MsgType::kSynthFailed, h, why.message());
   }
 
@@ -252,6 +245,9 @@ int run(const ipc::WorkerArgs& args) {
   // leaves behind would make the run directory foreign to proofpipe).
   witness_gen::GeneratorLimits limits;
   limits.timeout = std::chrono::milliseconds(args.generate_timeout_ms);
+  limits.stall = std::chrono::milliseconds(args.generate_stall_ms);
+  // A generator's child that leaves its process group is still ours to kill.
+  if (Status st = witness_gen::become_subreaper(); !st) spdlog::warn("{}", st.message());
   SynthWorker<curves::Bls12_381> bls(s, bls_keys, limits);
   SynthWorker<curves::Bn254> bn(s, bn_keys, limits);
   if (!s.ready() || !s.send(MsgType::kWantSlot)) return ipc::kWorkerExitProtocol;

@@ -7,6 +7,7 @@
 // waits only in one poll; messages are hints and the slot words the truth.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "proofpipe/common/status.hpp"
@@ -15,6 +16,13 @@
 #include "proofpipe/engine/snapshot.hpp"
 
 namespace proofpipe::engine {
+
+// Whether the engine can take work now (serve's /readyz), and if not why,
+// in one clause for an operator.
+struct Readiness {
+  bool ready = false;
+  std::string why;
+};
 
 // What a host sees of the running engine, from the engine's own thread
 // (the calls of Host below): add and cancel partitions, hold grants (a
@@ -26,8 +34,11 @@ class EngineControl {
   virtual void cancel_partition(uint32_t index) = 0;
   virtual void hold_grants(bool hold) = 0;
   virtual const Ledger& ledger() const = 0;
-  // Every seat's current child said HELLO (its keys are loaded): ready to prove.
-  virtual bool all_hello() const = 0;
+  // Ready to prove: every seat said HELLO once (its keys are loaded), and
+  // since then each role keeps at least one seat that did; a seat that
+  // restarts, or is retired and retried later, does not make it unready
+  // while another of its role works.
+  virtual Readiness readiness() const = 0;
   virtual EngineSnapshot snapshot() const = 0;
   virtual double now() const = 0;  // the run clock, seconds
 

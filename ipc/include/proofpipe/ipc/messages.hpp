@@ -68,6 +68,9 @@ const char* msg_type_name(MsgType type);
 
 inline constexpr uint32_t kFlagPermanent = 1;  // kSynthFailed: bad input, retrying cannot help
 inline constexpr uint32_t kFlagGenerate = 2;   // kGrant: generate the witness from circuit inputs first
+// kSynthFailed: the witness generator died of SIGKILL (the worker lives on);
+// the coordinator tells an OOM kill from its cgroup's counter.
+inline constexpr uint32_t kFlagGeneratorKilled = 4;
 
 struct MsgHeader {
   uint32_t wire_version = kWireVersion;

@@ -64,6 +64,7 @@ struct WorkerArgs {
   long parent = 0;                        // the coordinator's pid
   std::string backend = "auto";           // gpu worker
   uint64_t generate_timeout_ms = 600000;  // synth worker: --witness-gen-timeout, per generator run
+  uint64_t generate_stall_ms = 0;         // synth worker: --hang-timeout, a generator without CPU or output (0: none)
 };
 void add_worker_options(CLI::App& app, WorkerArgs& args);
 
