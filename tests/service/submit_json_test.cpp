@@ -102,7 +102,9 @@ TEST(SubmitJsonLimits, UnknownMembersAreRefusedInNameOrder) {
 // inline inputs is what it always was.
 TEST(CanonicalJson, IsTheTreesDumpWithoutTheTree) {
   std::mt19937 rng(20261207);
-  const char* names[] = {"a", "b", "ab", "\"q", "\\\\", "\\n", "z", "\xc3\xa9", "A", "", "\\u0001"};
+  // Names as JSON text: plain, escaped as dump() escapes, and escaped otherwise.
+  const char* names[] = {R"("a")",       R"("b")", R"("ab")", R"("\"q")",    R"("\\")",     R"("\n")", R"("z")",
+                         "\"\xc3\xa9\"", R"("A")", R"("")",   R"("\u0001")", R"("\u0041")", R"("\/")", R"("\u00e9")"};
   std::function<std::string(int)> value = [&](int depth) -> std::string {
     switch (rng() % (depth > 4 ? 6 : 8)) {
       case 0: return std::to_string(int(rng() % 2001) - 1000);
@@ -119,7 +121,7 @@ TEST(CanonicalJson, IsTheTreesDumpWithoutTheTree) {
       default: {
         std::string s = "{";
         for (unsigned i = 0, n = rng() % 6; i < n; ++i)
-          s += (i ? "," : "") + fmt::format("\"{}\" : ", names[rng() % std::size(names)]) + value(depth + 1);
+          s += (i ? "," : "") + fmt::format("{} : ", names[rng() % std::size(names)]) + value(depth + 1);
         return s + "}";
       }
     }
@@ -185,8 +187,11 @@ TEST(SubmitJsonMemory, OneInputWithOneLongArray) {
       1.5, accepted);
 }
 
+// The whole-body json::accept costs up to about 1.3x here: nlohmann's
+// lexer keeps the text of a run of brackets and commas (it clears it only
+// at a string, number or literal), and this body is one such run.
 TEST(SubmitJsonMemory, ManyTinyInputsAreCountedFirst) {
-  expect_rise_below([] { return repeated(R"({"key":"k","inputs":[)", 4 * kMiB, [](int) { return "{}"; }, "]}"); }, 0.5,
+  expect_rise_below([] { return repeated(R"({"key":"k","inputs":[)", 4 * kMiB, [](int) { return "{}"; }, "]}"); }, 1.6,
                     refused);
 }
 
