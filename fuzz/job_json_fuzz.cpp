@@ -5,14 +5,17 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_input.hpp"
+#include "proofpipe/formats/bounded_json.hpp"
 #include "proofpipe/service/job_json.hpp"
 
 using namespace proofpipe;
 using nlohmann::json;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const json j = json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return 0;
+  // As the clients parse answers: depth-capped (formats/bounded_json.hpp).
+  auto parsed = formats::parse_json_bounded(std::string_view(reinterpret_cast<const char*>(data), size));
+  if (!parsed) return 0;
+  const json j = std::move(parsed).value();
   volatile size_t sink = service::dump_json(j).size();
   (void)sink;
 

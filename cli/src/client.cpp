@@ -20,6 +20,7 @@
 
 #include "cli_error.hpp"
 #include "proofpipe/common/sizes.hpp"
+#include "proofpipe/formats/bounded_json.hpp"
 #include "proofpipe/service/job_json.hpp"
 #include "proofpipe/service/serve.hpp"
 
@@ -200,7 +201,8 @@ Result<Answer> ApiClient::call(std::string_view method, const std::string& path,
   std::string got = res.chunked() ? std::move(chunked) : std::move(res.body());
   if (status >= 200 && status < 300) return Answer{status, std::move(got)};
   // The API's errors are {"error": "..."}; anything else is shown as it came.
-  const json j = json::parse(got, nullptr, false);
+  Result<json> parsed = formats::parse_json_bounded(got);
+  const json j = parsed ? std::move(parsed).value() : json();
   std::string said = j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
                                                                                     : got.substr(0, 200);
   said = printable(said.substr(0, 1000));
@@ -220,8 +222,12 @@ Result<Answer> ApiClient::post_form(const std::string& path, const httplib::Mult
 }
 
 Result<json> ApiClient::json_of(const Answer& a) const {
-  json j = json::parse(a.body, nullptr, false);
-  if (j.is_discarded()) return make_error(ErrorCode::kBadFormat, "server {}: the answer is not JSON", server_);
+  // Depth-capped: a hostile server's answer nested 100,000 deep is refused
+  // here, before any tree is built to be copied or compared recursively.
+  Result<json> j = formats::parse_json_bounded(a.body);
+  if (!j)
+    return make_error(ErrorCode::kBadFormat, "server {}: the answer is not JSON ({})", server_,
+                      printable(j.status().message().substr(0, 200)));
   return j;
 }
 
@@ -248,6 +254,17 @@ std::string url_segment(std::string_view s) {
   }
   return out;
 }
+
+namespace {
+// Format characters that reorder or hide text without being seen: the
+// bidirectional overrides, embeddings and isolates (U+202E turns
+// "job-exe.txt" into "job-txt.exe" on screen), the marks, zero-width
+// characters, the line and paragraph separators and the BOM.
+bool is_invisible_control(uint32_t cp) {
+  return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+         (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
+}
+}  // namespace
 
 std::string printable(std::string_view s) {
   std::string out;
@@ -280,6 +297,9 @@ std::string printable(std::string_view s) {
       ++i;
     } else if (cp >= 0x80 && cp <= 0x9f) {  // C1 controls (U+009B is CSI)
       escape(static_cast<unsigned char>(cp));
+      i += len;
+    } else if (is_invisible_control(cp)) {
+      out += fmt::format("\\u{:04x}", cp);
       i += len;
     } else {
       out.append(s.substr(i, len));

@@ -14,6 +14,7 @@
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/engine/run_dir.hpp"
 #include "proofpipe/engine/timings.hpp"
+#include "proofpipe/formats/bounded_json.hpp"
 #include "proofpipe/ipc/channel.hpp"
 #include "proofpipe/ipc/messages.hpp"
 
@@ -106,9 +107,9 @@ Result<json> query(const fs::path& dir) {
   if (!reply.has_value() || reply->header.type != ipc::MsgType::kStatusReply) {
     return make_error(ErrorCode::kDeadlineExceeded, "the coordinator of '{}' did not answer within 3 s", dir.string());
   }
-  json s = json::parse(reply->body, nullptr, false);
-  if (s.is_discarded() || !s.is_object())
-    return make_error(ErrorCode::kBadFormat, "malformed status reply from '{}'", dir.string());
+  auto parsed = formats::parse_json_bounded(reply->body);
+  json s = parsed ? std::move(parsed).value() : json();
+  if (!s.is_object()) return make_error(ErrorCode::kBadFormat, "malformed status reply from '{}'", dir.string());
   s["run_dir"] = dir.string();
   return s;
 }

@@ -29,6 +29,7 @@
 #include "cli_error.hpp"
 #include "client.hpp"
 #include "proofpipe/common/safe_file.hpp"
+#include "proofpipe/formats/bounded_json.hpp"
 #include "proofpipe/service/job_json.hpp"
 #include "proofpipe/witness_gen/resolve.hpp"
 
@@ -102,8 +103,9 @@ Status fetch_proof(ApiClient& c, const std::string& id, const std::string& name,
   PP_ASSIGN_OR_RETURN(const auto a,
                       c.get("/v1/jobs/" + service::url_segment(id) + "/proofs/" + service::url_segment(name)));
   // ordered_json: snarkjs's key order, so the files are the stored ones byte for byte.
-  const auto j = nlohmann::ordered_json::parse(a.body, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("proof") || !j.contains("public"))
+  auto parsed = formats::parse_ordered_json_bounded(a.body);  // depth-capped: the server is not trusted
+  const auto j = parsed ? std::move(parsed).value() : nlohmann::ordered_json();
+  if (!j.is_object() || !j.contains("proof") || !j.contains("public"))
     return make_error(ErrorCode::kBadFormat, "server {}: proof '{}' of job '{}': no proof and public in the answer",
                       c.server(), name, service::printable(id));
   PP_RETURN_IF_ERROR(refuse_existing(out, name));

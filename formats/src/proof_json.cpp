@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "proofpipe/common/safe_file.hpp"
+#include "proofpipe/formats/bounded_json.hpp"
 #include "proofpipe/formats/decimal.hpp"
 #include "proofpipe/formats/mapped_file.hpp"
 #include "proofpipe/formats/zkey.hpp"
@@ -133,12 +134,15 @@ class Reader {
     return error("", fmt::format("unsupported curve {} (expected \"bls12381\" or \"bn128\")", one_line(curve->dump())));
   }
 
-  // Parses text; wraps every exception from the parser or accessors.
+  // Parses text, nested at most kMaxJsonDepth deep (a verifier is fed
+  // untrusted proofs: bounded_json.hpp); wraps every exception from the
+  // accessors.
   template <class T, class Body>
   Result<T> run(std::string_view text, Body body) const {
+    Result<Json> j = parse_ordered_json_bounded(text);
+    if (!j) return error("", j.status().message());
     try {
-      Json j = Json::parse(text.begin(), text.end());
-      return body(j);
+      return body(*j);
     } catch (const std::exception& e) {
       return error("", fmt::format("malformed JSON: {}", e.what()));
     }

@@ -15,7 +15,11 @@ JSON object:
   soak    jobs of --witnesses partitions each, submitted so that about
           two jobs wait at any time, until --partitions have ended: the
           server's RSS (VmRSS) at every --every ended partitions, while a
-          dashboard reads GET /v1/jobs?limit=10000 every 5 s.
+          dashboard reads GET /v1/jobs?limit=10000 every 5 s;
+  body    one POST /v1/jobs of a JSON body of --shape and about --mib MiB
+          (scripts/bench_json_bodies.sh): the server's peak RSS rise over
+          the request (VmHWM, reset first through /proc/PID/clear_refs, and
+          VmRSS sampled every 10 ms) and its answer.
 """
 import argparse
 import http.client
@@ -131,12 +135,16 @@ def slow(a):
             "p50_ms": round(pct(lat, 50), 2), "p99_ms": round(pct(lat, 99), 2), "max_ms": round(max(lat), 2)}
 
 
-def rss_kib(pid):
+def status_kib(pid, field):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def rss_kib(pid):
+    return status_kib(pid, "VmRSS")
 
 
 def pour(port, first, byte, total, stop_at):
@@ -195,6 +203,71 @@ def attack(a):
     return {"attack": a.kind, "bytes_taken": sum(sent), "seconds": round(wall, 2),
             "rss_before_mib": round(base / 1024, 1), "rss_peak_mib": round(peak[0] / 1024, 1),
             "rss_rise_mib": round((peak[0] - base) / 1024, 1), "alive": probe(a.port)[0]}
+
+
+def json_body(shape, key, size):
+    """A body of about `size` bytes, in one of the shapes whose trees cost
+    8-43x their text: the bytes, and what the shape is."""
+    head = b'{"key":"' + key.encode() + b'",'
+    if shape == "long_array":  # one input holding one long array
+        n = (size - 40) // 2
+        return head + b'"inputs":{"a":{"x":[' + b"1," * n + b'1]}}}'
+    if shape == "tiny_inputs":  # a list of many empty inputs
+        n = (size - 30) // 3
+        return head + b'"inputs":[' + b"{}," * n + b"{}]}"
+    if shape == "witness_list":  # a list of many short paths
+        n = (size - 30) // 15
+        return head + b'"witnesses":[' + b'"/w/aaaa.wtns",' * n + b'"/w/b.wtns"]}'
+    if shape == "inputs_object":  # an object of many named inputs
+        n = (size - 30) // 16
+        return head + b'"inputs":{' + b",".join(b'"i%09d":{}' % i for i in range(n)) + b"}}"
+    if shape == "unknown_members":  # many members the API does not know
+        n = (size - 40) // 17
+        return b"{" + b",".join(b'"u%09d":[1]' % i for i in range(n)) + b',"key":"' + key.encode() + b'"}'
+    raise ValueError(shape)
+
+
+def body(a):
+    data = json_body(a.shape, a.key, int(a.mib * (1 << 20)))
+    try:  # the peak from here on (Linux >= 4.0; root or the owner)
+        with open(f"/proc/{a.pid}/clear_refs", "w") as f:
+            f.write("5")
+        hwm_reset = True
+    except OSError:
+        hwm_reset = False
+    base = status_kib(a.pid, "VmRSS")
+    peak = [base]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            try:
+                peak[0] = max(peak[0], status_kib(a.pid, "VmRSS"))
+            except OSError:
+                return
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    t0 = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=600)
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {a.token}"}
+    conn.request("POST", "/v1/jobs", body=data, headers=headers)
+    r = conn.getresponse()
+    answer = r.read().decode(errors="replace")
+    wall = time.monotonic() - t0
+    done.set()
+    sampler.join()
+    hwm = status_kib(a.pid, "VmHWM") if hwm_reset else peak[0]
+    top = max(hwm, peak[0])
+    try:
+        said = json.loads(answer).get("error", "")
+    except ValueError:
+        said = answer[:100]
+    return {"shape": a.shape, "body_bytes": len(data), "status": r.status, "error": said[:120],
+            "seconds": round(wall, 2), "rss_before_mib": round(base / 1024, 1),
+            "rss_peak_mib": round(top / 1024, 1), "rise_mib": round((top - base) / 1024, 1),
+            "rise_x": round((top - base) * 1024 / len(data), 2), "hwm_reset": hwm_reset}
 
 
 def get_json(port, path, token):
@@ -275,7 +348,7 @@ def soak(a):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["submit", "slow", "attack", "soak"])
+    p.add_argument("mode", choices=["submit", "slow", "attack", "soak", "body"])
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--seconds", type=float, default=5)
@@ -288,8 +361,11 @@ def main():
     p.add_argument("--tag", default="a")
     p.add_argument("--pid", type=int, default=0)
     p.add_argument("--kind", choices=["line", "headers", "body"], default="line")
+    p.add_argument("--shape", default="long_array",
+                   choices=["long_array", "tiny_inputs", "witness_list", "inputs_object", "unknown_members"])
+    p.add_argument("--mib", type=float, default=10)
     a = p.parse_args()
-    out = {"submit": submit, "slow": slow, "attack": attack, "soak": soak}[a.mode](a)
+    out = {"submit": submit, "slow": slow, "attack": attack, "soak": soak, "body": body}[a.mode](a)
     print(json.dumps(out))
 
 

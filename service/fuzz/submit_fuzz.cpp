@@ -3,10 +3,13 @@
 // (submit_from_json over the rest) or multipart (the rest as a form body
 // with the boundary "pp", through parse_form and then submit_from_form, as
 // the server reads an upload).
-// Property: an error Status (kInvalidArgument, the API's 400), or a request
+// Property: an error Status (kInvalidArgument, the API's 400, or
+// kResourceExhausted, its 413), or a request
 // that meets what the service relies on: a key, witnesses or inputs (never
 // both), a valid id.
 #include <fuzzer/FuzzedDataProvider.h>
+
+#include <nlohmann/json.hpp>
 
 #include "fuzz_input.hpp"
 #include "http_form.hpp"
@@ -16,9 +19,12 @@ using namespace proofpipe;
 
 namespace {
 
-void check(const Result<service::SubmitRequest>& r) {
+void check(const Result<service::SubmitRequest>& r, bool json_form) {
   if (!r) {
-    PP_FUZZ_CHECK(r.status().code() == ErrorCode::kInvalidArgument && !r.status().message().empty());
+    // 400, or 413 for more witnesses or inputs than a job takes.
+    PP_FUZZ_CHECK(
+        (r.status().code() == ErrorCode::kInvalidArgument || r.status().code() == ErrorCode::kResourceExhausted) &&
+        !r.status().message().empty());
     return;
   }
   PP_FUZZ_CHECK(!r->key.empty());
@@ -27,7 +33,12 @@ void check(const Result<service::SubmitRequest>& r) {
   if (r->id) PP_FUZZ_CHECK(service::job_id_problem(*r->id).empty());
   for (const auto& p : r->paths) PP_FUZZ_CHECK(!p.empty());
   for (const auto& u : r->uploads) PP_FUZZ_CHECK(!u.filename.empty());
-  for (const auto& in : r->inputs) PP_FUZZ_CHECK(!in.filename.empty());
+  for (const auto& in : r->inputs) {
+    PP_FUZZ_CHECK(!in.filename.empty());
+    // An inline input is stored as its tree's compact dump, made without
+    // the tree (canonical_json.hpp); an uploaded one as it came.
+    if (json_form) PP_FUZZ_CHECK(nlohmann::json::parse(in.bytes).dump() == in.bytes);
+  }
 }
 
 }  // namespace
@@ -36,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   if (in.ConsumeBool()) {
     const std::string body = in.ConsumeRemainingBytesAsString();
-    check(service::submit_from_json(body));
+    check(service::submit_from_json(body), true);
     return 0;
   }
   std::string body = in.ConsumeRemainingBytesAsString();
@@ -46,6 +57,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                   parts.status().code() == ErrorCode::kResourceExhausted);
     return 0;
   }
-  check(service::submit_from_form(std::move(*parts), &body));
+  check(service::submit_from_form(std::move(*parts), &body), false);
   return 0;
 }

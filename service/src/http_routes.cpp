@@ -5,6 +5,7 @@
 #include "http_server.hpp"
 #include "http_submit.hpp"
 #include "proofpipe/common/sizes.hpp"
+#include "proofpipe/formats/bounded_json.hpp"
 #include "proofpipe/service/job_json.hpp"
 
 namespace proofpipe::service {
@@ -58,7 +59,15 @@ void ApiServer::State::submit(Req& req, Res& res) {
     if (!parts) return reply_status(res, parts.status());
     parsed = submit_from_form(std::move(*parts), &req.body);
   } else {
-    parsed = submit_from_json(req.body);
+    // A known key without a generator refuses inputs before they are
+    // parsed; an unknown key is the core's to name (with the loaded ones).
+    SubmitLimits limits;
+    limits.inputs_allowed = [this](const std::string& key) {
+      for (const KeyInfo& k : core.keys())
+        if (k.name == key) return k.inputs;
+      return true;
+    };
+    parsed = submit_from_json(req.body, limits);
   }
   req.body = std::string();  // the request holds the uploads now
   if (!parsed) return reply_status(res, parsed.status());
@@ -131,11 +140,12 @@ void ApiServer::State::get_proof(const Req& req, Res& res) {
   // ordered_json keeps snarkjs's key order, so a client that writes them
   // back gets the stored files byte for byte.
   using OJson = nlohmann::ordered_json;
-  const OJson proof = OJson::parse((*files)->proof_json, nullptr, false);
-  const OJson pub = OJson::parse((*files)->public_json, nullptr, false);
-  if (proof.is_discarded() || pub.is_discarded())
+  // Depth-capped: a shared queue's rows are other nodes' writing.
+  auto proof = formats::parse_ordered_json_bounded((*files)->proof_json);
+  auto pub = formats::parse_ordered_json_bounded((*files)->public_json);
+  if (!proof || !pub)
     return reply_error(res, 500, fmt::format("the stored proof '{}' of job '{}' is not valid JSON", name, id));
-  const OJson body = {{"proof", proof}, {"public", pub}};
+  const OJson body = {{"proof", std::move(*proof)}, {"public", std::move(*pub)}};
   res.status = 200;
   res.set_content(body.dump(-1, ' ', false, OJson::error_handler_t::replace) + "\n", "application/json");
 }

@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "canonical_json.hpp"
 #include "intake.hpp"  // valid_name
+#include "proofpipe/formats/bounded_json.hpp"
 #include "proofpipe/service/job_json.hpp"
 
 namespace proofpipe::service {
@@ -93,25 +96,50 @@ void for_each_member(std::string_view s, F&& f) {
     i = skip_ws(s, i + 1);
   }
 }
-// An object's members by name, the last of a repeated name winning, as
-// the parsed tree held them (so the checks run in the same order).
-std::map<std::string, std::string_view> members_by_name(std::string_view s) {
-  std::map<std::string, std::string_view> out;
-  for_each_member(s, [&](std::string key, std::string_view value) { out[std::move(key)] = value; });
-  return out;
+// The first JSON type name of a valid value's text, for the error of an
+// input that is not an object.
+const char* type_of(std::string_view v) {
+  switch (v[0]) {
+    case '{': return "object";
+    case '[': return "array";
+    case '"': return "string";
+    case 't':
+    case 'f': return "boolean";
+    case 'n': return "null";
+    default: return "number";
+  }
+}
+
+Status too_many(size_t max, const char* whats, const std::string& has) {
+  return Status(ErrorCode::kResourceExhausted,
+                fmt::format("a job takes at most {} {}, this one has {}", max, whats, has));
 }
 
 // "inputs": {"NAME": {...}, ...} (partitions in name order), or [{...}, ...]
 // named by their place, zero-padded to one width ("00" .. "11"), so the
-// names sort as the list does. Each is kept as JSON text "<name>.json", and
-// only one input's tree is in memory at a time.
-Status parse_inputs(std::string_view v, std::vector<UploadedWitness>& out) {
+// names sort as the list does. Each is kept as the JSON text its tree would
+// dump ("<name>.json", canonical_json.hpp), made without the tree. Counted
+// as they are walked: past `max` partitions the job is refused before any
+// input's text is made.
+Status parse_inputs(std::string_view v, size_t max, std::vector<UploadedWitness>& out) {
   constexpr std::string_view kShape = "'inputs' must be an object of NAME: {circom input}, or a list of input objects";
   if (v[0] != '{' && v[0] != '[') return invalid(std::string(kShape));
   std::vector<std::pair<std::string, std::string_view>> items;
   if (v[0] == '{') {
-    for (auto& [name, text] : members_by_name(v)) items.emplace_back(name, text);
+    // By name, the last of a repeated name winning, as the tree held them.
+    std::map<std::string, std::string_view> by_name;
+    bool over = false;
+    for_each_member(v, [&](std::string key, std::string_view text) {
+      if (!over) by_name[std::move(key)] = text;
+      over = by_name.size() > max;
+    });
+    if (over) return too_many(max, "inputs", "more");
+    for (auto& [name, text] : by_name) items.emplace_back(name, text);
   } else {
+    size_t n = 0;
+    for_each_member(v, [&](const std::string&, std::string_view) { ++n; });
+    if (n > max) return too_many(max, "inputs", std::to_string(n));
+    items.reserve(n);
     for_each_member(v, [&](const std::string&, std::string_view text) { items.emplace_back(std::string(), text); });
     const size_t width = std::max<size_t>(2, std::to_string(items.empty() ? 0 : items.size() - 1).size());
     for (size_t place = 0; place < items.size(); ++place) items[place].first = fmt::format("{:0{}}", place, width);
@@ -123,13 +151,30 @@ Status parse_inputs(std::string_view v, std::vector<UploadedWitness>& out) {
       return invalid(
           fmt::format("input name {} must be 1 to 128 of A-Z a-z 0-9 . _ - (not . or ..)", dump_json(json(label))));
     }
-    const json input = json::parse(text);
-    if (!input.is_object()) {
+    if (text[0] != '{') {
       return invalid(fmt::format("input {} is {}, not a JSON object (circom's input.json)", dump_json(json(label)),
-                                 input.type_name()));
+                                 type_of(text)));
     }
-    out.push_back(UploadedWitness{label + ".json", input.dump()});
+    PP_ASSIGN_OR_RETURN(std::string canonical, canonical_json(text));
+    out.push_back(UploadedWitness{label + ".json", std::move(canonical)});
   }
+  return Status::ok();
+}
+
+// "witnesses": ["/path", ...], counted before a string is copied.
+Status parse_witness_paths(std::string_view v, size_t max, std::vector<std::string>& out) {
+  constexpr const char* kShape = "'witnesses' must be a list of server paths (non-empty strings)";
+  if (v[0] != '[') return invalid("'witnesses' must be a list of server paths (strings)");
+  size_t n = 0;
+  for_each_member(v, [&](const std::string&, std::string_view) { ++n; });
+  if (n == 0) return invalid("'witnesses' is an empty list");
+  // Every element a string first: the old tree's check came before the count.
+  bool strings = true;
+  for_each_member(v, [&](const std::string&, std::string_view w) { strings = strings && w.size() > 2 && w[0] == '"'; });
+  if (!strings) return invalid(kShape);
+  if (n > max) return too_many(max, "witnesses", std::to_string(n));
+  out.reserve(n);
+  for_each_member(v, [&](const std::string&, std::string_view w) { out.push_back(json::parse(w).get<std::string>()); });
   return Status::ok();
 }
 
@@ -153,67 +198,66 @@ std::string job_id_problem(std::string_view id) {
   return {};
 }
 
-std::string json_depth_problem(std::string_view body) {
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth)
-        return fmt::format("the JSON body nests deeper than {} arrays and objects", kMaxJsonDepth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return {};
+Status inputs_refused(std::string_view key) {
+  return make_error(ErrorCode::kInvalidArgument,
+                    "key '{}' takes no inputs: this service has no --witness-gen {}=KIND:PATH for it; "
+                    "send witnesses, or ask the operator to configure a generator",
+                    key, key);
 }
 
-Result<SubmitRequest> submit_from_json(std::string_view body) {
-  if (std::string problem = json_depth_problem(body); !problem.empty()) return invalid(std::move(problem));
+Result<SubmitRequest> submit_from_json(std::string_view body, const SubmitLimits& limits) {
+  if (!formats::json_depth_problem(body).empty())
+    return invalid(fmt::format("the JSON body nests deeper than {} arrays and objects", formats::kMaxJsonDepth));
   // Checked whole without a tree, then walked member by member: a large
   // body's memory is the body, one member's tree and the inputs' text.
   if (!json::accept(body)) return invalid("the body is not valid JSON");
   const size_t start = skip_ws(body, 0);
   if (body[start] != '{') return invalid("the body is not a JSON object");
   const std::string_view object = body.substr(start, end_of_value(body, start) - start);
+  // The known members by name (the last of a repeated name winning) and the
+  // first unknown name in name order: at most six entries, whatever the
+  // body holds. The checks run in name order, as over the parsed tree.
+  std::map<std::string, std::string_view> known;
+  std::optional<std::string> unknown;
+  for_each_member(object, [&](std::string name, std::string_view value) {
+    if (name == "id" || name == "key" || name == "priority" || name == "witnesses" || name == "inputs")
+      known[std::move(name)] = value;
+    else if (!unknown || name < *unknown)
+      unknown = std::move(name);
+  });
+  // The key's capability before its inputs are parsed ("inputs" < "key").
+  if (const auto key = known.find("key"); key != known.end() && known.count("inputs") && limits.inputs_allowed) {
+    const json k = json::parse(key->second);
+    if (k.is_string() && !limits.inputs_allowed(k.get_ref<const std::string&>()))
+      return inputs_refused(k.get<std::string>());
+  }
   SubmitRequest r;
-  for (const auto& [name, text] : members_by_name(object)) {
+  for (const auto& [name, text] : known) {
+    if (unknown && *unknown < name) break;
     if (name == "inputs") {
-      if (Status st = parse_inputs(text, r.inputs); !st) return st;
-      continue;
-    }
-    const json v = json::parse(text);
-    if (name == "id") {
-      if (!v.is_string()) return invalid("'id' must be a string");
-      r.id = v.get<std::string>();
-    } else if (name == "key") {
-      if (!v.is_string()) return invalid("'key' must be a string");
-      r.key = v.get<std::string>();
-    } else if (name == "priority") {
-      // An integer that fits int64: 1.0, 1e3, "1" and 2^63 are refused.
-      if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
-        return invalid(fmt::format("'priority' must be an integer from {} to {}", INT64_MIN, INT64_MAX));
-      r.priority = v.get<int64_t>();
+      if (Status st = parse_inputs(text, limits.max_items, r.inputs); !st) return st;
     } else if (name == "witnesses") {
-      if (!v.is_array()) return invalid("'witnesses' must be a list of server paths (strings)");
-      for (const auto& w : v) {
-        if (!w.is_string() || w.get<std::string>().empty())
-          return invalid("'witnesses' must be a list of server paths (non-empty strings)");
-        r.paths.push_back(w.get<std::string>());
-      }
-      if (r.paths.empty()) return invalid("'witnesses' is an empty list");
+      if (Status st = parse_witness_paths(text, limits.max_items, r.paths); !st) return st;
     } else {
-      return invalid(
-          fmt::format("unknown field {} (expected id, key, witnesses, inputs, priority)", dump_json(json(name))));
+      // A scalar or refused: an array or object here is never built.
+      const json v = text[0] == '[' || text[0] == '{' ? json(nullptr) : json::parse(text);
+      if (name == "id") {
+        if (!v.is_string()) return invalid("'id' must be a string");
+        r.id = v.get<std::string>();
+      } else if (name == "key") {
+        if (!v.is_string()) return invalid("'key' must be a string");
+        r.key = v.get<std::string>();
+      } else {
+        // An integer that fits int64: 1.0, 1e3, "1" and 2^63 are refused.
+        if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
+          return invalid(fmt::format("'priority' must be an integer from {} to {}", INT64_MIN, INT64_MAX));
+        r.priority = v.get<int64_t>();
+      }
     }
   }
+  if (unknown)
+    return invalid(
+        fmt::format("unknown field {} (expected id, key, witnesses, inputs, priority)", dump_json(json(*unknown))));
   return finish(std::move(r));
 }
 

@@ -8,6 +8,8 @@
 // the API answers 400.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,22 +20,34 @@
 
 namespace proofpipe::service {
 
-// A body nested deeper than kMaxJsonDepth is refused before it is parsed
-// (json_depth_problem), so no later walk of the tree recurses that deep.
-Result<SubmitRequest> submit_from_json(std::string_view body);
+// ServiceConfig::max_witnesses' default, which serve keeps.
+inline constexpr size_t kMaxJsonItems = 100000;
+
+// What a JSON body may hold, checked while it is walked, before anything
+// of its size is built (docs/api.md, Limits).
+struct SubmitLimits {
+  // Witnesses or inputs in one job: past this, 413 before one is copied.
+  // The service's per-job limit (ServiceConfig::max_witnesses).
+  size_t max_items = kMaxJsonItems;
+  // Whether key NAME takes inputs (a known key without a --witness-gen does
+  // not): asked before any input is parsed, so a key that takes none never
+  // has its inputs' text made. Unset: every key may.
+  std::function<bool(const std::string& key)> inputs_allowed;
+};
+
+// Nested deeper than formats::kMaxJsonDepth, the body is refused before it
+// is parsed. Its memory is the body and what it asks for (the inputs' text,
+// the paths): no tree of more than one scalar member is built.
+Result<SubmitRequest> submit_from_json(std::string_view body, const SubmitLimits& limits = {});
+
+// The 400 for inputs to a key that takes none (also the core's answer).
+Status inputs_refused(std::string_view key);
 
 // The parts in name order (the order the fields are checked in). With
 // `body` (the text the parts view), the largest file takes the body's own
 // storage (cut to its bytes in place) and only the others are copied, so a
 // one-file upload costs its body once; *body is left empty.
 Result<SubmitRequest> submit_from_form(std::vector<FormPart> parts, std::string* body = nullptr);
-
-// Arrays and objects nested at most this deep in a JSON body.
-inline constexpr size_t kMaxJsonDepth = 64;
-// Empty when `body` nests at most kMaxJsonDepth deep, else the one-line
-// error. One pass, no recursion, strings skipped (a bracket inside one does
-// not count); it does not validate, the parser does.
-std::string json_depth_problem(std::string_view body);
 
 // Empty when `id` is a valid job id ([A-Za-z0-9._-]{1,128}, not "." or
 // ".."), else what is wrong with it.

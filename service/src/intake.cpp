@@ -21,6 +21,7 @@
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/formats/wtns.hpp"
 #include "proofpipe/formats/zkey.hpp"
+#include "proofpipe/service/job_json.hpp"       // dump_json
 #include "proofpipe/witness_gen/generator.hpp"  // witness_gen::kMaxInputBytes: the largest input a synthesis worker reads
 
 namespace proofpipe::service {
@@ -203,7 +204,14 @@ Result<std::vector<Source>> check_request(const SubmitRequest& req, const Intake
   const uint64_t max_bytes =
       inputs ? std::min(policy.max_witness_bytes, witness_gen::kMaxInputBytes) : policy.max_witness_bytes;
   std::vector<Source> out;
-  for (const std::string& p : req.paths) out.push_back({p, fs::path(p).stem().string(), nullptr, p});
+  for (const std::string& p : req.paths) {
+    // The system calls would read the path only up to its NUL, while the
+    // partition would be named after what follows it.
+    if (p.find('\0') != std::string::npos)
+      return make_error(ErrorCode::kInvalidArgument, "witness path {} has a NUL character",
+                        dump_json(nlohmann::json(p)));
+    out.push_back({p, fs::path(p).stem().string(), nullptr, p});
+  }
   for (const auto* list : {&req.uploads, &req.inputs}) {
     for (const UploadedWitness& u : *list) {
       // Only the last component names it: a client's "../x.wtns" is "x".

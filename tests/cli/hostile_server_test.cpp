@@ -301,6 +301,25 @@ TEST(HostileServer, ControlCharactersFromTheServerArePrintedEscaped) {
     for (const unsigned char c : out) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << int(c) << " in " << out;
 }
 
+// An answer nested 100,000 deep (200 KB) is refused while it is parsed:
+// one error line and exit 2, for --json and the table alike, never a
+// signal from a recursive copy of the tree.
+TEST(HostileServer, AnAnswerNestedFarTooDeepIsOneErrorLine) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  HostileServer server([&](HostileServer&, int fd, const std::string& head) {
+    HostileServer::send_answer(fd, is_get(head, "/v1/jobs") ? 200 : 500,
+                               is_get(head, "/v1/jobs") ? R"({"jobs": )" + deep + "}" : R"({"error": )" + deep + "}");
+  });
+  for (const char* args : {"jobs --json", "jobs", "cancel x"}) {
+    SCOPED_TRACE(args);
+    const auto r = pp(std::string(args) + " --server " + server.url());
+    EXPECT_EQ(r.exit_code, 2) << r.output.substr(0, 400);
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output.substr(0, 400);
+    EXPECT_LT(r.output.size(), 2000u);
+  }
+  expect_one_error_line(pp("jobs --json --server " + server.url()), "nested deeper than 64");
+}
+
 TEST(ClientText, PrintableAndStems) {
   using service::is_partition_stem;
   using service::printable;
@@ -311,6 +330,12 @@ TEST(ClientText, PrintableAndStems) {
             "\\x9b1m \\x85");                                                 // C1 controls
   EXPECT_EQ(printable("\x9b\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82"),    // lone, overlong, surrogate,
             "\\x9b\\xc0\\xaf\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80\\xe2\\x82");  // past U+10FFFF, cut short
+  // Characters that reorder or hide text on screen (U+202E shows
+  // "job-\u202etxt.exe" as "job-exe.txt"), each as \uXXXX.
+  EXPECT_EQ(printable("job-\u202etxt.exe"), "job-\\u202etxt.exe");
+  EXPECT_EQ(printable("\u061c\u200b\u200e\u200f\u2028\u2029\u202a\u2066\u2069\ufeff"),
+            "\\u061c\\u200b\\u200e\\u200f\\u2028\\u2029\\u202a\\u2066\\u2069\\ufeff");
+  EXPECT_EQ(printable("\u2010\u2030\u2070"), "\u2010\u2030\u2070");  // their neighbours are text
   for (const std::string& ok : std::vector<std::string>{"a", "w00", "x.y_z-1", "..a", std::string(128, 'q')})
     EXPECT_TRUE(is_partition_stem(ok)) << ok;
   for (const std::string& bad : std::vector<std::string>{"", ".", "..", "a/b", "/abs", "../x", "a b", "a\\b", "é",

@@ -188,6 +188,25 @@ TEST_F(BadInput, VerifyHandedAZkeySaysWhatItTakes) {
   EXPECT_EQ(r.output.find("malformed JSON"), std::string::npos) << r.output;
 }
 
+// A verifier is fed untrusted files: a proof, public list or key nested
+// 100,000 deep (200 KB) is one error line and exit 2, never a signal.
+TEST_F(BadInput, VerifyWithJsonNested100000Deep) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  std::ofstream(tmp_ / "deep_proof.json") << R"({"protocol": "groth16", "curve": "bls12381", "pi_a": )" << deep << "}";
+  std::ofstream(tmp_ / "deep_public.json") << deep;
+  std::ofstream(tmp_ / "deep_vkey.json") << R"({"protocol": "groth16", "curve": "bls12381", "IC": )" << deep << "}";
+  const fs::path vk = multi() / "verification_key.json", pub = multi() / "snarkjs_public.json",
+                 proof = multi() / "snarkjs_proof.json";
+  for (const auto& [v, u, p, named] : {std::tuple{vk, pub, tmp_ / "deep_proof.json", "deep_proof.json"},
+                                       std::tuple{vk, tmp_ / "deep_public.json", proof, "deep_public.json"},
+                                       std::tuple{tmp_ / "deep_vkey.json", pub, proof, "deep_vkey.json"}}) {
+    SCOPED_TRACE(named);
+    const auto r = pp_verify(v, u, p);
+    expect_error(r, "nested deeper than 64");
+    EXPECT_NE(r.output.find(named), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(BadInput, VerifyWithMalformedJson) {
   std::ofstream(tmp_ / "broken.json") << "{ \"pi_a\": [1, 2";
   auto r = pp_verify(multi() / "verification_key.json", multi() / "snarkjs_public.json", tmp_ / "broken.json");

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "proofpipe/formats/bounded_json.hpp"
 #include "proofpipe/formats/decimal.hpp"
 #include "proofpipe/formats/proof_json.hpp"
 #include "proofpipe/formats/zkey.hpp"
@@ -150,6 +151,52 @@ TEST(Json, RejectsMalformedInputWithOneLineErrors) {
     bad_vk(replaced(vk, "\"vk_alphabeta_12\": [", "\"vk_alphabeta_12\": [[],"),
            "vk_alphabeta_12: expected an array of 2");
   }
+}
+
+// A verifier is fed untrusted files: 100,000 nested arrays in a proof, a
+// public list or a key is one error line, never a stack overflow: the tree
+// is never built past kMaxJsonDepth levels (bounded_json.hpp).
+TEST(Json, NestedFarTooDeepIsOneErrorLineNotACrash) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string in_object = R"({"curve": "bls12381", "pi_a": )" + deep + "}";
+  expect_error(proof_from_json<curves::Bls12_381>(in_object, "proof 'p.json'").status(), ErrorCode::kBadFormat,
+               "proof 'p.json'", "nested deeper than 64");
+  expect_error(public_from_json<curves::Bls12_381>(deep, "public 'x.json'").status(), ErrorCode::kBadFormat,
+               "public 'x.json'", "nested deeper than 64");
+  expect_error(verification_key_from_json<curves::Bn254>(in_object, "vk 'v.json'").status(), ErrorCode::kBadFormat,
+               "vk 'v.json'", "nested deeper than 64");
+  expect_error(json_curve(in_object, "vk 'v.json'").status(), ErrorCode::kBadFormat, "vk 'v.json'",
+               "nested deeper than 64");
+  // 64 levels (the object and 63 arrays) are read, and refused for their shape.
+  const std::string d64 = R"({"pi_a": )" + std::string(63, '[') + std::string(63, ']') + "}";
+  const Status shape = proof_from_json<curves::Bls12_381>(d64).status();
+  EXPECT_EQ(shape.message().find("nested"), std::string::npos) << shape.message();
+  EXPECT_NE(shape.message().find("missing"), std::string::npos) << shape.message();
+}
+
+TEST(BoundedJson, CapsDepthWhileParsingAndSaysWhy) {
+  const auto nest = [](size_t n) { return std::string(n, '[') + std::string(n, ']'); };
+  EXPECT_TRUE(parse_json_bounded(nest(kMaxJsonDepth)).is_ok());
+  EXPECT_TRUE(parse_ordered_json_bounded(nest(kMaxJsonDepth)).is_ok());
+  for (const Status& st :
+       {parse_json_bounded(nest(kMaxJsonDepth + 1)).status(), parse_ordered_json_bounded(nest(1000000)).status(),
+        parse_json_bounded(R"({"a":[{"b":)" + nest(62) + "}]}").status()}) {
+    EXPECT_EQ(st.code(), ErrorCode::kBadFormat);
+    EXPECT_EQ(st.message(), "JSON nested deeper than 64 arrays and objects");
+  }
+  EXPECT_TRUE(parse_json_bounded(R"({"a":[{"b":)" + nest(61) + "}]}").is_ok());
+  EXPECT_TRUE(parse_json_bounded(nest(3), 3).is_ok());
+  EXPECT_FALSE(parse_json_bounded(nest(4), 3).is_ok());
+  // Brackets inside strings are text, not nesting.
+  const std::string in_string = "[\"" + std::string(1000, '[') + "\"]";
+  EXPECT_TRUE(parse_json_bounded(in_string).is_ok());
+  EXPECT_EQ(json_depth_problem(in_string), "");
+  EXPECT_EQ(json_depth_problem(nest(kMaxJsonDepth)), "");
+  EXPECT_EQ(json_depth_problem(nest(kMaxJsonDepth + 1)), "JSON nested deeper than 64 arrays and objects");
+  const Status bad = parse_json_bounded("{\"a\":\n1,}").status();
+  EXPECT_EQ(bad.code(), ErrorCode::kBadFormat);
+  EXPECT_EQ(bad.message().rfind("malformed JSON: ", 0), 0u) << bad.message();
+  EXPECT_EQ(bad.message().find('\n'), std::string::npos) << bad.message();
 }
 
 TEST(Decimal, RoundTripsAndRejectsJunk) {

@@ -20,7 +20,7 @@ import threading
 from ctypes import POINTER, byref, c_char_p, c_int, c_ulong, c_ulonglong, c_void_p, create_string_buffer
 
 PROVER_OK, PROVER_ERROR, PROVER_ERROR_SHORT_BUFFER, PROVER_INVALID_WITNESS_LENGTH = 0, 1, 2, 3
-VERIFIER_VALID_PROOF, VERIFIER_INVALID_PROOF = 0, 1
+VERIFIER_VALID_PROOF, VERIFIER_INVALID_PROOF, VERIFIER_ERROR = 0, 1, 2
 ERR = 1024
 
 
@@ -111,6 +111,15 @@ def run_curve(lib, data, circuit, wrong_circuit, snarkjs, tmp):
                           os.path.join(tmp, "public.json"), os.path.join(tmp, "proof.json")],
                          capture_output=True, text=True)
     check(out.returncode == 0 and "OK!" in out.stdout, f"snarkjs verify: {out.stdout}{out.stderr}")
+
+    # Untrusted JSON nested 100,000 deep (200 KB) in the proof, the public
+    # signals or the key: the error code and one line, never a crash.
+    deep = "[" * 100000 + "]" * 100000
+    deep_obj = '{"protocol": "groth16", "curve": "%s", "pi_a": %s, "IC": %s}' % (json.loads(vkey)["curve"], deep, deep)
+    for args in ((deep_obj, public, vkey), (proof, deep, vkey), (proof, public, deep_obj)):
+        vrc, vmsg = verify(lib, *args)
+        check(vrc == VERIFIER_ERROR and "nested deeper than 64" in vmsg and "\n" not in vmsg,
+              f"deep JSON gave {vrc}: {vmsg}")
 
     # Short buffers: code 2 and the sizes needed (NUL included). A proof's
     # length varies with its random r and s, so only public.json's need is

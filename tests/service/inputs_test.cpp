@@ -6,8 +6,6 @@
 // a generator). Intake of inputs: intake_test.cpp.
 #include <gtest/gtest.h>
 
-#include <sys/resource.h>
-
 #include <cstdio>
 #include <fstream>
 
@@ -133,33 +131,6 @@ TEST_F(JournalInputs, AVersion1JournalIsMigratedAndItsJobsStayWitnesses) {
   j = open_journal(file);
   ASSERT_TRUE(j);
   EXPECT_TRUE(j->get("new").value()->partitions[0].input);
-}
-
-// A large JSON body of many inputs is walked one input at a time: the peak
-// memory of the parse stays near the body's size (the inputs' text), where
-// the whole tree of this body is about 8x it (16 bytes a value for "1,").
-// Measured in a fresh process (a death-test child), so the high-water mark
-// is this parse's alone.
-TEST(SubmitFromJsonMemory, ManyLargeInputsCostAboutTheBodyNotItsTree) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  const auto run = [] {
-    std::string body = R"({"key":"m","inputs":{)";
-    for (int i = 0; i < 100; ++i) {
-      body += fmt::format(R"("w{:03}":{{"a":[)", i);
-      for (int k = 0; k < 100000; ++k) body += k ? ",1" : "1";
-      body += "]}";
-      body += i < 99 ? "," : "}}";
-    }
-    rusage before{};
-    ::getrusage(RUSAGE_SELF, &before);
-    const auto r = submit_from_json(body);
-    rusage after{};
-    ::getrusage(RUSAGE_SELF, &after);
-    const double rise = double(after.ru_maxrss - before.ru_maxrss) * 1024 / double(body.size());
-    std::fprintf(stderr, "body %zu bytes, peak rise %.2fx\n", body.size(), rise);
-    std::_Exit(r.is_ok() && r->inputs.size() == 100 && rise < 2.0 ? 0 : 1);
-  };
-  EXPECT_EXIT(run(), ::testing::ExitedWithCode(0), "peak rise");
 }
 
 }  // namespace

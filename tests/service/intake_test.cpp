@@ -215,6 +215,16 @@ TEST_F(Intake, PathsMustLieUnderAnAllowDir) {
                  "no --allow-dir");
 }
 
+// A NUL ends the path for the system calls, while the partition would be
+// named after what follows it: refused with one line, nothing staged.
+TEST_F(Intake, APathWithANulIsRefused) {
+  const std::string real = (allow / "w00.wtns").string();
+  expect_refused(paths({real + std::string(1, '\0') + "/x/evil.wtns"}), ErrorCode::kInvalidArgument, real,
+                 "has a NUL character");
+  expect_refused(paths({(allow / "w01.wtns").string(), real + std::string(1, '\0')}), ErrorCode::kInvalidArgument, real,
+                 "\\u0000");
+}
+
 TEST_F(Intake, RefusesNonRegularFilesAndOversizedOnes) {
   const fs::path fifo = allow / "pipe.wtns";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
