@@ -37,9 +37,12 @@ struct StartedPids {
   std::mutex mutex;
   std::vector<pid_t> pids;
 };
+// Never destroyed: a global's destructor (a test's PostgreSQL cluster
+// stopping with pg_ctl at exit) may still start a command after the
+// function-local statics are gone.
 inline StartedPids& started_pids() {
-  static StartedPids s;
-  return s;
+  static auto* s = new StartedPids;
+  return *s;
 }
 inline void note_started(pid_t pid) {
   std::lock_guard lock(started_pids().mutex);
