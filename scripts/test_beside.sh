@@ -140,7 +140,7 @@ jobs_ok=$(count "$tmp/submit.results" '^ok') jobs_bad=$(count "$tmp/submit.resul
 
 echo
 echo "== test_beside.sh: ctest $* beside another proofpipe"
-printf '%-34s %s\n' "ctest (exit, seconds)" "$ctest_rc, $ctest_s s" \
+printf '%-38s %s\n' "ctest (exit, seconds)" "$ctest_rc, $ctest_s s" \
   "neighbour runs (ok / failed)" "$runs_ok / $runs_bad" \
   "neighbour service jobs (ok / failed)" "$jobs_ok / $jobs_bad" \
   "service up when ctest ended" "$serve_up" \
