@@ -164,8 +164,9 @@ TEST(FaultChaos, CoordinatorSigkillTakesWorkersAndNextRunCleansUp) {
   const auto stale_cgroups = cgroup_dirs_of(coord);
 
   ASSERT_EQ(::kill(coord, SIGKILL), 0);
-  int status = 0;
-  ::waitpid(coord, &status, 0);
+  // Left unreaped until the next run starts: a zombie still counts as a live
+  // coordinator, so no run of someone else's meanwhile removes its ring
+  // before ours can show that it does.
   const auto t0 = std::chrono::steady_clock::now();
   bool all_gone = false;
   while (!all_gone && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2)) {
@@ -180,6 +181,8 @@ TEST(FaultChaos, CoordinatorSigkillTakesWorkersAndNextRunCleansUp) {
   const std::string name = watched->ring_prefix.substr(1);
   EXPECT_TRUE(fs::exists("/dev/shm/" + name + "-ctl"));
   // ... and the next run, reusing the same --run-dir, removes them and succeeds.
+  int status = 0;
+  ::waitpid(coord, &status, 0);
   auto r = pp_run(run_flags(wdir, tmp / "out2", run_dir));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("removing stale shared memory"), std::string::npos) << r.output;

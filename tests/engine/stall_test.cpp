@@ -4,7 +4,9 @@
 // so the coordinator must see it within --hang-timeout, kill it and recover
 // the partition: every proof made and verified, exit 0. One run per kind of
 // site (fault_point, fault_status, fault_damage), on both workers. Each run
-// is bounded by `timeout`: a stall nobody sees would otherwise never end.
+// is bounded (SIGTERM after 60 s): a stall nobody sees would otherwise never
+// end. The bound is the test's own, not a `timeout` process: the run is then
+// the test's child, and its pid names the ring the leftover check looks for.
 #include <regex>
 
 #include "support/fault_support.hpp"
@@ -28,10 +30,11 @@ TEST_P(FaultStall, StalledWorkerIsKilledWithinTheHangTimeoutAndTheRunCompletes) 
   const auto t0 = std::chrono::steady_clock::now();
   auto r = pp_run(run_flags(wdir, out, tmp / "run") +
                       fmt::format(" --synth-workers 2 --gpu-workers 1 --slots 2 --hang-timeout {}", kHangTimeoutS),
-                  fmt::format("PROOFPIPE_FAULTS={} timeout -s TERM 60", GetParam()));
+                  fmt::format("PROOFPIPE_FAULTS={}", GetParam()), std::chrono::seconds(60));
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("run took %.2f s\n", secs);
-  ASSERT_EQ(r.exit_code, 0) << "(124 or 130: the stall was never detected and `timeout` stopped the run)\n" << r.output;
+  ASSERT_EQ(r.exit_code, 0) << "(124 or 130: the stall was never detected and the 60 s bound stopped the run)\n"
+                            << r.output;
   EXPECT_NE(r.output.find("firing"), std::string::npos) << "the fault never fired:\n" << r.output;
   // Each stalled worker was killed for its silence (the coordinator's one
   // line per kill), no later than the timeout plus the margin after its

@@ -3,15 +3,19 @@
 // proofpipe service or run of someone else's, live meanwhile, changes nothing.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
+
+#include "support/subprocess.hpp"
 
 namespace proofpipe::test {
 
@@ -32,6 +36,17 @@ inline bool is_descendant(pid_t pid) {
     pid = ppid;
   }
   return false;
+}
+
+// Whether what a process named with `pid` left (a ring, a cgroup) is this
+// test's: a live process must be a descendant (a pid once ours may since
+// name someone else's process), a gone one must be among those the test
+// started since `mark` (started_mark(); a descendant that has exited cannot
+// be traced back through /proc any more).
+inline bool started_by_test(pid_t pid, size_t mark) {
+  if (pid <= 0) return false;
+  if (::kill(pid, 0) == 0 || errno == EPERM) return is_descendant(pid);
+  return started_since(mark).count(pid) > 0;
 }
 
 // True once `pid` is gone or a zombie, checked every 20 ms up to `limit`.

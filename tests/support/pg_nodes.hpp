@@ -166,7 +166,7 @@ class PgNodes : public ::testing::Test {
   std::map<size_t, std::vector<std::string>> extra_args_;  // node i's flags beyond node_args (set before start_nodes)
   std::unique_ptr<PgCluster> cluster_;
   std::vector<std::unique_ptr<ServeProcess>> nodes_;
-  std::set<std::string> rings_before_;
+  RingSnapshot rings_before_;
 };
 
 }  // namespace proofpipe::test

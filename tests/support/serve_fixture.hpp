@@ -65,7 +65,7 @@ class ServeFixture : public ::testing::Test {
 
   std::filesystem::path dir_ = multi_io();  // the key and witnesses
   TempDir tmp_;
-  std::set<std::string> rings_before_;
+  RingSnapshot rings_before_;
   std::unique_ptr<ServeProcess> serve_;
 };
 

@@ -40,6 +40,7 @@ inline pid_t spawn_proofpipe(const std::string& subcommand, const std::vector<st
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
+  if (pid > 0) note_started(pid);
   if (pid != 0) return pid;  // -1 on error
   // The child: only async-signal-safe calls until execve.
   if (own_group) ::setpgid(0, 0);
