@@ -414,7 +414,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   const Route* route_ = nullptr;
   const Route::Handler* handler_ = nullptr;
   std::shared_ptr<LargeBodyPlace> place_held_;
-  net::steady_timer body_timer_;
+  net::steady_timer body_timer_;  // the body rate (408), or a health place's request deadline
   Clock::time_point body_start_;
   uint64_t body_length_ = 0;
   bool keep_alive_ = true, busy_ = false, body_late_ = false, header_late_ = false;

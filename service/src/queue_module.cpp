@@ -17,8 +17,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "pg_secrets.hpp"
 #include "proofpipe/common/own_exe.hpp"
-#include "queue_open.hpp"  // hide_passwords
 
 namespace proofpipe::service {
 namespace {

@@ -34,13 +34,6 @@ Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const Stat
 // a passfile ($PGPASSFILE, default ~/.pgpass) when the URL has none.
 std::string url_password_warning(std::string_view url);
 
-// `text` with every password that `conninfo` holds replaced by "***": the
-// user:PASSWORD@ of a URL, a password=VALUE parameter of a URL or of the
-// keyword form (host=db password='a b'), each as written and
-// percent-decoded. What every message and log line that may repeat the
-// --queue text, or a libpq error about it, goes through.
-std::string hide_passwords(std::string text, std::string_view conninfo);
-
 // "30s", "1.5s", "500ms", "2m", or plain seconds; between 1 s and 1 day.
 Result<double> parse_lease(std::string_view text);
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "queue_open.hpp"  // hide_passwords
+#include "pg_secrets.hpp"
 #include "queue_pg_conn.hpp"
 
 namespace proofpipe::service {

@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "pg_secrets.hpp"
 #include "queue_open.hpp"
 #include "support/subprocess.hpp"
 
@@ -125,6 +126,9 @@ TEST(QueueOpen, NoQueueErrorRepeatsThePassword) {
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
     EXPECT_EQ(m.find("zzss"), std::string::npos) << m;
     EXPECT_EQ(m.find("t0p"), std::string::npos) << m;
+    // It got as far as the URL (the module loaded), shown with the password hidden.
+    EXPECT_NE(m.find("postgresql://u"), std::string::npos) << m;
+    EXPECT_NE(m.find("***"), std::string::npos) << m;
   }
 }
 
