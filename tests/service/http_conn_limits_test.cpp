@@ -69,7 +69,7 @@ std::string ask(int fd, const std::string& request) {
 
 // One answer to `request` on `fd`: read until its headers and Content-Length
 // bytes of body are in, the server closes, or `ms` pass.
-std::string exchange(int fd, const std::string& request, int ms = 3000) {
+std::string round_trip(int fd, const std::string& request, int ms = 3000) {
   if (fd < 0 || ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != ssize_t(request.size())) return {};
   std::string got;
   char buf[4096];
@@ -172,7 +172,7 @@ TEST_F(ApiTest, TwoAddressesCannotShutOutAHealthProbe) {
   int ok = 0;
   for (int i = 0; i < kProbes; ++i) {
     const int fd = connect_from(server->port(), "127.0.0.1");
-    ok += exchange(fd, kHealthClose).rfind("HTTP/1.1 200", 0) == 0;
+    ok += round_trip(fd, kHealthClose).rfind("HTTP/1.1 200", 0) == 0;
     if (fd >= 0) ::close(fd);
   }
   for (int fd : held) ::close(fd);
@@ -189,16 +189,16 @@ TEST_F(ApiTest, OneAddressHoldsAnEighthOfThePlaces) {
   std::vector<int> held;
   for (int i = 0; i < 128; ++i) {
     held.push_back(connect_from(server->port(), "127.0.0.2"));
-    ASSERT_TRUE(ok_kept_alive(exchange(held.back(), kHealth))) << i;
+    ASSERT_TRUE(ok_kept_alive(round_trip(held.back(), kHealth))) << i;
   }
   const int over = connect_from(server->port(), "127.0.0.2");
-  const std::string refused = exchange(over, kKeys);
+  const std::string refused = round_trip(over, kKeys);
   EXPECT_EQ(refused.rfind("HTTP/1.1 503", 0), 0u) << refused;
   EXPECT_NE(refused.find("too many connections"), std::string::npos) << refused;
   EXPECT_NE(refused.find("Retry-After: 1"), std::string::npos) << refused;
   ::close(over);
   const int other = connect_from(server->port(), "127.0.0.3");
-  EXPECT_TRUE(ok_kept_alive(exchange(other, kKeys)));
+  EXPECT_TRUE(ok_kept_alive(round_trip(other, kKeys)));
   ::close(other);
   for (int fd : held) ::close(fd);
 }
@@ -214,18 +214,18 @@ TEST_F(ApiTest, HealthPlacesAnswerWhileEveryPlaceIsTaken) {
   std::vector<int> held;
   for (int i = 0; i < 16; ++i) {
     held.push_back(connect_from(server->port(), i % 2 ? "127.0.0.3" : "127.0.0.2"));
-    ASSERT_TRUE(ok_kept_alive(exchange(held.back(), kHealth))) << i;
+    ASSERT_TRUE(ok_kept_alive(round_trip(held.back(), kHealth))) << i;
   }
   int ok = 0;
   for (int i = 0; i < 50; ++i) {
     const int fd = connect_from(server->port(), "127.0.0.1");
-    const std::string got = exchange(fd, i % 5 ? kHealth : "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n");
+    const std::string got = round_trip(fd, i % 5 ? kHealth : "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n");
     ok += got.rfind("HTTP/1.1 200", 0) == 0 && got.find("Connection: close") != std::string::npos;
     ::close(fd);
   }
   EXPECT_EQ(ok, 50);
   const int fd = connect_from(server->port(), "127.0.0.1");
-  const std::string other = exchange(fd, kKeys);
+  const std::string other = round_trip(fd, kKeys);
   ::close(fd);
   EXPECT_EQ(other.rfind("HTTP/1.1 503", 0), 0u) << other;
   EXPECT_NE(other.find("too many connections"), std::string::npos) << other;

@@ -152,7 +152,9 @@ TEST(QueueOpen, ALostJournalBesideWitnessCopiesIsRefused) {
     EXPECT_NE(m.find("witnesses/"), std::string::npos) << m;
     EXPECT_TRUE(fs::exists(stage / "w0.wtns")) << "a witness copy was deleted";
     EXPECT_EQ(fs::exists(journal), empty) << "the refusal created or removed journal.db";
-    if (empty) EXPECT_EQ(fs::file_size(journal), 0u);
+    if (empty) {
+      EXPECT_EQ(fs::file_size(journal), 0u);
+    }
   }
   // Proofs alone count too.
   fs::remove_all(stage);
