@@ -93,8 +93,12 @@ namespace {
 class Place {
  public:
   Place(Io& io, std::string addr, bool health) : io_(io), addr_(std::move(addr)), health_(health) {}
-  ~Place() {
+  ~Place() { give_back(); }
+  // Once: at the end of the connection, or earlier (a health place, in write()).
+  void give_back() {
     std::lock_guard lock(io_.conn_mu);
+    if (given_back_) return;
+    given_back_ = true;
     Io::Held& mine = io_.per_address[addr_];
     --(health_ ? io_.health_conns : io_.conns);
     --(health_ ? mine.health : mine.places);
@@ -107,7 +111,7 @@ class Place {
  private:
   Io& io_;
   std::string addr_;
-  bool health_;
+  bool health_, given_back_ = false;
 };
 
 const std::string& too_many_connections() {
@@ -184,6 +188,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // Everything that can be decided from the headers alone.
   void route() {
     const bool body_follows = head_->chunked() || head_->content_length().value_or(0) > 0;
+    body_sent_ = body_follows;
     const auto early = [&](int status, std::string why) {
       if (body_follows) keep_alive_ = false;
       return refuse(status, std::move(why), !keep_alive_);
@@ -362,12 +367,18 @@ class Conn : public std::enable_shared_from_this<Conn> {
     if (req_.method != "HEAD") msg->body() = std::move(res_.body);
     msg->content_length(length);
     msg->keep_alive(keep_alive_ && !io_.stopping);
+    // A health place's answer is its last act (a few bytes, into the socket
+    // buffer at once; closed without a drain when no body was sent): the
+    // place is free before the prober can read the answer and come again.
+    if (place_.health() && !msg->keep_alive() && !body_sent_) place_.give_back();
     res_ = Res{};
     stream_.expires_after(kWriteDeadline);
     http::async_write(stream_, *msg, [self = shared_from_this(), msg](beast::error_code ec, size_t) {
       self->done_request();
       if (ec) return self->close();
-      if (!msg->keep_alive()) return self->linger();
+      // A health place with no body sent has nothing to drain: closed at
+      // once, so the place is free for the next probe.
+      if (!msg->keep_alive()) return self->place_.health() && !self->body_sent_ ? self->close() : self->linger();
       self->read_header();
     });
   }
@@ -417,7 +428,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   net::steady_timer body_timer_;  // the body rate (408), or a health place's request deadline
   Clock::time_point body_start_;
   uint64_t body_length_ = 0;
-  bool keep_alive_ = true, busy_ = false, body_late_ = false, header_late_ = false;
+  bool keep_alive_ = true, busy_ = false, body_late_ = false, header_late_ = false, body_sent_ = false;
   std::unique_ptr<char[]> drain_;
   uint64_t drained_ = 0;
 };
