@@ -207,7 +207,7 @@ void add_serve(CLI::App& app, ServeArgs& a) {
                  "remove an ended job's rows and proofs this long after it ended, e.g. 30d, 12h (default: keep "
                  "forever)");
   sv->add_option("--max-upload", a.max_upload, "largest request body, e.g. 1GiB")->default_val("1GiB");
-  sv->add_option("--max-connections", a.max_connections, "open API connections (one address: half)")
+  sv->add_option("--max-connections", a.max_connections, "open API connections (one address: an eighth)")
       ->default_val(1024)
       ->check(CLI::Range(2u, 1000000u));
   sv->add_option("--queue", a.queue, "sqlite (the journal in --state-dir) or postgresql://... (many nodes)")

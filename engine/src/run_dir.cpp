@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "procfs.hpp"
+#include "proofpipe/formats/bounded_json.hpp"
 
 namespace proofpipe::engine {
 namespace fs = std::filesystem;
@@ -85,7 +86,9 @@ std::optional<std::pair<long, uint64_t>> run_json_owner(int dir_fd, std::string*
     return std::nullopt;
   }
   text.resize(size_t(got));
-  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // Depth-capped like every JSON this project reads from a file.
+  auto parsed = formats::parse_json_bounded(text);
+  const nlohmann::json j = parsed ? std::move(*parsed) : nlohmann::json();
   const bool ours = j.is_object() && j.contains("pid") && j["pid"].is_number_integer() &&
                     j.contains("pid_start_ticks") && j["pid_start_ticks"].is_number_unsigned() && j.contains("ring") &&
                     j["ring"].is_string() && j.contains("endpoint") && j["endpoint"].is_string();

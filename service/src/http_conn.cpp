@@ -5,7 +5,10 @@
 // client or a slow call never holds an I/O thread. What a client must get
 // past, in order, each checked as the bytes arrive:
 //   - a connection place: at most cfg.max_connections, and a per-address
-//     share of them; over either is 503 and closed at once;
+//     share of them (1/8 by default); over either, one of kHealthPlaces
+//     kept for /healthz and /readyz (kHealthPlacesPerAddress to an
+//     address, its request within kHealthHeaderMs, answered and closed;
+//     any other route there is 503); past those, 503 and closed at once;
 //   - the request line and headers within 16 KiB (Beast's header limit, on
 //     a buffer that never grows past 24 KiB) and the header deadline; at
 //     most 100 headers;
@@ -15,7 +18,8 @@
 //     Content-Length, no compression: 411, 415), its size (413) and a
 //     large-body place (503), answered before "100 Continue" when asked;
 //   - the body at kMinBodyBytesPerSecond after the grace (as Apache's
-//     mod_reqtimeout counts it): slower is 408 and closed. The body is read
+//     mod_reqtimeout counts it), kMinLargeBodyBytesPerSecond for one that
+//     holds a large-body place: slower is 408 and closed. The body is read
 //     straight from the socket into the request's one reserved string.
 // An answer sent before the body was read closes the connection; closing
 // first drains what the client is still sending for up to 1 s (at most
@@ -69,8 +73,11 @@ struct Io {
   // Declared before the io_context: the connections its destructor drops
   // give their places back here.
   std::mutex conn_mu;
-  unsigned conns = 0;
-  std::unordered_map<std::string, unsigned> per_address;
+  unsigned conns = 0, health_conns = 0;  // ordinary places taken; health places taken
+  struct Held {
+    unsigned places = 0, health = 0;
+  };
+  std::unordered_map<std::string, Held> per_address;
   std::atomic<bool> stopping{false};
   std::atomic<int> busy{0};  // requests from their handler's start to their answer's last byte
   net::io_context ioc{int(kIoThreads)};
@@ -81,29 +88,43 @@ struct Io {
 
 namespace {
 
-// A connection's place, given back when the connection ends.
+// A connection's place (an ordinary one, or one of the health places),
+// given back when the connection ends.
 class Place {
  public:
-  Place(Io& io, std::string addr) : io_(io), addr_(std::move(addr)) {}
-  ~Place() {
+  Place(Io& io, std::string addr, bool health) : io_(io), addr_(std::move(addr)), health_(health) {}
+  ~Place() { give_back(); }
+  // Once: at the end of the connection, or earlier (a health place, in write()).
+  void give_back() {
     std::lock_guard lock(io_.conn_mu);
-    --io_.conns;
-    if (--io_.per_address[addr_] == 0) io_.per_address.erase(addr_);
+    if (given_back_) return;
+    given_back_ = true;
+    Io::Held& mine = io_.per_address[addr_];
+    --(health_ ? io_.health_conns : io_.conns);
+    --(health_ ? mine.health : mine.places);
+    if (mine.places == 0 && mine.health == 0) io_.per_address.erase(addr_);
   }
   Place(const Place&) = delete;
   Place& operator=(const Place&) = delete;
+  bool health() const { return health_; }
 
  private:
   Io& io_;
   std::string addr_;
+  bool health_, given_back_ = false;
 };
+
+const std::string& too_many_connections() {
+  static const std::string kWhy = "too many connections: retry shortly";
+  return kWhy;
+}
 
 class Conn : public std::enable_shared_from_this<Conn> {
  public:
-  Conn(ApiServer::State& st, tcp::socket sock, std::string addr)
+  Conn(ApiServer::State& st, tcp::socket sock, std::string addr, bool health_place)
       : st_(st),
         io_(*st.io),
-        place_(io_, std::move(addr)),
+        place_(io_, std::move(addr), health_place),
         stream_(std::move(sock)),
         buf_(kReadBufferBytes),
         body_timer_(stream_.get_executor()) {}
@@ -124,11 +145,26 @@ class Conn : public std::enable_shared_from_this<Conn> {
     // token); the header parser must not refuse it first.
     head_->body_limit(std::numeric_limits<std::uint64_t>::max());
     stream_.expires_after(std::chrono::milliseconds(st_.cfg.header_timeout_ms));
+    if (place_.health()) {
+      // A health place is for a prober, which sends at once: a connection
+      // that idles there hears 503 after kHealthHeaderMs (our own timer:
+      // the stream's would close the socket before the answer).
+      body_timer_.expires_after(std::chrono::milliseconds(std::min(kHealthHeaderMs, st_.cfg.header_timeout_ms)));
+      body_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+        if (ec) return;  // cancelled: the headers came first
+        self->header_late_ = true;
+        self->stream_.socket().cancel();
+      });
+    }
     http::async_read_header(stream_, buf_, *head_,
                             [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
 
   void on_header(beast::error_code ec) {
+    if (place_.health()) {
+      body_timer_.cancel();
+      if (header_late_) return busy();
+    }
     if (ec == http::error::header_limit || ec == http::error::buffer_overflow)
       return refuse(431, fmt::format("the request line and headers are larger than {} bytes", kMaxHeaderBytes));
     if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::operation_aborted ||
@@ -152,6 +188,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // Everything that can be decided from the headers alone.
   void route() {
     const bool body_follows = head_->chunked() || head_->content_length().value_or(0) > 0;
+    body_sent_ = body_follows;
     const auto early = [&](int status, std::string why) {
       if (body_follows) keep_alive_ = false;
       return refuse(status, std::move(why), !keep_alive_);
@@ -167,6 +204,10 @@ class Conn : public std::enable_shared_from_this<Conn> {
       }
     }
     route_ = st_.match(req_);
+    if (place_.health()) {
+      if (!route_ || !route_->on_io_thread) return busy();
+      keep_alive_ = false;  // the place goes back as soon as the answer is out
+    }
     if (!route_) return early(404, fmt::format("no such route: {} {}", req_.method, req_.path));
     handler_ = nullptr;
     const std::string verb = req_.method == "HEAD" ? "GET" : req_.method;
@@ -230,9 +271,10 @@ class Conn : public std::enable_shared_from_this<Conn> {
     // kMinBodyBytesPerSecond received. A timer of our own rather than the
     // stream's (which closes the socket), so the client still hears 408.
     const uint64_t got = req_.body.size();
+    const uint64_t rate = min_body_rate();
     stream_.expires_never();
     body_timer_.expires_at(body_start_ + std::chrono::milliseconds(st_.cfg.body_grace_ms) +
-                           std::chrono::milliseconds(got * 1000 / kMinBodyBytesPerSecond));
+                           std::chrono::milliseconds(got * 1000 / rate));
     body_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec) return;  // cancelled: the read came first
       self->body_late_ = true;
@@ -245,7 +287,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
       self->body_timer_.cancel();
       if (self->body_late_) {
         self->keep_alive_ = false;
-        return self->refuse(408, fmt::format("the body came slower than {} bytes a second", kMinBodyBytesPerSecond));
+        return self->refuse(408, fmt::format("the body came slower than {} bytes a second", self->min_body_rate()));
       }
       if (ec) return self->close();
       auto& sock = self->stream_.socket();
@@ -291,6 +333,19 @@ class Conn : public std::enable_shared_from_this<Conn> {
     });
   }
 
+  uint64_t min_body_rate() const {
+    return body_length_ > kLargeBodyBytes ? kMinLargeBodyBytesPerSecond : kMinBodyBytesPerSecond;
+  }
+
+  // Over every place this connection may hold: 503, Retry-After, closed.
+  void busy() {
+    res_ = Res{};
+    res_.set_header("Retry-After", "1");
+    reply_error(res_, 503, too_many_connections());
+    keep_alive_ = false;
+    write();
+  }
+
   void refuse(int status, std::string why, bool close_after = true) {
     res_ = Res{};
     reply_error(res_, status, std::move(why));
@@ -312,12 +367,18 @@ class Conn : public std::enable_shared_from_this<Conn> {
     if (req_.method != "HEAD") msg->body() = std::move(res_.body);
     msg->content_length(length);
     msg->keep_alive(keep_alive_ && !io_.stopping);
+    // A health place's answer is its last act (a few bytes, into the socket
+    // buffer at once; closed without a drain when no body was sent): the
+    // place is free before the prober can read the answer and come again.
+    if (place_.health() && !msg->keep_alive() && !body_sent_) place_.give_back();
     res_ = Res{};
     stream_.expires_after(kWriteDeadline);
     http::async_write(stream_, *msg, [self = shared_from_this(), msg](beast::error_code ec, size_t) {
       self->done_request();
       if (ec) return self->close();
-      if (!msg->keep_alive()) return self->linger();
+      // A health place with no body sent has nothing to drain: closed at
+      // once, so the place is free for the next probe.
+      if (!msg->keep_alive()) return self->place_.health() && !self->body_sent_ ? self->close() : self->linger();
       self->read_header();
     });
   }
@@ -364,10 +425,10 @@ class Conn : public std::enable_shared_from_this<Conn> {
   const Route* route_ = nullptr;
   const Route::Handler* handler_ = nullptr;
   std::shared_ptr<LargeBodyPlace> place_held_;
-  net::steady_timer body_timer_;
+  net::steady_timer body_timer_;  // the body rate (408), or a health place's request deadline
   Clock::time_point body_start_;
   uint64_t body_length_ = 0;
-  bool keep_alive_ = true, busy_ = false, body_late_ = false;
+  bool keep_alive_ = true, busy_ = false, body_late_ = false, header_late_ = false, body_sent_ = false;
   std::unique_ptr<char[]> drain_;
   uint64_t drained_ = 0;
 };
@@ -384,25 +445,29 @@ void accept(ApiServer::State& st) {
     beast::error_code aec;
     const auto peer = sock.remote_endpoint(aec);
     std::string addr = aec ? std::string("?") : peer.address().to_string();
-    bool admitted = false;
+    bool admitted = false, health = false;
     {
       std::lock_guard lock(io.conn_mu);
-      const unsigned share = st.cfg.max_connections_per_address ? st.cfg.max_connections_per_address
-                                                                : std::max(1u, st.cfg.max_connections / 2);
-      unsigned& mine = io.per_address[addr];
-      if (io.conns < st.cfg.max_connections && mine < share) {
-        ++io.conns, ++mine, admitted = true;
-      } else if (mine == 0) {
+      const unsigned share = st.cfg.max_connections_per_address
+                                 ? st.cfg.max_connections_per_address
+                                 : std::max(1u, st.cfg.max_connections / kAddressShareDivisor);
+      Io::Held& mine = io.per_address[addr];
+      if (io.conns < st.cfg.max_connections && mine.places < share) {
+        ++io.conns, ++mine.places, admitted = true;
+      } else if (io.health_conns < kHealthPlaces && mine.health < kHealthPlacesPerAddress) {
+        ++io.health_conns, ++mine.health, admitted = health = true;
+      } else if (mine.places == 0 && mine.health == 0) {
         io.per_address.erase(addr);
       }
     }
     if (admitted) {
-      std::make_shared<Conn>(st, std::move(sock), std::move(addr))->start();
+      std::make_shared<Conn>(st, std::move(sock), std::move(addr), health)->start();
     } else {
       // Refused without reading: one non-blocking write of a fixed answer.
-      static const std::string kBusy =
+      static const std::string kBusy = fmt::format(
           "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
-          "Connection: close\r\nContent-Length: 50\r\n\r\n{\"error\":\"too many connections: retry shortly\"}\n";
+          "Connection: close\r\nContent-Length: {}\r\n\r\n{{\"error\":\"{}\"}}\n",
+          too_many_connections().size() + 13, too_many_connections());
       sock.non_blocking(true, aec);
       sock.send(net::buffer(kBusy), 0, aec);
       sock.shutdown(tcp::socket::shutdown_both, aec);

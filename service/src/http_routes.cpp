@@ -47,7 +47,13 @@ void reply_error(Res& res, int status, std::string message) {
   reply(res, status, {{"error", message}});
 }
 
-void reply_status(Res& res, const Status& st) { reply_error(res, http_status(st.code()), st.message()); }
+void reply_status(Res& res, const Status& st) {
+  const int status = http_status(st.code());
+  // Every 503 is "try again later" (draining, the queue unreachable, the
+  // state disk full): docs/api.md promises Retry-After with it.
+  if (status == 503) res.set_header("Retry-After", "1");
+  reply_error(res, status, st.message());
+}
 
 void ApiServer::State::submit(Req& req, Res& res) {
   // The connection checked the framing, the size and the Content-Type and

@@ -261,6 +261,13 @@ Result<fs::path> make_stage_dir(const fs::path& root) {
   }
 }
 
+// A full state disk (ENOSPC, EDQUOT) is the service's state, not a fault
+// in the request: 503 and Retry-After (docs/api.md), never 500.
+Status unavailable_if_disk_full(Status st) {
+  if (st.code() != ErrorCode::kIo || !out_of_space(st)) return st;
+  return Status(ErrorCode::kUnavailable, "the state disk is full: " + st.message());
+}
+
 }  // namespace
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
@@ -296,7 +303,9 @@ Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, c
   std::error_code ec;
   const fs::path root = fs::absolute(policy.witness_root, ec);
   if (ec) return make_error(ErrorCode::kIo, "witness store '{}': {}", policy.witness_root.string(), ec.message());
-  PP_ASSIGN_OR_RETURN(const fs::path dir, make_stage_dir(root));
+  auto made = make_stage_dir(root);
+  if (!made) return unavailable_if_disk_full(made.status());
+  const fs::path dir = *made;
   Blake2b digest;
   // Inputs hash under their own label: never the digest of a witness job.
   digest.update(req.inputs.empty() ? "proofpipe-job-v1" : "proofpipe-job-v1/inputs");
@@ -335,7 +344,7 @@ Result<JobSpec> stage_job(const SubmitRequest& req, std::string_view key_name, c
   for (const Source& src : sources) {
     if (Status st = stage_one(src); !st.is_ok()) {
       fs::remove_all(dir, ec);  // a fresh directory of ours alone: nothing else is in it
-      return st;
+      return unavailable_if_disk_full(st);
     }
   }
   spec.digest = digest.final_hex();

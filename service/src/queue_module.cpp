@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "pg_secrets.hpp"
 #include "proofpipe/common/own_exe.hpp"
 
 namespace proofpipe::service {
@@ -118,7 +119,8 @@ Result<std::unique_ptr<JobQueue>> open_pg_module_queue(std::string_view scheme, 
   }
   Status error;
   JobQueue* q = module.open(queue_module_build().c_str(), &cfg, &error);
-  if (q == nullptr) return error;
+  // The module's messages may quote libpq's, which can repeat the URL.
+  if (q == nullptr) return Status(error.code(), hide_passwords(error.message(), cfg.url));
   return std::unique_ptr<JobQueue>(q);
 }
 

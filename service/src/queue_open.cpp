@@ -10,6 +10,7 @@
 
 #include "intake.hpp"
 #include "journal_sqlite.hpp"
+#include "pg_secrets.hpp"
 #include "proofpipe/common/clock.hpp"
 #include "queue_module.hpp"
 
@@ -17,10 +18,18 @@ namespace proofpipe::service {
 
 Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const StateDir& state, const NodeSettings& node) {
   if (spec == "sqlite") {
+    PP_RETURN_IF_ERROR(check_journal_not_lost(state.path()));
     PP_ASSIGN_OR_RETURN(std::unique_ptr<SqliteJournal> journal, SqliteJournal::open(state.path() / "journal.db"));
-    PP_ASSIGN_OR_RETURN(auto referenced, journal->witness_dirs());
-    PP_RETURN_IF_ERROR(sweep_staging(state.path() / "witnesses", referenced));
-    PP_RETURN_IF_ERROR(sweep_proof_temps(state.path() / "proofs"));
+    // Lives are numbered without reuse: life 1 is a journal that never ran
+    // before, which knows no job, so every copy would look like nobody's.
+    // Those copies are left alone (the check above refuses the usual way
+    // to get here with copies present; this covers a journal file that
+    // held no proofpipe schema yet).
+    if (journal->life() > 1) {
+      PP_ASSIGN_OR_RETURN(auto referenced, journal->witness_dirs());
+      PP_RETURN_IF_ERROR(sweep_staging(state.path() / "witnesses", referenced));
+      PP_RETURN_IF_ERROR(sweep_proof_temps(state.path() / "proofs"));
+    }
     return std::unique_ptr<JobQueue>(std::move(journal));
   }
   if (spec.starts_with("postgresql://") || spec.starts_with("postgres://")) {
@@ -36,7 +45,8 @@ Result<std::unique_ptr<JobQueue>> open_queue(const std::string& spec, const Stat
     cfg.witness_dir = state.path() / "witnesses";
     return open_pg_module_queue(spec.substr(0, spec.find("://") + 3), cfg);
   }
-  return make_error(ErrorCode::kInvalidArgument, "--queue '{}': use sqlite or a postgresql://USER@HOST/DB URL", spec);
+  return make_error(ErrorCode::kInvalidArgument, "--queue '{}': use sqlite or a postgresql://USER@HOST/DB URL",
+                    hide_passwords(spec, spec));
 }
 
 std::string url_password_warning(std::string_view url) {

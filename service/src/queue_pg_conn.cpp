@@ -1,17 +1,17 @@
 // PgQueue::Conn (queue_pg_conn.hpp): connecting, and the back-off after a
 // connection is lost.
 #include <algorithm>
-#include <regex>
 
 #include <fmt/format.h>
 
+#include "pg_secrets.hpp"
 #include "queue_pg_conn.hpp"
 
 namespace proofpipe::service {
 
 PgQueue::Conn::Conn(std::string url, std::string role, bool connect_in_background)
     : url_(std::move(url)),
-      display_(std::regex_replace(url_, std::regex(R"(://([^:/@]*):[^@/]*@)"), "://$1:***@")),
+      display_(hide_passwords(url_, url_)),
       role_(std::move(role)),
       background_(connect_in_background) {}
 
@@ -23,6 +23,10 @@ Status PgQueue::Conn::connect_now() {
   } catch (const std::exception& e) {
     return make_error(ErrorCode::kUnavailable, "--queue {}: cannot connect: {}", display_, first_line(e.what()));
   }
+}
+
+std::string PgQueue::Conn::first_line(const std::string& s) const {
+  return hide_passwords(s.substr(0, s.find('\n')), url_);
 }
 
 PgQueue::Conn::~Conn() {

@@ -31,7 +31,8 @@ struct PgQueue::Conn {
   Conn(std::string url, std::string role, bool connect_in_background);
   ~Conn();
 
-  // The URL with any password hidden: what messages name.
+  // The URL with any password hidden (user:***@, password=***): what
+  // messages name.
   const std::string& display() const { return display_; }
   // Connects now (at start): one line naming the URL when it cannot.
   Status connect_now();
@@ -76,7 +77,10 @@ struct PgQueue::Conn {
     }
   }
 
-  static std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+  // The first line of a libpq or libpqxx message, with the URL's password
+  // hidden: libpq repeats a piece of a URL it cannot parse ('invalid
+  // percent-encoded token: "<password>"').
+  std::string first_line(const std::string& s) const;
 
  private:
   Status ensure();

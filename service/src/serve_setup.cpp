@@ -188,6 +188,31 @@ Status sweep_proof_temps(const std::filesystem::path& proofs_dir) {
   return Status::ok();
 }
 
+Status check_journal_not_lost(const std::filesystem::path& state_dir) {
+  const auto bytes = [](const std::filesystem::path& p) -> int64_t {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 ? int64_t(st.st_size) : -1;
+  };
+  const std::filesystem::path journal = state_dir / "journal.db";
+  const int64_t size = bytes(journal);
+  // A journal whose first transaction is still only in its write-ahead log
+  // (killed before a checkpoint) may be 0 bytes with a live -wal beside it.
+  if (size > 0 || bytes(journal.string() + "-wal") > 0) return Status::ok();
+  for (const char* folder : {"witnesses", "proofs"}) {
+    std::error_code ec;
+    const std::filesystem::path dir = state_dir / folder;
+    const bool used = std::filesystem::directory_iterator(dir, ec) != std::filesystem::directory_iterator();
+    if (ec || !used) continue;
+    return make_error(ErrorCode::kBadFormat,
+                      "--state-dir '{}': journal.db is {} but {}/ is not empty: the journal of those jobs is lost; "
+                      "restore journal.db from a backup, or move {}/ aside to start an empty service (nothing was "
+                      "changed)",
+                      state_dir.string(), size < 0 ? "missing" : "empty", folder,
+                      std::string(folder) == "witnesses" ? "witnesses/ and proofs/" : "proofs/");
+  }
+  return Status::ok();
+}
+
 StateDir::StateDir(StateDir&& other) noexcept : dir_(std::move(other.dir_)), lock_fd_(other.lock_fd_) {
   other.lock_fd_ = -1;
 }

@@ -38,6 +38,15 @@ Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<st
 // regular files of that form are touched, and no link is followed.
 Status sweep_proof_temps(const std::filesystem::path& proofs_dir);
 
+// Issue 48: a journal.db that is missing or empty (0 bytes, no -wal beside
+// it) where witnesses/ or proofs/ hold anything means the journal of those
+// jobs is lost (deleted, truncated, a restore that missed it). Starting on
+// an empty journal would answer 404 for every acknowledged job and sweep
+// their witness copies as nobody's, so it is refused: one line naming the
+// folders and what to do. A fresh state directory (both folders empty)
+// passes.
+Status check_journal_not_lost(const std::filesystem::path& state_dir);
+
 class StateDir {
  public:
   static Result<StateDir> take(const std::filesystem::path& dir);

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "http_submit.hpp"
 #include "intake.hpp"
 #include "proofpipe/common/assert.hpp"
 #include "proofpipe/common/safe_file.hpp"
@@ -93,12 +94,7 @@ Result<SubmitResult> Service::submit(const SubmitRequest& request) {
     for (const ServiceKey& key : keys_) names += (names.empty() ? "" : ", ") + key.info.name;
     return make_error(ErrorCode::kNotFound, "unknown key '{}' (loaded: {})", request.key, names);
   }
-  if (!request.inputs.empty() && keys_[size_t(k)].generator.empty()) {
-    return make_error(ErrorCode::kInvalidArgument,
-                      "key '{}' takes no inputs: this service has no --witness-gen {}=KIND:PATH for it; "
-                      "send witnesses, or ask the operator to configure a generator",
-                      request.key, request.key);
-  }
+  if (!request.inputs.empty() && keys_[size_t(k)].generator.empty()) return inputs_refused(request.key);
   const IntakePolicy policy{cfg_.state_dir / "witnesses", cfg_.allow_dirs, cfg_.max_witness_bytes, cfg_.max_witnesses};
   PP_ASSIGN_OR_RETURN(JobSpec spec, stage_job(request, request.key, *keys_[size_t(k)].key, policy));
   auto result = from_queue(queue_.submit(spec, unix_now()));

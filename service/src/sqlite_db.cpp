@@ -3,6 +3,10 @@
 
 #include <sqlite3.h>
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include <fmt/format.h>
 
 namespace proofpipe::service::sql {
@@ -78,6 +82,24 @@ Status Db::transaction(const std::function<Status()>& body) {
   return st;
 }
 
+Status Db::with_deadline(double seconds, const std::function<Status()>& body) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread watchdog([&] {
+    std::unique_lock lock(mu);
+    if (!cv.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done; })) sqlite3_interrupt(db_);
+  });
+  Status st = body();
+  {
+    std::lock_guard lock(mu);
+    done = true;
+  }
+  cv.notify_one();
+  watchdog.join();
+  return st;
+}
+
 int64_t Db::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 
 Status Db::error(std::string_view what, int rc) const {
@@ -90,6 +112,7 @@ Status Db::error(std::string_view what, int rc) const {
     case SQLITE_BUSY:
     case SQLITE_LOCKED: code = ErrorCode::kUnavailable; break;
     case SQLITE_CONSTRAINT: code = ErrorCode::kInternal; break;
+    case SQLITE_INTERRUPT: code = ErrorCode::kDeadlineExceeded; break;  // with_deadline()
     default: break;
   }
   // The connection's message when it has one for this code, else the code's.

@@ -100,6 +100,12 @@ class Db {
     return out;
   }
 
+  // Runs `body`; if it still runs `seconds` from now, SQLite is told to
+  // stop (sqlite3_interrupt from a watchdog thread: integrity_check honours
+  // it inside its page walk too, where a progress handler is never called)
+  // and the statement's step fails with kDeadlineExceeded.
+  Status with_deadline(double seconds, const std::function<Status()>& body);
+
   int64_t last_insert_rowid() const;
   // The Status for SQLite's error `rc` during `what`: "journal '<file>': <what>: <message>".
   Status error(std::string_view what, int rc) const;

@@ -132,6 +132,10 @@ TEST_F(ApiTest, CoreErrorsMapToStatuses) {
     const auto r = post_json(R"({"key":"k","witnesses":["/a"]})");
     EXPECT_EQ(status_of(r), status) << error_code_name(code);
     EXPECT_EQ(body_of(r)["error"], "witness 'w.wtns': line one line two");
+    // "Try again later" says when (docs/api.md): a full state disk at intake among them.
+    if (r) {
+      EXPECT_EQ(r->get_header_value("Retry-After"), status == 503 ? "1" : "") << error_code_name(code);
+    }
   }
 }
 

@@ -1,12 +1,17 @@
 // The API server's connection limits (service/src/http_conn.cpp), over raw
-// sockets from 127.0.0.1 and 127.0.0.2 (both this host's loopback):
-// --max-connections and the per-address share (503 and closed), the header
-// deadline, the minimum body rate (408), and an unauthenticated body never
+// sockets from 127.0.0.1, .2 and .3 (all this host's loopback):
+// --max-connections and the per-address share (503 and closed), the health
+// places that answer /healthz while every other place is taken, the header
+// deadline, the minimum body rates (408), and an unauthenticated body never
 // read (401 and closed at once). Deadlines are cut to a few hundred
-// milliseconds through ApiConfig so each test ends within about 2 s.
+// milliseconds through ApiConfig so each test ends within about 2 s, but for
+// the thousand-connection one (about 5 s).
 #include <poll.h>
+#include <sys/resource.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -62,9 +67,54 @@ std::string ask(int fd, const std::string& request) {
   return read_until_close(fd, 300);
 }
 
+// One answer to `request` on `fd`: read until its headers and Content-Length
+// bytes of body are in, the server closes, or `ms` pass.
+std::string round_trip(int fd, const std::string& request, int ms = 3000) {
+  if (fd < 0 || ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != ssize_t(request.size())) return {};
+  std::string got;
+  char buf[4096];
+  const auto end = Clock::now() + std::chrono::milliseconds(ms);
+  while (Clock::now() < end) {
+    const size_t head = got.find("\r\n\r\n");
+    const size_t cl = got.find("Content-Length: ");
+    if (head != std::string::npos && cl != std::string::npos && cl < head &&
+        got.size() >= head + 4 + std::stoul(got.substr(cl + 16)))
+      break;
+    pollfd p{fd, POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
+    if (::poll(&p, 1, int(std::max<int64_t>(left, 0))) <= 0) break;
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, size_t(n));
+  }
+  return got;
+}
+
+const std::string kHealth = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+const std::string kHealthClose = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+const std::string kKeys = "GET /v1/keys HTTP/1.1\r\nHost: x\r\n\r\n";
+
+bool ok_kept_alive(const std::string& answer) {
+  return answer.rfind("HTTP/1.1 200", 0) == 0 && answer.find("Connection: close") == std::string::npos;
+}
+
+// Each connection is a descriptor here and one in the server (this process):
+// the soft limit goes to the hard one for the thousand-connection test.
+bool raise_fd_limit(rlim_t need) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
+  if (lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+    ::getrlimit(RLIMIT_NOFILE, &lim);
+  }
+  return lim.rlim_cur >= need;
+}
+
 TEST_F(ApiTest, ConnectionsAreCappedInAllAndPerAddress) {
   ApiConfig cfg;
-  cfg.max_connections = 8;  // one address: 4
+  cfg.max_connections = 8;
+  cfg.max_connections_per_address = 4;
   start(cfg);
   const std::string health = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
   std::vector<int> held;
@@ -94,12 +144,102 @@ TEST_F(ApiTest, ConnectionsAreCappedInAllAndPerAddress) {
   bool admitted = false;
   for (int i = 0; i < 100 && !admitted; ++i) {
     const int fd = connect_from(server->port(), "127.0.0.1");
-    admitted = ask(fd, health).rfind("HTTP/1.1 200", 0) == 0;
+    // Kept alive: an ordinary place, not a health place (answered and closed).
+    admitted = ok_kept_alive(ask(fd, health));
     ::close(fd);
     if (!admitted) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_TRUE(admitted);
   for (int fd : held) ::close(fd);
+}
+
+// Issue 48: two addresses held all 1,024 places (each was allowed half) and
+// /healthz answered 503 to everyone. With an eighth each, 1,100 idle
+// connections from two addresses leave room, and a prober from a third
+// address is answered.
+TEST_F(ApiTest, TwoAddressesCannotShutOutAHealthProbe) {
+  constexpr int kHeld = 1100, kProbes = 200;
+  if (!raise_fd_limit(2 * kHeld + 256)) GTEST_SKIP() << "RLIMIT_NOFILE's hard limit is below " << 2 * kHeld + 256;
+  ApiConfig cfg;                  // 1,024 places, the default share
+  cfg.header_timeout_ms = 30000;  // the idle ones stay until the probes are done
+  start(cfg);
+  std::vector<int> held;
+  for (int i = 0; i < kHeld; ++i) {
+    held.push_back(connect_from(server->port(), i % 2 ? "127.0.0.3" : "127.0.0.2"));
+    ASSERT_GE(held.back(), 0) << i << ": " << std::strerror(errno);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // every one accepted
+  int ok = 0;
+  for (int i = 0; i < kProbes; ++i) {
+    const int fd = connect_from(server->port(), "127.0.0.1");
+    ok += round_trip(fd, kHealthClose).rfind("HTTP/1.1 200", 0) == 0;
+    if (fd >= 0) ::close(fd);
+  }
+  for (int fd : held) ::close(fd);
+  EXPECT_GE(ok, kProbes * 99 / 100) << ok << " of " << kProbes << " probes answered 200";
+}
+
+// One address holds at most max_connections / 8 places: its 129th of 1,024
+// is refused (503), while another address still gets an ordinary place.
+TEST_F(ApiTest, OneAddressHoldsAnEighthOfThePlaces) {
+  if (!raise_fd_limit(2 * 140 + 256)) GTEST_SKIP() << "RLIMIT_NOFILE's hard limit is too low";
+  ApiConfig cfg;
+  cfg.header_timeout_ms = 30000;
+  start(cfg);
+  std::vector<int> held;
+  for (int i = 0; i < 128; ++i) {
+    held.push_back(connect_from(server->port(), "127.0.0.2"));
+    ASSERT_TRUE(ok_kept_alive(round_trip(held.back(), kHealth))) << i;
+  }
+  const int over = connect_from(server->port(), "127.0.0.2");
+  const std::string refused = round_trip(over, kKeys);
+  EXPECT_EQ(refused.rfind("HTTP/1.1 503", 0), 0u) << refused;
+  EXPECT_NE(refused.find("too many connections"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("Retry-After: 1"), std::string::npos) << refused;
+  ::close(over);
+  const int other = connect_from(server->port(), "127.0.0.3");
+  EXPECT_TRUE(ok_kept_alive(round_trip(other, kKeys)));
+  ::close(other);
+  for (int fd : held) ::close(fd);
+}
+
+// Every ordinary place taken: /healthz and /readyz are still answered on the
+// health places (and closed); any other route there is 503, and so is a
+// connection that sends nothing within kHealthHeaderMs.
+TEST_F(ApiTest, HealthPlacesAnswerWhileEveryPlaceIsTaken) {
+  ApiConfig cfg;
+  cfg.max_connections = 16;
+  cfg.max_connections_per_address = 8;
+  start(cfg);
+  std::vector<int> held;
+  for (int i = 0; i < 16; ++i) {
+    held.push_back(connect_from(server->port(), i % 2 ? "127.0.0.3" : "127.0.0.2"));
+    ASSERT_TRUE(ok_kept_alive(round_trip(held.back(), kHealth))) << i;
+  }
+  int ok = 0;
+  for (int i = 0; i < 50; ++i) {
+    const int fd = connect_from(server->port(), "127.0.0.1");
+    const std::string got = round_trip(fd, i % 5 ? kHealth : "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n");
+    ok += got.rfind("HTTP/1.1 200", 0) == 0 && got.find("Connection: close") != std::string::npos;
+    ::close(fd);
+  }
+  EXPECT_EQ(ok, 50);
+  const int fd = connect_from(server->port(), "127.0.0.1");
+  const std::string other = round_trip(fd, kKeys);
+  ::close(fd);
+  EXPECT_EQ(other.rfind("HTTP/1.1 503", 0), 0u) << other;
+  EXPECT_NE(other.find("too many connections"), std::string::npos) << other;
+  const int idle = connect_from(server->port(), "127.0.0.1");
+  const auto t0 = Clock::now();
+  bool closed = false;
+  const std::string late = read_until_close(idle, 5000, &closed);
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  ::close(idle);
+  EXPECT_EQ(late.rfind("HTTP/1.1 503", 0), 0u) << late;
+  EXPECT_TRUE(closed);
+  EXPECT_GE(ms, kHealthHeaderMs * 0.8);
+  EXPECT_LT(ms, kHealthHeaderMs + 2000.0);
+  for (int h : held) ::close(h);
 }
 
 TEST_F(ApiTest, HeadersNotInByTheDeadlineCloseTheConnection) {
@@ -132,6 +272,35 @@ TEST_F(ApiTest, ABodySlowerThanTheMinimumRateIsCutOff) {
   ::close(fd);
   EXPECT_EQ(got.rfind("HTTP/1.1 408", 0), 0u) << got;
   EXPECT_TRUE(closed);
+  EXPECT_TRUE(core.submitted().empty());
+}
+
+// Issue 48: a 1 GiB upload trickled at 64 KiB/s held a large-body place for
+// 4.5 hours. A body over kLargeBodyBytes must keep up
+// kMinLargeBodyBytesPerSecond: one sent at 5x the small-body minimum, but
+// under that, is cut off soon after the grace.
+TEST_F(ApiTest, ALargeBodyTrickledBelowItsRateIsCutOff) {
+  ApiConfig cfg;
+  cfg.body_grace_ms = 300;
+  start(cfg);
+  const int fd = connect_from(server->port(), "127.0.0.1");
+  const std::string head =
+      "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 4194304\r\n\r\n";
+  ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), ssize_t(head.size()));
+  const std::string chunk(64 * 1024, ' ');  // every 200 ms: 320 KiB/s
+  const auto t0 = Clock::now();
+  std::string got;
+  bool closed = false;
+  while (got.empty() && !closed && Clock::now() - t0 < std::chrono::seconds(4)) {
+    if (::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT) <= 0) break;
+    got = read_until_close(fd, 200, &closed);
+  }
+  if (got.empty()) got = read_until_close(fd, 1000, &closed);
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  ::close(fd);
+  EXPECT_EQ(got.rfind("HTTP/1.1 408", 0), 0u) << got;
+  EXPECT_NE(got.find(std::to_string(kMinLargeBodyBytesPerSecond)), std::string::npos) << got;
+  EXPECT_LT(s, 3.0);
   EXPECT_TRUE(core.submitted().empty());
 }
 

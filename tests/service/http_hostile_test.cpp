@@ -22,8 +22,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int connect_to(int port) {
+// From `source` (an address of 127.0.0.0/8, all this host's loopback).
+int connect_to(int port, const char* source = "127.0.0.1") {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  ::inet_pton(AF_INET, source, &from.sin_addr);
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
+    ::close(fd);
+    return -1;
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(uint16_t(port));
@@ -83,8 +91,11 @@ std::string read_response(int fd) {
 TEST_F(ApiTest, HealthAndReadinessAnswerWhile500ClientsTrickleHeaders) {
   constexpr int kSlow = 500;
   std::vector<int> slow;
+  // From four addresses other than the probes' (one address holds at most
+  // 128 of the 1,024 places), so all 500 are held.
+  const char* sources[] = {"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"};
   for (int i = 0; i < kSlow; ++i) {
-    const int fd = connect_to(server->port());
+    const int fd = connect_to(server->port(), sources[i % 4]);
     ASSERT_GE(fd, 0) << "connection " << i;
     slow.push_back(fd);
   }

@@ -5,7 +5,10 @@
 // nothing behind; then discard_staged and sweep_staging; and jobs of circom
 // inputs (one JSON object each, copied as <name>.json).
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+
+#include <cerrno>
 
 #include <cstring>
 #include <fstream>
@@ -240,6 +243,38 @@ TEST_F(Intake, RefusesNonRegularFilesAndOversizedOnes) {
   expect_refused(uploads({{"up.wtns", bytes_of(allow / "w00.wtns")}}), ErrorCode::kResourceExhausted, "up.wtns",
                  "over the limit");
   policy.max_witness_bytes = size;
+  EXPECT_TRUE(stage(paths({(allow / "w00.wtns").string()})).is_ok());
+}
+
+// Issue 48: a full state disk at intake was a 500 (kIo). It is the
+// service's state, not the request's fault: kUnavailable (503 and
+// Retry-After), saying the disk is full, and the staging folder is gone.
+// A small tmpfs on the witness root (root only; skipped otherwise).
+TEST_F(Intake, AFullStateDiskIsUnavailableNotAnInternalError) {
+  fs::create_directories(policy.witness_root);
+  if (::mount("tmpfs", policy.witness_root.c_str(), "tmpfs", 0, "size=64k,mode=0700") != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs (needs root): " << std::strerror(errno);
+  struct Unmount {
+    fs::path dir;
+    ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
+  } unmount{policy.witness_root};
+  {
+    std::ofstream filler(policy.witness_root / "filler", std::ios::binary);
+    const std::string page(4096, 'f');
+    while (filler.write(page.data(), std::streamsize(page.size())) && filler.flush()) {
+    }
+  }
+  for (const SubmitRequest& req :
+       {paths({(allow / "w00.wtns").string()}), uploads({{"up.wtns", bytes_of(allow / "w00.wtns")}})}) {
+    auto r = stage(req);
+    ASSERT_FALSE(r.is_ok());
+    EXPECT_EQ(r.status().code(), ErrorCode::kUnavailable) << r.status().to_string();
+    EXPECT_NE(r.status().message().find("the state disk is full"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find(std::strerror(ENOSPC)), std::string::npos) << r.status().message();
+    EXPECT_EQ(staged_dirs(), 1u) << "a staging folder was left behind (only the filler should be there)";
+  }
+  // Space again: the same request is staged.
+  fs::remove(policy.witness_root / "filler");
   EXPECT_TRUE(stage(paths({(allow / "w00.wtns").string()})).is_ok());
 }
 

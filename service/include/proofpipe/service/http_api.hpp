@@ -42,8 +42,10 @@ struct ApiConfig {
   // max_body_bytes (each is read whole before the core sees it).
   unsigned max_large_bodies = 2;
   // Open connections (--max-connections), and the share of them one client
-  // address may hold (0: half, so one address never shuts out the rest).
-  // One over either is answered 503 and closed at once.
+  // address may hold (0: max_connections / kAddressShareDivisor, at least
+  // 1, so it takes 8 addresses, not 2, to fill every place). Over either,
+  // a connection may still take one of the health places (below); past
+  // those it is answered 503 and closed at once.
   unsigned max_connections = 1024;
   unsigned max_connections_per_address = 0;
   // A request's line and headers must be in within this long of the
@@ -52,9 +54,24 @@ struct ApiConfig {
   unsigned header_timeout_ms = 10000;
   unsigned body_grace_ms = 10000;
 };
+// The default per-address share: 1024 places give each address 128.
+inline constexpr unsigned kAddressShareDivisor = 8;
+// Places beyond max_connections kept for /healthz and /readyz, at most
+// kHealthPlacesPerAddress of them to one address: a prober is answered
+// while every ordinary place is taken. Such a connection must send its
+// request within kHealthHeaderMs; it is answered and closed, and anything
+// but a health route there is 503 (too many connections).
+inline constexpr unsigned kHealthPlaces = 16;
+inline constexpr unsigned kHealthPlacesPerAddress = 2;
+inline constexpr unsigned kHealthHeaderMs = 1000;
 // A body read at less than this on average (after the grace) is cut off:
-// a client trickling a large upload cannot hold its place for ever.
+// a client trickling an upload cannot hold its place for ever.
 inline constexpr uint64_t kMinBodyBytesPerSecond = 64 * 1024;
+// A body over kLargeBodyBytes holds one of the few large-body places, so it
+// must come faster: 1 MiB/s (8 Mbit/s) bounds a 1 GiB upload to about
+// 17 minutes after the grace, where 64 KiB/s would let it hold the place
+// for 4.5 hours.
+inline constexpr uint64_t kMinLargeBodyBytesPerSecond = 1024 * 1024;
 // A body at most this large (a JSON submit, a DELETE) never waits for a
 // large-body place.
 inline constexpr uint64_t kLargeBodyBytes = uint64_t(1) << 20;

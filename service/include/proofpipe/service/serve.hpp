@@ -25,7 +25,7 @@ struct ServeOptions {
   // after it ended (docs/service.md); empty: kept forever.
   std::string retain;
   std::string max_upload = "1GiB";  // one request body (a multipart upload of .wtns files)
-  unsigned max_connections = 1024;  // open API connections; one address may hold half
+  unsigned max_connections = 1024;  // open API connections; one address may hold an eighth
   // The queue: "sqlite" (the journal in --state-dir) or a postgresql:// URL
   // shared by many nodes (docs/scale-out.md).
   std::string queue = "sqlite";
