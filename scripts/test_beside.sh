@@ -123,14 +123,16 @@ ctest_s=$((SECONDS - t0))
 # would show here), then it drains and exits 0.
 serve_up=yes
 running "$serve_pid" || serve_up=no
+# The loops finish their current job or run first (a job still waiting on
+# the service would fail once it stops), then the service drains.
 touch "$tmp/stop"
+for pid in "${loop_pids[@]}"; do ended_within "$pid" 320 || true; done
 kill -TERM "$serve_pid" 2>/dev/null
 serve_exit=timeout
 if ended_within "$serve_pid" 60; then
   wait "$serve_pid"
   serve_exit=$?
 fi
-for pid in "${loop_pids[@]}"; do ended_within "$pid" 320 || true; done
 
 count() {
   if [[ -f $1 ]]; then grep -c "$2" "$1"; else echo 0; fi
