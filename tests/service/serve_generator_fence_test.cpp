@@ -108,6 +108,29 @@ TEST_F(ServeGeneratorFence, CancelKillsAGeneratorThatLoopsAndTheWorkerComesBack)
   EXPECT_EQ(job.value("state", ""), "done") << job.dump() << serve_->log_text();
 }
 
+// A stop that cannot wait for a generator (the second signal: stop now)
+// kills its synthesis worker at the end of the shutdown grace; the worker
+// could not remove the generator's private folder, so the coordinator
+// does, and the generator and its setsid child are gone with the service.
+TEST_F(ServeGeneratorFence, AStopThatKillsTheWorkerLeavesNoGeneratorFolder) {
+  start_with("10m");
+  auto r = post_job({{"key", "m"}, {"id", "spin"}, {"inputs", {{"spin", {{"loop", "1"}}}}}});
+  ASSERT_TRUE(r && r->status == 201) << (r ? r->body : "no answer");
+  const pid_t pid = loop_pid(seconds(60));
+  ASSERT_GT(pid, 0) << serve_->log_text();
+  std::string cwd;
+  std::getline(std::ifstream(tmp_ / "loop.cwd"), cwd);
+  ASSERT_FALSE(cwd.empty());
+  ASSERT_TRUE(fs::exists(cwd));
+  serve_->signal(SIGTERM);
+  std::this_thread::sleep_for(200ms);
+  serve_->signal(SIGTERM);
+  EXPECT_EQ(serve_->wait(seconds(60)), 0) << serve_->log_text();
+  serve_.reset();
+  EXPECT_TRUE(dead_within(pid, seconds(2))) << "the generator outlived the service";
+  EXPECT_FALSE(fs::exists(cwd)) << cwd << " left behind by the stop";
+}
+
 TEST_F(ServeGeneratorFence, ALoopFailsAtTheTimeoutAndNoSecretReachesTheGenerator) {
   start_with("2s");
   auto r = post_job({{"key", "m"},
