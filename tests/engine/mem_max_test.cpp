@@ -283,11 +283,13 @@ TEST(MemMax, KilledCoordinatorsParentIsRemovedByTheNextRun) {
   for (int i = 0; i < 100; ++i) {
     bool empty = true;
     std::error_code ec;
-    for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
-      if (e.path().filename() != "cgroup.procs") continue;
-      std::ifstream f(e.path());  // cgroupfs reports size 0: read it
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->path().filename() != "cgroup.procs") continue;
+      std::ifstream f(it->path());  // cgroupfs reports size 0: read it
       if (f.peek() != std::ifstream::traits_type::eof()) empty = false;
     }
+    if (ec) empty = false;  // a leaf went away under the walk: look again
     if (empty) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

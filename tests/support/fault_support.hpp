@@ -61,13 +61,23 @@ inline bool has_writable_cgroup(const std::string& run_output) {
   return run_output.find("(cgroup v1)") != std::string::npos || run_output.find("(cgroup v2") != std::string::npos;
 }
 
-// cgroup directories a coordinator with this pid would have made.
+// cgroup directories a coordinator with this pid would have made. Another
+// proofpipe on the host removes its own cgroups while this walks the tree:
+// a directory that vanishes under the walk starts it again (a few times),
+// rather than throwing out of the test.
 inline std::set<std::string> cgroup_dirs_of(long coordinator_pid) {
+  namespace fs = std::filesystem;
+  const std::string prefix = fmt::format("proofpipe-{}-", coordinator_pid);
   std::set<std::string> found;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::recursive_directory_iterator("/sys/fs/cgroup/memory", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind(fmt::format("proofpipe-{}-", coordinator_pid), 0) == 0) found.insert(e.path().string());
+  for (int walk = 0; walk < 5; ++walk) {
+    found.clear();
+    std::error_code ec;
+    auto it =
+        fs::recursive_directory_iterator("/sys/fs/cgroup/memory", fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->path().filename().string().rfind(prefix, 0) == 0) found.insert(it->path().string());
+    }
+    if (!ec) break;
   }
   return found;
 }
