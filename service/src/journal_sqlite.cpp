@@ -281,7 +281,7 @@ Status SqliteJournal::check_pages() {
   // integrity_check reads every page, checks each b-tree's structure (all
   // quick_check does) and also that every index holds exactly its table's
   // rows: an index page whose keys were changed passes quick_check, and a
-  // lookup through it then misses a job that is there (issue 48). It costs
+  // lookup through it then misses a job that is there. It costs
   // 1.3x to 2.7x quick_check (docs/operations.md, "Journal checks at start"),
   // so it is bounded: past kIndexCheckS (a journal far larger than months
   // of jobs) the start goes on with quick_check alone and says so. (1):

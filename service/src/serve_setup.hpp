@@ -38,7 +38,7 @@ Result<std::vector<std::filesystem::path>> check_allow_dirs(const std::vector<st
 // regular files of that form are touched, and no link is followed.
 Status sweep_proof_temps(const std::filesystem::path& proofs_dir);
 
-// Issue 48: a journal.db that is missing or empty (0 bytes, no -wal beside
+// A journal.db that is missing or empty (0 bytes, no -wal beside
 // it) where witnesses/ or proofs/ hold anything means the journal of those
 // jobs is lost (deleted, truncated, a restore that missed it). Starting on
 // an empty journal would answer 404 for every acknowledged job and sweep

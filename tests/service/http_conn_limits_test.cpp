@@ -153,8 +153,8 @@ TEST_F(ApiTest, ConnectionsAreCappedInAllAndPerAddress) {
   for (int fd : held) ::close(fd);
 }
 
-// Issue 48: two addresses held all 1,024 places (each was allowed half) and
-// /healthz answered 503 to everyone. With an eighth each, 1,100 idle
+// Were each address allowed half the places, two would hold all 1,024 and
+// /healthz would answer 503 to everyone. With an eighth each, 1,100 idle
 // connections from two addresses leave room, and a prober from a third
 // address is answered.
 TEST_F(ApiTest, TwoAddressesCannotShutOutAHealthProbe) {
@@ -275,8 +275,8 @@ TEST_F(ApiTest, ABodySlowerThanTheMinimumRateIsCutOff) {
   EXPECT_TRUE(core.submitted().empty());
 }
 
-// Issue 48: a 1 GiB upload trickled at 64 KiB/s held a large-body place for
-// 4.5 hours. A body over kLargeBodyBytes must keep up
+// At the small-body minimum (64 KiB/s) a trickled 1 GiB upload would hold a
+// large-body place for 4.5 hours. A body over kLargeBodyBytes must keep up
 // kMinLargeBodyBytesPerSecond: one sent at 5x the small-body minimum, but
 // under that, is cut off soon after the grace.
 TEST_F(ApiTest, ALargeBodyTrickledBelowItsRateIsCutOff) {

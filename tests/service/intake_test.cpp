@@ -246,7 +246,7 @@ TEST_F(Intake, RefusesNonRegularFilesAndOversizedOnes) {
   EXPECT_TRUE(stage(paths({(allow / "w00.wtns").string()})).is_ok());
 }
 
-// Issue 48: a full state disk at intake was a 500 (kIo). It is the
+// A full state disk at intake is not an internal error (500, kIo): it is the
 // service's state, not the request's fault: kUnavailable (503 and
 // Retry-After), saying the disk is full, and the staging folder is gone.
 // A small tmpfs on the witness root (root only; skipped otherwise).

@@ -166,7 +166,7 @@ TEST_F(Journal, RefusesADamagedPageAtOpen) {
   EXPECT_TRUE(after == damaged) << "the refused journal was written to";
 }
 
-// Issue 48: damage inside an index (its keys changed, its pages still well
+// Damage inside an index (its keys changed, its pages still well
 // formed) passes quick_check, and a lookup by id then misses a job that is
 // there. The open cross-checks every index against its table.
 TEST_F(Journal, RefusesIndexOnlyDamageAtOpen) {

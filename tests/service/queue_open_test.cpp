@@ -87,7 +87,7 @@ TEST(QueueOpen, APasswordInTheUrlIsWarnedAbout) {
   }
 }
 
-// Issue 48: no error or log line repeats a password of --queue, in any of
+// No error or log line repeats a password of --queue, in any of
 // the forms libpq takes.
 TEST(QueueOpen, PasswordsAreHiddenInEveryForm) {
   using service::hide_passwords;
@@ -132,7 +132,7 @@ TEST(QueueOpen, NoQueueErrorRepeatsThePassword) {
   }
 }
 
-// Issue 48: a journal.db that is missing or empty beside witness copies or
+// A journal.db that is missing or empty beside witness copies or
 // proofs is a lost journal: refused in one line, nothing swept or created.
 TEST(QueueOpen, ALostJournalBesideWitnessCopiesIsRefused) {
   TempDir tmp;
