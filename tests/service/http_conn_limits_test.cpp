@@ -43,24 +43,7 @@ int connect_from(int port, const char* source) {
 }
 
 // What the server sends until it closes or `ms` pass; *closed says which.
-std::string read_until_close(int fd, int ms, bool* closed = nullptr) {
-  std::string got;
-  char buf[4096];
-  const auto end = Clock::now() + std::chrono::milliseconds(ms);
-  if (closed) *closed = false;
-  while (Clock::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
-    if (::poll(&p, 1, int(std::max<int64_t>(left, 0))) <= 0) break;
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) {
-      if (closed) *closed = true;
-      break;
-    }
-    got.append(buf, size_t(n));
-  }
-  return got;
-}
+std::string read_until_close(int fd, int ms, bool* closed = nullptr) { return read_from(fd, ms, false, closed); }
 
 std::string ask(int fd, const std::string& request) {
   if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != ssize_t(request.size())) return {};
@@ -71,23 +54,7 @@ std::string ask(int fd, const std::string& request) {
 // bytes of body are in, the server closes, or `ms` pass.
 std::string round_trip(int fd, const std::string& request, int ms = 3000) {
   if (fd < 0 || ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != ssize_t(request.size())) return {};
-  std::string got;
-  char buf[4096];
-  const auto end = Clock::now() + std::chrono::milliseconds(ms);
-  while (Clock::now() < end) {
-    const size_t head = got.find("\r\n\r\n");
-    const size_t cl = got.find("Content-Length: ");
-    if (head != std::string::npos && cl != std::string::npos && cl < head &&
-        got.size() >= head + 4 + std::stoul(got.substr(cl + 16)))
-      break;
-    pollfd p{fd, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
-    if (::poll(&p, 1, int(std::max<int64_t>(left, 0))) <= 0) break;
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    got.append(buf, size_t(n));
-  }
-  return got;
+  return read_from(fd, ms, /*one_answer=*/true);
 }
 
 const std::string kHealth = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";

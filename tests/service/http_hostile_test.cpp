@@ -44,20 +44,7 @@ int connect_to(int port, const char* source = "127.0.0.1") {
 }
 
 // Whatever the server sends within `ms` or until it closes.
-std::string read_for(int fd, int ms) {
-  std::string got;
-  const auto end = Clock::now() + std::chrono::milliseconds(ms);
-  char buf[4096];
-  while (Clock::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
-    if (::poll(&p, 1, int(std::max<int64_t>(left, 0))) <= 0) break;
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    got.append(buf, size_t(n));
-  }
-  return got;
-}
+std::string read_for(int fd, int ms) { return read_from(fd, ms); }
 
 // Sends what it can of `bytes` without blocking; the bytes the server took.
 size_t send_some(int fd, const std::string& bytes) {

@@ -5,9 +5,12 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -19,6 +22,34 @@
 #include "support/fake_core.hpp"
 
 namespace proofpipe::test {
+
+// What the server sends on raw socket `fd` until it closes or `ms` pass
+// (*closed says which), or, with `one_answer`, until one answer's headers
+// and Content-Length bytes of body are in.
+inline std::string read_from(int fd, int ms, bool one_answer = false, bool* closed = nullptr) {
+  using Clock = std::chrono::steady_clock;
+  std::string got;
+  char buf[4096];
+  const auto end = Clock::now() + std::chrono::milliseconds(ms);
+  if (closed) *closed = false;
+  while (Clock::now() < end) {
+    const size_t head = got.find("\r\n\r\n");
+    const size_t cl = got.find("Content-Length: ");
+    if (one_answer && head != std::string::npos && cl != std::string::npos && cl < head &&
+        got.size() >= head + 4 + std::stoul(got.substr(cl + 16)))
+      break;
+    pollfd p{fd, POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
+    if (::poll(&p, 1, int(std::max<int64_t>(left, 0))) <= 0) break;
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) {
+      if (closed) *closed = true;
+      break;
+    }
+    got.append(buf, size_t(n));
+  }
+  return got;
+}
 
 class ApiTest : public ::testing::Test {
  protected:
