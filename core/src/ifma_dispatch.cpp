@@ -2,32 +2,18 @@
 // PROOFPIPE_SIMD=off override (docs/performance.md).
 #include "proofpipe/ff/ifma/dispatch.hpp"
 
+#include "proofpipe/cpu/features.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 namespace proofpipe::ff::ifma {
 
 bool cpu_has_ifma() {
-#if defined(__x86_64__)
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-  if (!(c & (1u << 27))) return false;  // OSXSAVE: xgetbv is usable
-  // XCR0: SSE (1), AVX (2), opmask (5), ZMM0-15 upper halves (6), ZMM16-31 (7).
-  uint32_t lo = 0, hi = 0;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  if ((lo & 0xe6u) != 0xe6u) return false;
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
-  const bool f = b & (1u << 16), ifma = b & (1u << 21), vl = b & (1u << 31);
-  return f && ifma && vl;
-#else
-  return false;
-#endif
+  constexpr uint32_t kNeed = cpu::kAvx512f | cpu::kAvx512vl | cpu::kAvx512ifma;
+  return (cpu::cpu_features() & kNeed) == kNeed;
 }
 
 SimdPath choose_simd_path(bool has_ifma, const char* env_value) {

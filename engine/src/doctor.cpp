@@ -13,6 +13,7 @@
 
 #include "proofpipe/common/safe_file.hpp"
 #include "proofpipe/common/sizes.hpp"
+#include "proofpipe/cpu/features.hpp"
 #include "proofpipe/shm/segment.hpp"
 
 namespace proofpipe::engine {
@@ -217,18 +218,17 @@ CheckLine cpu_check(const DoctorEnv& env) {
   const std::string have = fmt::format("CPU: ADX {}, BMI2 {}", adx ? "yes" : "no", bmi2 ? "yes" : "no");
   if (env.built_fast_path && !(adx && bmi2)) {
     return {"cpu", CheckLevel::kFail,
-            have + ": this build uses mulx/adcx (compiled with -march=native elsewhere): it would die of SIGILL",
-            "rebuild on this host, or with -DPP_NATIVE=OFF for a portable build"};
-  }
-  if (!env.built_fast_path && adx && bmi2) {
-    return {"cpu", CheckLevel::kWarn, have + ": this build does not use them (portable field arithmetic, slower)",
-            "rebuild with -DPP_NATIVE=ON on this host"};
+            have + ": this build requires mulx/adcx (compiled with -DPP_NATIVE=ON elsewhere): it refuses to start",
+            "use the default (portable) build, which chooses the fast path at run time"};
   }
   if (!adx || !bmi2) {
     return {"cpu", CheckLevel::kWarn, have + ": the field kernels' fast path (mulx/adcx) is not available (slower)",
             "a CPU with ADX and BMI2 (Intel Broadwell, AMD Zen and later)"};
   }
-  return {"cpu", CheckLevel::kOk, have + ": the field kernels' fast path (mulx/adcx) is used", ""};
+  return {"cpu", CheckLevel::kOk,
+          have + (env.built_fast_path ? ": the field kernels' fast path (mulx/adcx) is used"
+                                      : ": the field kernels' fast path (mulx/adcx) is used (chosen at run time)"),
+          ""};
 }
 
 }  // namespace
@@ -270,9 +270,8 @@ DoctorEnv DoctorEnv::system() {
       break;
     }
   }
-#if defined(__ADX__) && defined(__BMI2__)
-  env.built_fast_path = true;
-#endif
+  constexpr uint32_t kMulx = cpu::kBmi2 | cpu::kAdx;
+  env.built_fast_path = (cpu::kBuildFeatures & kMulx) == kMulx;
   return env;
 }
 

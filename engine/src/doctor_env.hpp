@@ -29,7 +29,7 @@ struct DoctorEnv {
   bool root = false;  // euid 0: CAP_IPC_LOCK, so RLIMIT_MEMLOCK does not bind
   backends::CudaInventory cuda;
   std::string cpu_flags;         // the "flags" line of /proc/cpuinfo
-  bool built_fast_path = false;  // this binary was compiled for ADX and BMI2 (-march=native)
+  bool built_fast_path = false;  // this binary was compiled to require ADX and BMI2 (-DPP_NATIVE=ON)
   static DoctorEnv system();
 };
 

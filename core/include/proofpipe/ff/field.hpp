@@ -13,9 +13,10 @@
 // N+1-th word. Not constant-time in the final subtraction; proving keys and
 // witnesses are not secret from the prover itself.
 //
-// On x86-64 hosts built with BMI2 and ADX (-march=native, PP_NATIVE), *,
-// sqr(), + and - run the inline-asm kernels of detail/mont_x86.hpp (mulx with
-// adcx/adox carry chains, branch-free add/sub; same results bit for bit). The
+// On x86-64 CPUs with BMI2 and ADX (chosen at run time; at compile time in a
+// PP_NATIVE build), *, sqr(), + and - run the inline-asm kernels of
+// detail/mont_x86.hpp (mulx with adcx/adox carry chains, branch-free add/sub;
+// same results bit for bit). The
 // C++ below stays the path for constant evaluation, device code built with
 // PP_CUDA_NO_PTX and other hosts, and is reachable as mul_portable,
 // add_portable and sub_portable.
@@ -64,12 +65,15 @@ struct Field {
   uint64_t l[N];
 
   // Whether *, sqr, +, - run the x86-64 BMI2/ADX kernels (detail/mont_x86.hpp)
-  // in host code of this translation unit; otherwise the portable C++ below.
+  // in host code of this translation unit on this CPU; otherwise the portable
+  // C++ below.
+  static bool host_asm() {
 #if defined(PP_FF_HAVE_MONT_X86)
-  static constexpr bool kHostAsm = (N == 4 || N == 6);
+    return (N == 4 || N == 6) && detail::x86_kernels_enabled();
 #else
-  static constexpr bool kHostAsm = false;
+    return false;
 #endif
+  }
 
   // ----- construction -----
   PP_HD static constexpr Field from_mont(const Repr& r) {
@@ -143,7 +147,7 @@ struct Field {
   // ----- arithmetic -----
   PP_HD_INLINE constexpr Field operator+(const Field& b) const {
 #if defined(PP_FF_HAVE_MONT_X86)
-    if (!std::is_constant_evaluated()) {
+    if (!std::is_constant_evaluated() && detail::x86_kernels_enabled()) {
       if constexpr (N == 6) {
         Field r;
         detail::mod_add_6<C>(r.l, l, b.l);
@@ -168,7 +172,7 @@ struct Field {
   }
   PP_HD_INLINE constexpr Field operator-(const Field& b) const {
 #if defined(PP_FF_HAVE_MONT_X86)
-    if (!std::is_constant_evaluated()) {
+    if (!std::is_constant_evaluated() && detail::x86_kernels_enabled()) {
       if constexpr (N == 6) {
         Field r;
         detail::mod_sub_6<C>(r.l, l, b.l);
@@ -230,7 +234,7 @@ struct Field {
 
   PP_HD_INLINE constexpr Field operator*(const Field& b) const {
 #if defined(PP_FF_HAVE_MONT_X86)
-    if (!std::is_constant_evaluated()) {
+    if (!std::is_constant_evaluated() && detail::x86_kernels_enabled()) {
       if constexpr (N == 6) {
         Field r;
         detail::mont_mul_6<C>(r.l, l, b.l);
@@ -285,7 +289,7 @@ struct Field {
   }
   PP_HD_INLINE constexpr Field sqr() const {
 #if defined(PP_FF_HAVE_MONT_X86)
-    if (!std::is_constant_evaluated()) {
+    if (!std::is_constant_evaluated() && detail::x86_kernels_enabled()) {
       if constexpr (detail::kSqr6Applies<C>) {
         Field r;
         detail::mont_sqr_6<C>(r.l, l);

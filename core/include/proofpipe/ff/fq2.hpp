@@ -41,7 +41,7 @@ struct Fq2T {
   PP_HD_INLINE constexpr Fq2 operator-() const { return {-c0, -c1}; }
   PP_HD_INLINE constexpr Fq2 dbl() const { return {c0.dbl(), c1.dbl()}; }
 
-  // On x86-64 hosts with BMI2/ADX, Karatsuba on unreduced double-width
+  // On x86-64 CPUs with BMI2/ADX (detail::x86_kernels_enabled()), Karatsuba on unreduced double-width
   // products with two Montgomery reductions instead of three
   // (detail/mont_x86_wide.hpp, same limbs; 6-limb BLS12-381 and 4-limb BN254
   // Fq); elsewhere (device code, constant evaluation) the Karatsuba over Fq
@@ -49,7 +49,7 @@ struct Fq2T {
   PP_HD_INLINE constexpr Fq2 operator*(const Fq2& b) const {
 #if defined(PP_FF_HAVE_MONT_X86)
     if constexpr (detail::kFq2LazyApplies<typename Fq::C>) {
-      if (!std::is_constant_evaluated()) {
+      if (!std::is_constant_evaluated() && detail::x86_kernels_enabled()) {
         Fq2 r;
         detail::fq2_mul_lazy<typename Fq::C>(r.c0.l, r.c1.l, c0.l, c1.l, b.c0.l, b.c1.l);
         return r;

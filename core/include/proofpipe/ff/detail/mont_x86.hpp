@@ -2,11 +2,15 @@
 // host: Montgomery multiplication for 6 limbs (Fq) and 4 limbs (Fr), squaring
 // for 6 limbs, and branch-free modular addition and subtraction.
 //
-// field.hpp calls these only in host code compiled with BMI2 and ADX
-// (-march=native, CMake option PP_NATIVE) and never during constant
-// evaluation; everything else (nvcc device code, other hosts, constexpr) takes
-// the portable C++ there, which is also the reference the kernels are tested
-// against (tests/property/field_test.cpp, HostKernelsMatchPortable).
+// field.hpp calls these in x86-64 host code, never during constant
+// evaluation, and only where x86_kernels_enabled() says the CPU has BMI2 and
+// ADX: decided once per process by cpuid (below), or at compile time in a
+// build for a named CPU (-march with BMI2 and ADX, CMake option PP_NATIVE),
+// where the test costs nothing. Everything else (nvcc code, other hosts and
+// CPUs, constexpr) takes the portable C++ there, which is also the reference
+// the kernels are tested against (tests/core/field_test.cpp,
+// HostKernelsMatchPortable). The assembler accepts mulx/adcx/adox whatever
+// -march says, so a baseline x86-64 build carries both paths.
 //
 // Preconditions, as for the portable "no-carry" CIOS:
 //  * top limb of p below 2^63 - 1, so 2p < 2^(64N) and the intermediates
@@ -31,7 +35,11 @@
 // with -fPIC and -fno-omit-frame-pointer, under g++ and clang++.
 #pragma once
 
-#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(__CUDA_ARCH__)
+// Not in nvcc translation units (__CUDACC__): their host code never needed
+// the kernels, and nvcc's host pass need not meet this file's asm.
+#if defined(__x86_64__) && !defined(__CUDACC__) && (defined(__GNUC__) || defined(__clang__))
+
+#include <cpuid.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -56,6 +64,29 @@
 namespace proofpipe::ff::detail {
 
 #define PPX_INLINE inline __attribute__((always_inline))
+
+// Whether this CPU has BMI2 (mulx) and ADX (adcx, adox): cpuid leaf 7,
+// EBX bits 8 and 19.
+inline bool cpu_has_bmi2_adx() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return (b & (1u << 8)) && (b & (1u << 19));
+}
+
+#if defined(__ADX__) && defined(__BMI2__)
+// Built for a CPU that has them (-march): no run-time test.
+PPX_INLINE constexpr bool x86_kernels_enabled() { return true; }
+#else
+// Read once per process at start-up. Hidden: each binary or shared library
+// holds its own copy, reached RIP-relative (no GOT load per product). A
+// static initializer that multiplies before this one ran reads false and
+// takes the portable path: slower, never wrong. The test costs a load and a
+// predicted branch per operation: prove at 2^16 and the field benchmarks
+// were within noise of a build with the test compiled out
+// (docs/performance.md, "Portable build").
+__attribute__((visibility("hidden"))) inline const bool kCpuBmi2Adx = cpu_has_bmi2_adx();
+PPX_INLINE bool x86_kernels_enabled() { return kCpuBmi2Adx; }
+#endif
 
 // AddressSanitizer instruments the loads the compiler emits, not those inside
 // inline asm: in an ASan build (-DPP_SANITIZE=address) each kernel first
@@ -536,4 +567,4 @@ PPX_INLINE void mod_sub_6(uint64_t* r, const uint64_t* a, const uint64_t* b) {
 #undef PPX_WINDOW_OUTPUTS_6
 #undef PPX_SUB_ADDBACK
 
-#endif  // x86-64 with BMI2 and ADX, host
+#endif  // x86-64 host, GCC or Clang
