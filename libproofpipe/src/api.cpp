@@ -1,4 +1,4 @@
-// libproofpipe's C entry points (proofpipe/prover.h, proofpipe/verifier.h):
+// libproofpipe's C entry points (proofpipe/prover.h, verifier.h, prover_ext.h):
 // argument checks, the buffer-size protocol and the return codes. Every
 // entry point runs its body inside guarded(), which turns any C++ exception
 // (std::bad_alloc included) into PROVER_ERROR / VERIFIER_ERROR and a
@@ -11,17 +11,21 @@
 #include <string_view>
 
 #include "proofpipe/groth16/prove_checked.hpp"
+// prover.h and verifier.h are rapidsnark's declarations, with no export
+// attribute of their own; the library is built with hidden visibility, so
+// they are declared visible here (the version script then lists exactly
+// which symbols the shared library exports).
+#pragma GCC visibility push(default)
 #include "proofpipe/prover.h"
 #include "proofpipe/verifier.h"
+#pragma GCC visibility pop
+#include "proofpipe/prover_ext.h"
 #include "prover_object.hpp"
 
-// The header's PROOFPIPE_PROVER_ULONG declares these with unsigned long for
-// callers of rapidsnark's older header; one definition serves both only
-// where the two types are one size (LP64).
-static_assert(sizeof(unsigned long) == sizeof(unsigned long long), "PROOFPIPE_PROVER_ULONG needs an LP64 target");
-#ifdef PROOFPIPE_PROVER_ULONG
-#error "the library itself is built with the header's unsigned long long sizes"
-#endif
+// proofpipe/rapidsnark-ulong/prover.h declares these functions with unsigned
+// long for callers of rapidsnark's older header; one definition serves both
+// only where the two types are one size (LP64).
+static_assert(sizeof(unsigned long) == sizeof(unsigned long long), "rapidsnark-ulong/prover.h needs an LP64 target");
 
 namespace proofpipe::lib {
 namespace {
@@ -64,6 +68,19 @@ int create(void** prover_object, Result<std::unique_ptr<Prover>> prover, char* e
   if (!prover) return fail(prover.status(), error_msg, maxsize);
   *prover_object = prover->release();
   return PROVER_OK;
+}
+
+// groth16_prover_create and its borrowing form: the key's bytes copied, or
+// read in place for the object's lifetime.
+int create_from_buffer(void** prover_object, const void* zkey_buffer, unsigned long long zkey_size, KeyBytes bytes,
+                       char* error_msg, unsigned long long maxsize) {
+  return guarded(PROVER_ERROR, error_msg, maxsize, [&] {
+    if (prover_object == nullptr || zkey_buffer == nullptr) {
+      set_error(error_msg, maxsize, "prover_object or zkey_buffer is NULL");
+      return PROVER_ERROR;
+    }
+    return create(prover_object, Prover::from_buffer(bytes_of(zkey_buffer, zkey_size), bytes), error_msg, maxsize);
+  });
 }
 
 // The buffer-size protocol of prover.h: both fit, or neither is written
@@ -151,13 +168,12 @@ void groth16_proof_size(unsigned long long* proof_size) {
 
 int groth16_prover_create(void** prover_object, const void* zkey_buffer, unsigned long long zkey_size, char* error_msg,
                           unsigned long long error_msg_maxsize) {
-  return guarded(PROVER_ERROR, error_msg, error_msg_maxsize, [&] {
-    if (prover_object == nullptr || zkey_buffer == nullptr) {
-      set_error(error_msg, error_msg_maxsize, "prover_object or zkey_buffer is NULL");
-      return PROVER_ERROR;
-    }
-    return create(prover_object, Prover::from_buffer(bytes_of(zkey_buffer, zkey_size)), error_msg, error_msg_maxsize);
-  });
+  return create_from_buffer(prover_object, zkey_buffer, zkey_size, KeyBytes::kCopy, error_msg, error_msg_maxsize);
+}
+
+int proofpipe_prover_create_borrowed(void** prover_object, const void* zkey_buffer, unsigned long long zkey_size,
+                                     char* error_msg, unsigned long long error_msg_maxsize) {
+  return create_from_buffer(prover_object, zkey_buffer, zkey_size, KeyBytes::kBorrow, error_msg, error_msg_maxsize);
 }
 
 int groth16_prover_create_zkey_file(void** prover_object, const char* zkey_file_path, char* error_msg,
@@ -203,8 +219,10 @@ int groth16_prover(const void* zkey_buffer, unsigned long long zkey_size, const 
                    unsigned long long wtns_size, char* proof_buffer, unsigned long long* proof_size,
                    char* public_buffer, unsigned long long* public_size, char* error_msg,
                    unsigned long long error_msg_maxsize) {
+  // The caller's buffer outlives this call, so the key is read in place:
+  // a copy would add the key's size to the peak memory for nothing.
   void* prover = nullptr;
-  int code = groth16_prover_create(&prover, zkey_buffer, zkey_size, error_msg, error_msg_maxsize);
+  int code = proofpipe_prover_create_borrowed(&prover, zkey_buffer, zkey_size, error_msg, error_msg_maxsize);
   if (code != PROVER_OK) return code;
   code = groth16_prover_prove(prover, wtns_buffer, wtns_size, proof_buffer, proof_size, public_buffer, public_size,
                               error_msg, error_msg_maxsize);

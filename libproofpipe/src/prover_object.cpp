@@ -1,6 +1,6 @@
 // libproofpipe's prover object: a zkey of either curve (its base-field
-// prime decides) held as formats::ZkeyT over an owned copy or a file
-// mapping, and groth16::prove_checked for each witness, so the library
+// prime decides) held as formats::ZkeyT over an owned copy, the caller's
+// buffer (borrowed) or a file mapping, and groth16::prove_checked for each witness, so the library
 // proves exactly as `proofpipe prove` does, verification included.
 #include "prover_object.hpp"
 
@@ -104,7 +104,8 @@ size_t proof_json_max_size_for() {
 
 }  // namespace
 
-Result<std::unique_ptr<Prover>> Prover::from_buffer(std::span<const uint8_t> zkey) {
+Result<std::unique_ptr<Prover>> Prover::from_buffer(std::span<const uint8_t> zkey, KeyBytes bytes) {
+  if (bytes == KeyBytes::kBorrow) return make_prover(formats::MappedFile::view_of(zkey, kZkeyBufferName));
   PP_ASSIGN_OR_RETURN(formats::MappedFile copy, formats::MappedFile::copy_of(zkey, kZkeyBufferName));
   return make_prover(std::move(copy));
 }

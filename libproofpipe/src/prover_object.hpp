@@ -28,6 +28,10 @@ struct ProveFailure {
   bool wrong_witness_length = false;
 };
 
+// Whether a key given in memory is copied (the caller may free its buffer
+// at once) or borrowed (read in place; the buffer must outlive the object).
+enum class KeyBytes { kCopy, kBorrow };
+
 // @concurrent: prove() and every const method may be called from any number
 // of threads at once (each prove uses a backend and buffers of its own; the
 // key is read-only).
@@ -35,8 +39,9 @@ class Prover {
  public:
   virtual ~Prover() = default;
 
-  // The key's bytes are copied: the caller's buffer may go once this returns.
-  static Result<std::unique_ptr<Prover>> from_buffer(std::span<const uint8_t> zkey);
+  // kCopy: the caller's buffer may go once this returns. kBorrow: the
+  // object reads `zkey` itself; it must stay unchanged until the object goes.
+  static Result<std::unique_ptr<Prover>> from_buffer(std::span<const uint8_t> zkey, KeyBytes bytes);
   // The file is mapped read-only and must not change while the object lives.
   static Result<std::unique_ptr<Prover>> from_file(const std::string& path);
 

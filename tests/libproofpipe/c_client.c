@@ -1,6 +1,7 @@
 /* A C client of the installed libproofpipe, built only against the
- * installed headers and `pkg-config proofpipe` (c_client_test.sh): what a
- * rapidsnark caller does, checked call by call.
+ * installed headers and `pkg-config rapidsnark` (c_client_test.sh): what a
+ * rapidsnark caller does, checked call by call, with rapidsnark's own
+ * include names and size types (unsigned long long).
  *
  *   c_client <circuit.zkey> <wdir> <wrong.wtns> <verification_key.json> <out_dir>
  *
@@ -14,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <proofpipe/verifier.h>
-#include <prover.h> /* rapidsnark's include name, through pkg-config's Cflags */
+#include <prover.h> /* rapidsnark's include names, through pkg-config's Cflags */
+#include <verifier.h>
 
 #define kThreads 4
 #define kProofsPerThread 2

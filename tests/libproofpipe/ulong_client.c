@@ -1,12 +1,12 @@
 /* A caller written against rapidsnark's older prover.h, whose sizes were
- * unsigned long (as go-rapidsnark's cgo code is): with
- * PROOFPIPE_PROVER_ULONG the installed header declares them so, and the
- * same library proves. Built with -Werror by c_client_test.sh, so a
- * mismatched pointer type fails the build.
+ * unsigned long (as go-rapidsnark's cgo code is): built with `pkg-config
+ * rapidsnark-ulong`, whose include path gives proofpipe/rapidsnark-ulong/
+ * prover.h for <prover.h>, and the same library proves. Built with -Werror
+ * by c_client_test.sh, so a mismatched pointer type fails the build (as it
+ * does against the current prover.h: the test checks that too).
  *
  *   ulong_client <circuit.zkey> <w.wtns> <verification_key.json>
  */
-#define PROOFPIPE_PROVER_ULONG 1
 #include <stdio.h>
 #include <stdlib.h>
 
