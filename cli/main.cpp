@@ -13,8 +13,11 @@ int main(int argc, char** argv) {
   CLI::App app{"proofpipe: a Groth16 proving pipeline for circom/snarkjs keys (BLS12-381 and BN254)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line());
+  bool verbose = false;
+  app.add_flag("--verbose", verbose, "Info log lines too (as PROOFPIPE_LOG=info; default: warnings and errors only)");
+  app.fallthrough();  // --verbose after the subcommand's name as well
   app.footer(
-      "Environment: PROOFPIPE_LOG=trace|debug|info|warn|error|off sets the log level (default info); "
+      "Environment: PROOFPIPE_LOG=trace|debug|info|warn|error|off sets the log level (default warn; serve: info); "
       "PROOFPIPE_NO_PROGRESS=1 hides the progress bar; PROOFPIPE_THREADS=N caps each process's threads; "
       "PROOFPIPE_SERVER and PROOFPIPE_TOKEN_FILE are the clients' --server and --token-file. "
       "Docs: README.md, docs/operations.md, docs/api.md.");
@@ -29,6 +32,7 @@ int main(int argc, char** argv) {
     if (err.get_exit_code() == 0) return app.exit(err);
     return fail(err.what());
   }
+  if (verbose) proofpipe::log_verbosely();
   if (app.got_subcommand("prove")) return cmd_prove(a.prove);
   if (app.got_subcommand("fullprove")) return cmd_fullprove(a.fullprove);
   if (app.got_subcommand("verify")) return cmd_verify(a.verify);

@@ -3,7 +3,8 @@
 // snarkjs's argument order: the witness is made by the circom generator in
 // a child process under a memory cap, with run --inputs's rules for its
 // failures (docs/witness-gen.md, "The retry rule"), then proved, verified
-// and written by `prove` itself, straight from a memfd (nothing on disk).
+// and written by `prove` itself, straight from a memfd (nothing on disk),
+// with the key `prove` loaded before the generator ran (read once).
 //
 // The capped child and the retry rule: engine/witness.hpp.
 //
@@ -23,7 +24,6 @@
 #include "proofpipe/common/sizes.hpp"
 #include "proofpipe/engine/witness.hpp"
 #include "proofpipe/formats/wtns.hpp"
-#include "proofpipe/formats/zkey.hpp"
 #include "proofpipe/witness_gen/check.hpp"
 #include "proofpipe/witness_gen/resolve.hpp"
 
@@ -43,44 +43,37 @@ std::string generator_spec(const std::string& arg) {
 }  // namespace
 
 int cmd_fullprove(const FullproveArgs& args) {
-  // The key's curve first: a bad key fails before a generator runs.
-  auto key_curve = formats::zkey_curve(args.zkey);
-  if (!key_curve) return fail(key_curve.status());
-  auto command = witness_gen::resolve_generator(generator_spec(args.generator));
-  if (!command) return fail(command.status());
-  // The generator's curve and witness size against the key's, before it runs
-  // on the input (only the key's header and coefficients are read here).
-  auto n_vars = curves::with_curve(*key_curve, [&](auto curve) -> Result<uint32_t> {
-    auto zkey = formats::load_zkey<decltype(curve)>(args.zkey, formats::ZkeyLoadOptions{.points = false});
-    if (!zkey) return zkey.status();
-    return zkey->n_vars();
-  });
-  if (!n_vars) return fail(n_vars.status());
-  const std::string key_what = fmt::format("zkey '{}'", args.zkey);
-  if (Status s = witness_gen::check_generator(*command, {curves::curve_name(*key_curve), *n_vars, key_what}); !s) {
-    return fail(s);
-  }
-  auto inputs = witness_gen::list_inputs({args.input});
-  if (!inputs) return fail(inputs.status());
-  auto cap = parse_size(args.mem_max);
-  if (!cap) return fail(cap.status());
-  auto fd = engine::generate_witness(ipc::GenerateRequest{*command, (*inputs)[0].string()}, *cap, args.max_attempts,
-                                     args.input);
-  if (!fd) return fail(fd.status());
+  // The witness lives in a memfd, open until the proof is written.
   struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{*fd};
-
-  // The witness's curve against the key's, before anything is proved.
-  const std::string wtns = fmt::format("/dev/fd/{}", *fd);
-  auto wtns_curve = formats::wtns_curve(wtns);
-  if (!wtns_curve) return fail(wtns_curve.status());
-  if (*wtns_curve != *key_curve) {
-    return fail(fmt::format("generator '{}' makes {} witnesses, zkey '{}' is for {}: nothing proved", args.generator,
-                            curves::curve_name(*wtns_curve), args.zkey, curves::curve_name(*key_curve)));
-  }
-  return cmd_prove(ProveArgs{args.zkey, wtns, args.proof, args.public_json, args.backend});
+    int fd = -1;
+    ~FdCloser() {
+      if (fd >= 0) ::close(fd);
+    }
+  } witness_fd;
+  // prove's own path, with the key loaded once: its outputs and backend are
+  // checked first (the input in the witness's place, so an output naming the
+  // input is refused), then the key; the generator runs only after both.
+  const ProveArgs prove{args.zkey, args.input, args.proof, args.public_json, args.backend};
+  return cmd_prove_with(prove, [&](curves::CurveId key_curve, uint32_t n_vars) -> Result<std::string> {
+    PP_ASSIGN_OR_RETURN(const auto command, witness_gen::resolve_generator(generator_spec(args.generator)));
+    // The generator's curve and witness size against the key's, before it
+    // runs on the input.
+    const std::string key_what = fmt::format("zkey '{}'", args.zkey);
+    PP_RETURN_IF_ERROR(witness_gen::check_generator(command, {curves::curve_name(key_curve), n_vars, key_what}));
+    PP_ASSIGN_OR_RETURN(const auto inputs, witness_gen::list_inputs({args.input}));
+    PP_ASSIGN_OR_RETURN(const uint64_t cap, parse_size(args.mem_max));
+    PP_ASSIGN_OR_RETURN(witness_fd.fd, engine::generate_witness(ipc::GenerateRequest{command, inputs[0].string()}, cap,
+                                                                args.max_attempts, args.input));
+    // The witness's curve against the key's, before anything is proved.
+    const std::string wtns = fmt::format("/dev/fd/{}", witness_fd.fd);
+    PP_ASSIGN_OR_RETURN(const curves::CurveId wtns_curve, formats::wtns_curve(wtns));
+    if (wtns_curve != key_curve) {
+      return make_error(ErrorCode::kInvalidArgument,
+                        "generator '{}' makes {} witnesses, zkey '{}' is for {}: nothing proved", args.generator,
+                        curves::curve_name(wtns_curve), args.zkey, curves::curve_name(key_curve));
+    }
+    return wtns;
+  });
 }
 
 }  // namespace proofpipe::cli

@@ -50,7 +50,8 @@ Status check_prove_outputs(const ProveArgs& args) {
 }
 
 template <class C>
-int prove_as(const ProveArgs& args, groth16::BackendKind kind, std::chrono::steady_clock::time_point t0) {
+int prove_as(const ProveArgs& args, groth16::BackendKind kind, std::chrono::steady_clock::time_point t0,
+             const MakeWitness& make_witness) {
   std::string notice;
   auto backend = backends::make_backend_for<C>(kind, &notice);
   if (!backend) return fail(backend.status());
@@ -60,7 +61,13 @@ int prove_as(const ProveArgs& args, groth16::BackendKind kind, std::chrono::stea
   // them back from the page cache (at 2^20, 115 MiB less at the load's peak).
   auto zkey = formats::load_zkey<C>(args.zkey, {.release_coefficients = true});
   if (!zkey) return fail(zkey.status());
-  auto witness = formats::load_wtns<C>(args.wtns);
+  std::string wtns_path = args.wtns;
+  if (make_witness) {
+    auto made = make_witness(curves::curve_id<C>(), zkey->n_vars());
+    if (!made) return fail(made.status());
+    wtns_path = *made;
+  }
+  auto witness = formats::load_wtns<C>(wtns_path);
   if (!witness) return fail(witness.status());
 
   // The same prove-then-verify as the C library's (groth16/prove_checked.hpp).
@@ -118,7 +125,7 @@ int export_vkey_as(const ExportVkeyArgs& args) {
 
 }  // namespace
 
-int cmd_prove(const ProveArgs& args) {
+int cmd_prove_with(const ProveArgs& args, const MakeWitness& make_witness) {
   const auto t0 = std::chrono::steady_clock::now();
   if (Status st = check_prove_outputs(args); !st) return fail(st);
   auto kind = groth16::parse_backend_kind(args.backend);
@@ -126,8 +133,10 @@ int cmd_prove(const ProveArgs& args) {
   auto curve = formats::zkey_curve(args.zkey);
   if (!curve) return fail(curve.status());
   if (Status st = engine::check_backend_curve(*kind, *curve, args.zkey); !st) return fail(st);
-  return curves::with_curve(*curve, [&](auto c) { return prove_as<decltype(c)>(args, *kind, t0); });
+  return curves::with_curve(*curve, [&](auto c) { return prove_as<decltype(c)>(args, *kind, t0, make_witness); });
 }
+
+int cmd_prove(const ProveArgs& args) { return cmd_prove_with(args, nullptr); }
 
 int cmd_verify(const VerifyArgs& args) {
   // snarkjs's verify takes the vkey JSON too; a zkey handed in its place

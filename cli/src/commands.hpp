@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "proofpipe/common/status.hpp"
+#include "proofpipe/curves.hpp"
 #include "proofpipe/engine/batch.hpp"
 #include "proofpipe/service/serve.hpp"
 
@@ -25,6 +28,11 @@ struct ProveArgs {
   std::string zkey, wtns, proof, public_json, backend = "auto";
 };
 int cmd_prove(const ProveArgs& args);
+// `prove` with the witness made once the key is loaded (fullprove): the key
+// is read once. make_witness gets the key's curve and wire count and gives
+// the witness file's path (args.wtns is not used).
+using MakeWitness = std::function<Result<std::string>(curves::CurveId key_curve, uint32_t n_vars)>;
+int cmd_prove_with(const ProveArgs& args, const MakeWitness& make_witness);
 
 // fullprove: snarkjs's argument order; the witness from a circom generator
 // in a child under --mem-max (cgroup, else RLIMIT_AS), then `prove`.

@@ -32,11 +32,17 @@ std::shared_ptr<spdlog::logger> init_logging(const std::string& role) {
   auto logger = std::make_shared<spdlog::logger>(role, make_sink());
   spdlog::register_logger(logger);
   logger->set_pattern(pattern());
-  spdlog::level::level_enum level = spdlog::level::info;
+  spdlog::level::level_enum level = spdlog::level::warn;
   if (const char* env = std::getenv("PROOFPIPE_LOG")) level = spdlog::level::from_str(env);
   logger->set_level(level);
   spdlog::set_default_logger(logger);
   return logger;
+}
+
+void log_verbosely() {
+  if (std::getenv("PROOFPIPE_LOG") != nullptr) return;
+  ::setenv("PROOFPIPE_LOG", "info", 1);
+  if (auto logger = spdlog::default_logger()) logger->set_level(spdlog::level::info);
 }
 
 void clear_line_before_logs() {
