@@ -52,6 +52,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # GPU is used: nothing NVIDIA is a dependency.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # A shlibs file for libproofpipe.so.0 and the ldconfig trigger with it.
+# (CPack warns that the queue module has no soname: it is a dlopen'ed
+# module, not a library to link, so it has none and needs no shlibs line.)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # circom's wasm witness generators run on node (fullprove, run --inputs,

@@ -33,8 +33,8 @@ if [[ ! -x $root/usr/bin/apt-get ]]; then
   debootstrap --variant=minbase bookworm "$root" "$mirror"
 fi
 
-# proc, sys and a fresh /dev/shm (the ring lives there) for the chroot's
-# lifetime; unmounted on any exit, innermost first.
+# proc, sys, /dev/pts (apt's log) and a fresh /dev/shm (the ring lives
+# there) for the chroot's lifetime; unmounted on any exit, innermost first.
 mounted=()
 cleanup() {
   local i
@@ -48,6 +48,7 @@ mount_in() { # mount_in TYPE DIR [options]
 }
 mount_in proc proc
 mount_in sysfs sys
+mount_in devpts dev/pts devpts newinstance,ptmxmode=0666
 mount_in tmpfs dev/shm tmpfs mode=1777
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
