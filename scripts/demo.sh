@@ -7,6 +7,7 @@
 # (e.g. --synth-workers 3 --out /tmp/demo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/configure.sh
 source scripts/lib/configure.sh
 scripts/setup.sh
 pp_configure build

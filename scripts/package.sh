@@ -14,6 +14,7 @@
 #   scripts/package.sh            then   scripts/check_package.sh build-pkg/proofpipe_*.deb
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/configure.sh
 source scripts/lib/configure.sh
 
 dir=${PP_PACKAGE_BUILD:-build-pkg}

@@ -12,6 +12,7 @@
 # closing lines, which CI reads. Exit status: 1 if any stage failed, else 0.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=scripts/lib/configure.sh
 source scripts/lib/configure.sh
 
 jobs=$(nproc)
