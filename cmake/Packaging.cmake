@@ -14,8 +14,10 @@ include(GNUInstallDirs)
 
 # The systemd unit, with the paths of this prefix: packaging/proofpipe.service
 # names /usr/local (the manual install of docs/operations.md); the packed copy
-# names /usr/bin and /usr/share/doc. Installed, not enabled: its ExecStart
-# names a key that the administrator provides first.
+# names /usr/bin and /usr/share/doc. The configured prefix, not the one of
+# `cmake --install --prefix`: CPack installs into a staging folder, so an
+# install-time prefix would name that folder. Installed, not enabled: its
+# ExecStart names a key that the administrator provides first.
 set(PP_UNIT_SOURCE ${PROJECT_SOURCE_DIR}/packaging/proofpipe.service)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PP_UNIT_SOURCE})
 file(READ ${PP_UNIT_SOURCE} pp_unit)
