@@ -10,7 +10,8 @@
 # statically (cuda/CMakeLists.txt), so the package depends on nothing
 # NVIDIA's and runs on the CPU where no driver is installed; the check
 # below refuses a package whose Depends says otherwise.
-# PP_PACKAGE_CUDA=OFF packs a build without the backend.
+# PP_PACKAGE_CUDA=OFF packs a build without the backend; PP_PACKAGE_BUILD
+# names another build dir.
 #   scripts/package.sh            then   scripts/check_package.sh build-pkg/proofpipe_*.deb
 set -euo pipefail
 cd "$(dirname "$0")/.."
