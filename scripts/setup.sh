@@ -9,6 +9,7 @@ debs=(build-essential cmake ninja-build pkg-config git
       libboost-dev libzmq3-dev cppzmq-dev libspdlog-dev libfmt-dev
       libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
       libgmp-dev libsqlite3-dev libcpp-httplib-dev libpqxx-dev postgresql
+      dpkg-dev file  # scripts/package.sh (cpack -G DEB and its dpkg-shlibdeps)
       nasm  # circom --c witness generators (tests build the fixture's; docs/witness-gen.md)
       clang-14 libfuzzer-14-dev  # the sanitizer and fuzz build (scripts/sanitize.sh, scripts/fuzz.sh)
       nodejs npm python3 python3-matplotlib python3-prometheus-client)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317  # functions run through stage(), trap
 # The README's test command: installs what is missing (scripts/setup.sh),
-# configures and builds (Release, warnings as errors), and runs every ctest
+# configures and builds build/ (Release, warnings as errors: the
+# configuration scripts/demo.sh builds too, scripts/lib/configure.sh), runs every ctest
 # test; then the sanitizer stage below. GPU tests skip themselves when no
 # device is present. Extra arguments go to the release ctest (e.g. -L unit).
 #
@@ -11,6 +12,8 @@
 # closing lines, which CI reads. Exit status: 1 if any stage failed, else 0.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=scripts/lib/configure.sh
+source scripts/lib/configure.sh
 
 jobs=$(nproc)
 ctest_log=$(mktemp "${TMPDIR:-/tmp}/proofpipe-ctest-XXXXXX")
@@ -39,7 +42,7 @@ skip() {
 }
 
 build_release() {
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPP_STRICT=ON
+  pp_configure build
   cmake --build build -j "$jobs"
 }
 release_ctest() {

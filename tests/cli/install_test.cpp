@@ -1,6 +1,7 @@
 // `cmake --install`: proofpipe and its two workers in
 // <prefix>/bin, the PostgreSQL queue module in <prefix>/lib/proofpipe and
-// the demo circuit in <prefix>/share/proofpipe; the
+// the demo circuit in <prefix>/share/proofpipe, the systemd unit and the
+// docs (cmake/Packaging.cmake); the
 // installed prefix, moved elsewhere, still runs `demo`, which finds its data
 // relative to its own executable: no source path is built into the binary.
 #include <gtest/gtest.h>
@@ -79,6 +80,44 @@ TEST(Install, ServeFindsTheQueueModuleInAMovedPrefix) {
   EXPECT_NE(serve.exit_code, 0) << serve.output;
   EXPECT_EQ(serve.output.find("queue module"), std::string::npos) << serve.output;
   EXPECT_NE(serve.output.find("cannot connect"), std::string::npos) << serve.output;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The systemd unit and the docs (cmake/Packaging.cmake, what the Debian
+// package holds): the unit is packaging/proofpipe.service with its
+// /usr/local paths turned into those of the prefix the build was configured
+// with, and the page its Documentation= names is installed where it points.
+TEST(Install, TheUnitNamesTheConfiguredPrefixAndItsDocsAreInstalled) {
+  TempDir tmp;
+  const fs::path build = fs::path(PP_BIN_DIR).parent_path();
+  auto inst = run_command("cmake --install " + quote(build) + " --prefix " + quote(tmp / "prefix"));
+  ASSERT_EQ(inst.exit_code, 0) << inst.output;
+  const std::string cache = read_text(build / "CMakeCache.txt");
+  const std::string key = "CMAKE_INSTALL_PREFIX:PATH=";
+  const size_t at = cache.find(key);
+  ASSERT_NE(at, std::string::npos);
+  const std::string prefix = cache.substr(at + key.size(), cache.find('\n', at) - at - key.size());
+
+  std::string want = read_text(fs::path(PP_SOURCE_DIR) / "packaging" / "proofpipe.service");
+  for (size_t p = 0; (p = want.find("/usr/local/", p)) != std::string::npos;) {
+    want.replace(p, 11, prefix + "/");
+    p += prefix.size() + 1;
+  }
+  const fs::path unit = tmp / "prefix" / "lib" / "systemd" / "system" / "proofpipe.service";
+  ASSERT_TRUE(fs::is_regular_file(unit));
+  const std::string got = read_text(unit);
+  EXPECT_EQ(got, want);
+  EXPECT_NE(got.find("ExecStart=" + prefix + "/bin/proofpipe serve"), std::string::npos) << got;
+
+  const fs::path doc = tmp / "prefix" / "share" / "doc" / "proofpipe";
+  for (const char* f : {"README.md", "service.md", "operations.md", "bindings.md"}) {
+    EXPECT_TRUE(fs::is_regular_file(doc / f)) << f;
+  }
+  EXPECT_NE(got.find("Documentation=file://" + prefix + "/share/doc/proofpipe/service.md"), std::string::npos) << got;
 }
 
 }  // namespace
