@@ -10,6 +10,7 @@ debs=(build-essential cmake ninja-build pkg-config git
       libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
       libgmp-dev libsqlite3-dev libcpp-httplib-dev libpqxx-dev postgresql
       dpkg-dev file  # scripts/package.sh (cpack -G DEB and its dpkg-shlibdeps)
+      qemu-user  # older CPUs emulated: the portable build's tests (tests/cli/portable_test.cpp, scripts/check_portable.sh)
       nasm  # circom --c witness generators (tests build the fixture's; docs/witness-gen.md)
       clang-14 libfuzzer-14-dev  # the sanitizer and fuzz build (scripts/sanitize.sh, scripts/fuzz.sh)
       nodejs npm python3 python3-matplotlib python3-prometheus-client)
