@@ -22,7 +22,7 @@ uint64_t slot_for(uint32_t domain, uint32_t n_vars) {
   return (layout.payload_len() + shm::kSlotAlign - 1) / shm::kSlotAlign * shm::kSlotAlign;
 }
 
-// The `proofpipe gen` workloads the model was measured on (mem_plan.cpp).
+// The `proofpipe gen` workloads the model was measured on (engine/src/plan.cpp).
 struct Workload {
   uint32_t domain, n_vars;
   uint64_t coef_bytes, point_bytes;
@@ -50,7 +50,7 @@ uint64_t minimum(const MemPlanInputs& in) {
 }
 
 TEST(MemPlan, ModelCoversEveryMeasuredPeak) {
-  // Leaf cgroup peaks in MiB, threads 1, 2, 4, 8 (mem_plan.cpp's table).
+  // Leaf cgroup peaks in MiB, threads 1, 2, 4, 8 (engine/src/plan.cpp's table).
   const struct {
     Workload w;
     double synth[4], gpu[4];

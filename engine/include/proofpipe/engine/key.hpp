@@ -3,7 +3,7 @@
 // verification key, and everything the coordinator does with the curve's
 // types: check a witness, verify a proof, write and read proof and public
 // JSON. load_pipeline_key reads the curve from the zkey once and makes a
-// PipelineKeyT<C> (pipeline_key.cpp); the Scheduler, the Supervisor, `run`
+// PipelineKeyT<C> (engine/src/key.cpp); the Scheduler, the Supervisor, `run`
 // and `serve` then go through this interface and never name a curve.
 //
 // Proofs reach it as the raw bytes of a PROOF message (formats::ProofT<C>,

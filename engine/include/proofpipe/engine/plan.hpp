@@ -1,8 +1,9 @@
 // One memory budget for the whole pipeline (`--mem-max TOTAL`;
 // docs/operations.md, "One memory budget"): from TOTAL, the slot size, the
 // key's sizes and the worker counts, the plan derives K and the per-worker
-// caps from a measured model of what each process needs (mem_plan.cpp has the
-// model and its measurements). What counts against TOTAL, each part once:
+// caps from a measured model of what each process needs (engine/src/plan.cpp
+// has the model and its measurements). What counts against TOTAL, each part
+// once:
 //
 //   coordinator allowance + K x slot (the ring: shm pages the coordinator
 //   allocates, charged to it alone) + the key's pages (page cache: charged to
@@ -36,7 +37,7 @@ struct KeySizes {
   uint64_t coef_bytes = 0;   // section 4 (A and B coefficients): what a synthesis worker maps
   uint64_t point_bytes = 0;  // sections 5-9 (A, B1, B2, C, H points): what a proving worker maps
 };
-// For either curve (instantiated for both in mem_plan.cpp).
+// For either curve (instantiated for both in engine/src/plan.cpp).
 template <class C>
 KeySizes key_sizes_of(const formats::ZkeyT<C>& zkey);
 // Several keys resident at once (serve): the largest domain and witness,
