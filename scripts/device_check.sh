@@ -51,7 +51,7 @@ prepare() {
         while read -r obj; do echo "rebuilding $obj (no header list)"; rm -f "$BD/$obj"; done
     cmake --build "$BD" -j "$(nproc)" --target pp_cuda_gpu_tests proofpipe proofpipe-gpu-worker \
         proofpipe-synth-worker pp_device_bench pp_record_bench
-    # The carry-chain scan (PtxCarryScan, tests/cuda_host) over this build's
+    # The carry-chain scan (PtxCarryScan, tests/cuda) over this build's
     # own kept PTX: CI scans its build, but these are the binaries that go
     # to the device. Not carried (the tool carries at most 64 MiB).
     cmake --build "$BD" -j "$(nproc)" --target pp_cuda_unit_tests

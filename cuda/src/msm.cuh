@@ -1,7 +1,7 @@
 // The CUDA MSM driver, one template for G1 and G2 (instantiated in
 // msm_g1.cu and msm_g2.cu so the two compile in parallel). The kernels are
 // thin wrappers around the PP_HD bodies of proofpipe/cuda/msm_kernels.hpp,
-// which tests/cuda_host runs on the CPU in the same order as here.
+// which tests/cuda runs on the CPU in the same order as here.
 //
 // Once: classify_kernel -> two cub Select::If (indices of the other scalars,
 // of the +-1 ones; zero terms drop out) -> read back the two counts -> the plan.

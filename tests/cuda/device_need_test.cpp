@@ -3,7 +3,7 @@
 // files' sections (identity points counted here by hand); the MSM scratch's
 // figure and its growth with the terms; and the one-line refusal when the
 // device is short. What prepare() really holds is checked against it on a
-// device (tests/gpu/cuda_backend_test.cpp).
+// device (tests/cuda/cuda_backend_test.cpp).
 #include <gtest/gtest.h>
 
 #include <string>

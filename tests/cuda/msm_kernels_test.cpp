@@ -4,7 +4,7 @@
 // r-1, duplicates), identity and opposite points, window sizes from 2 to
 // 16 bits, window groups, and tasks of L = 2 so a bucket of 1000 entries
 // goes through 10 levels of split sums. The digits are the CPU MSM's
-// (msm/digits.hpp, checked with GMP in tests/property/msm_test.cpp); here,
+// (msm/digits.hpp, checked with GMP in tests/core/msm_test.cpp); here,
 // how the kernels lay them out, and the split's classes (zero term, +1, -1,
 // other) against the CPU MSM's fold_scalar.
 #include <gtest/gtest.h>

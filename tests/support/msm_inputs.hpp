@@ -1,5 +1,5 @@
-// MSM test inputs shared by the host emulation (tests/cuda_host) and the
-// device tests (tests/gpu): points without n scalar multiplications, uniform
+// MSM test inputs shared by the host emulation and the device tests (both in
+// tests/cuda): points without n scalar multiplications, uniform
 // and skewed scalars, point sets with identities, repeats and negations, and
 // the CPU MSM of core/ as the reference for either group.
 #pragma once

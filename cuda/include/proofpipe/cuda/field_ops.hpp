@@ -1,5 +1,5 @@
 // Fr and Fq arithmetic on the device, as batches: the differential twin of
-// the host field (tests/gpu/cuda_field_test.cpp) and the device's
+// the host field (tests/cuda/cuda_field_test.cpp) and the device's
 // multiplication-rate benchmark (docs/design/numbers.md §4: the GPU floors all scale
 // with that one number).
 //

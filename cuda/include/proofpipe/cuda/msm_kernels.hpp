@@ -1,5 +1,5 @@
 // Per-thread bodies of the CUDA MSM (cuda/src/msm.cuh), written once for the
-// device and for the host emulation in tests/cuda_host: no CUDA headers here.
+// device and for the host emulation in tests/cuda: no CUDA headers here.
 //
 // Shape (Pippenger, signed digits, sort by bucket, XYZZ buckets):
 //   classify    one thread per term: zero (scalar 0 or identity point), +1,

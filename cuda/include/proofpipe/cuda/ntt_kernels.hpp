@@ -1,6 +1,6 @@
 // Per-thread bodies of the CUDA Fr NTT (cuda/src/ntt.cu), written once for
 // nvcc and the host compiler: the kernels are thin loops around these, and
-// tests/cuda_host/ntt_kernels_test.cpp runs the very same bodies in host loops.
+// tests/cuda/ntt_kernels_test.cpp runs the very same bodies in host loops.
 // No CUDA headers, no CUDA-only constructs.
 //
 // Layout of a size-2^k transform (k <= 28), radix-2 levels l = 0..k-1 (half
