@@ -4,7 +4,7 @@
 // after a death or a scan. It does no I/O and reads no clock: the Supervisor
 // (supervisor.hpp) feeds it events and a run-clock value and executes the
 // actions it returns, so a unit test drives it over a SlotRing on a
-// std::vector (tests/unit/scheduler_test.cpp). Only loads and CASes on the
+// std::vector (tests/engine/scheduler_test.cpp). Only loads and CASes on the
 // slot words touch the ring (docs/shm-layout.md, "Reclaim rules").
 //
 //   Supervisor (inputs)                     Scheduler                      actions (Supervisor runs them)
@@ -114,7 +114,7 @@ class Scheduler {
   const std::deque<uint32_t>& ready_queue() const { return ready_queue_; }
   const std::deque<uint8_t>& grant_queue() const { return grant_queue_; }
 
-  // --- branching (the slot model, tests/shm/slot_model.hpp) -------------
+  // --- branching (the slot model, tests/engine/slot_model.hpp) ----------
   // The Scheduler's own state; the Ledger and the ring are the caller's and
   // are copied by it. A Scheduler over a copy of the Ledger and ring, given
   // restore(snapshot()), decides as this one: the model checker branches a

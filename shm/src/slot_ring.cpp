@@ -1,5 +1,5 @@
 // SlotRing (slot_ring.hpp): each transition is one CAS on the slot word; the
-// model test (tests/shm/slot_model_test.cpp) drives exactly this code. Also
+// model test (tests/engine/slot_model_test.cpp) drives exactly this code. Also
 // checksum64: 4 lanes of rotl(lane + word * kMulA, 31) * kMulB over 32-byte
 // blocks, then the tail, the length, and a murmur-style finaliser; and
 // record_checksum, a tree of checksum64 leaves hashed across the threads.

@@ -1,4 +1,4 @@
-// The real `proofpipe submit`, `jobs` and `cancel` (service/src/client.cpp,
+// The real `proofpipe submit`, `jobs` and `cancel` (cli/src/client.cpp,
 // cmd_submit.cpp) against an ApiServer over a FakeCore in this process:
 // submit --wait follows the job and writes the proofs the fake serves byte
 // for byte; failed partitions exit 3; a 401, a 409, a dead server and an

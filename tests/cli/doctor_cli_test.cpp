@@ -1,7 +1,7 @@
 // `proofpipe doctor` on this machine: its exit code agrees with
 // its FAIL lines, text and --json say the same, --zkey sizes the ring from the
 // key, and a bad --zkey is one error line and exit 2. What the checks report
-// on other hosts is tests/unit/doctor_test.cpp's.
+// on other hosts is tests/engine/doctor_test.cpp's.
 #include <gtest/gtest.h>
 
 #include <algorithm>

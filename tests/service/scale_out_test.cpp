@@ -4,7 +4,7 @@
 // proof that verifies, and every node proved some; job ids and cancel hold
 // across nodes; and PostgreSQL restarted mid-run: the nodes say so on
 // /readyz, reconnect with back-off and finish.
-// The kill and pause cases are tests/fault/serve_pg_fault_test.cpp.
+// The kill and pause cases are tests/service/serve_pg_fault_test.cpp.
 #include <chrono>
 #include <regex>
 

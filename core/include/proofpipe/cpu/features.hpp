@@ -86,7 +86,7 @@ std::string missing_features(uint32_t need, uint32_t have);
 
 // The line a binary prints, and exits 2 after, when the CPU lacks what it
 // was built for; empty when nothing is missing. Checked before main() (and
-// when the shared library is loaded) by a constructor in features.cpp.
+// when the shared library is loaded) by a constructor in cpu_features.cpp.
 std::string unsupported_cpu_message(uint32_t need, uint32_t have);
 
 }  // namespace proofpipe::cpu

@@ -56,7 +56,7 @@ inline G2Affine g2_generator() {
 }  // namespace proofpipe::bn254
 
 // The GLV endomorphisms (ec/glv.hpp), lambda and the bases checked against
-// GMP in tests/property/glv_test.cpp; u = 4965661367192848881.
+// GMP in tests/core/glv_test.cpp; u = 4965661367192848881.
 namespace proofpipe::ec {
 
 // G1: phi(x, y) = (beta x, y), beta a cube root of unity in Fq; lambda =

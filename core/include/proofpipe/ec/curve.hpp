@@ -27,7 +27,7 @@ struct Affine {
   PP_HD constexpr bool operator==(const Affine& o) const { return x == o.x && y == o.y; }
   PP_HD constexpr bool operator!=(const Affine& o) const { return !(*this == o); }
   PP_HD constexpr Affine operator-() const { return is_identity() ? *this : Affine{x, -y}; }
-  // On the curve (the identity counts as on the curve). Subgroup: see group.hpp.
+  // On the curve (the identity counts as on the curve). Subgroup: in_order_subgroup below.
   PP_HD constexpr bool on_curve() const {
     if (is_identity()) return true;
     return y.sqr() == x.sqr() * x + Cfg::b();

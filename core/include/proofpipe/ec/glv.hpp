@@ -14,7 +14,7 @@
 // as c = (k g + 2^255) >> 256. With e_i = k b/r - c_i in [-1/2, 3/4) for
 // k < 2^254, k0 = e1 a1 + e2 a2 and k1 = e1 b1 + e2 b2, so |k0| <= 3/4
 // (|a1| + |a2|) and |k1| <= 3/4 (|b1| + |b2|); both bases here have entries
-// under 2^126.8, hence kGlvBits = 127. tests/property/glv_test.cpp checks
+// under 2^126.8, hence kGlvBits = 127. tests/core/glv_test.cpp checks
 // every constant against GMP. Host code only (the CUDA MSM does not use it).
 #pragma once
 

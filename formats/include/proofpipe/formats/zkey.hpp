@@ -56,7 +56,7 @@ struct ZkeyHeaderT {
 // Exactly the file layout: 44 bytes, 4-byte aligned, little-endian, so a span
 // of these points into the mmap.
 //
-// Value convention (checked against r1cs coefficients in tests/unit/zkey_test.cpp):
+// Value convention (checked against r1cs coefficients in tests/formats/zkey_test.cpp):
 //   value_bytes = LE(coef * R^2 mod r), R = 2^256.
 // Interpreted as a Montgomery representation this is the element coef*R, so:
 //   * coef()              = from_mont(value) * from_mont(1)        -> the element coef

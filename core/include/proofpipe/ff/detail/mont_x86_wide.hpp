@@ -3,7 +3,7 @@
 // BN254), and the Fq2 product built on them (Karatsuba with two reductions
 // instead of three multiplications' three). Host only, BMI2 + ADX; Fq2::operator* calls fq2_mul_lazy there and
 // its Karatsuba over Fq elsewhere (device code, constant evaluation), which
-// is also the reference it is tested against (tests/property/fq2_lazy_test).
+// is also the reference it is tested against (tests/core/fq2_mul_test.cpp).
 //
 // Included by mont_x86.hpp, inside its namespace and before its #undefs: it
 // uses that file's row and reduction macros (PPX_ROW0_N, PPX_ROW_N,
