@@ -1,5 +1,5 @@
 // Fuzz target: the service's JSON shapes as the clients parse them
-// (service/src/job_json.hpp: job_from_json, key_from_json, time_from_json).
+// (proofpipe/service/job_json.hpp: job_from_json, key_from_json, time_from_json).
 // Property: an error Status, or a value that survives to_json -> from_json
 // (to_json's output is a fixed point).
 #include <nlohmann/json.hpp>

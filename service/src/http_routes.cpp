@@ -16,7 +16,7 @@ namespace {
 
 constexpr size_t kDefaultListLimit = 100;
 constexpr size_t kMaxListLimit = 10000;
-// The ServiceCore error codes as HTTP statuses (service_core.hpp).
+// The ServiceCore error codes as HTTP statuses (proofpipe/service/core.hpp).
 int http_status(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidArgument:

@@ -51,7 +51,7 @@ struct Res {
 // A JSON answer (one line); an error answer {"error": "<one line>"}.
 void reply(Res& res, int status, const nlohmann::json& body);
 void reply_error(Res& res, int status, std::string message);
-// A ServiceCore error as its HTTP status (service_core.hpp's table).
+// A ServiceCore error as its HTTP status (proofpipe/service/core.hpp's table).
 void reply_status(Res& res, const Status& st);
 
 // One of cfg.max_large_bodies places, for a body over kLargeBodyBytes while

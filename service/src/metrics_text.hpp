@@ -1,4 +1,4 @@
-// ServiceMetrics (service_core.hpp) as GET /metrics answers it: the
+// ServiceMetrics (proofpipe/service/core.hpp) as GET /metrics answers it: the
 // Prometheus text exposition format, version 0.0.4 — "# HELP" and "# TYPE"
 // once per family, label values escaped (\\, \", \n), counters ending in
 // _total, histograms as cumulative _bucket{le=...} lines up to +Inf, then

@@ -1,4 +1,4 @@
-// The HTTP API (service/src/http_api.hpp) over real HTTP on 127.0.0.1 against
+// The HTTP API (proofpipe/service/http_api.hpp) over real HTTP on 127.0.0.1 against
 // a FakeCore: every route and status code of docs/api.md — idempotent 200 and
 // conflicting 409 submissions, multipart uploads, strict JSON (400), the body
 // limit (413), the token (401), readiness (503), 404 and 405.

@@ -1,4 +1,4 @@
-// The API server against hostile clients (service/src/http_api.hpp), over
+// The API server against hostile clients (proofpipe/service/http_api.hpp), over
 // raw sockets on 127.0.0.1: health probes answered while 500 clients trickle
 // their headers a byte at a time, a request line without a newline and too
 // many headers cut off as the bytes arrive, JSON nested far deeper than the

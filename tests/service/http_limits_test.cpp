@@ -1,4 +1,4 @@
-// The API's guards (service/src/http_api.hpp): the bearer token (401, and
+// The API's guards (proofpipe/service/http_api.hpp): the bearer token (401, and
 // /healthz open), the body limit (413, also before a 100-continue body is
 // sent), bodies without a length or compressed (411/415), the large-upload
 // places (503 while taken, free again after), a port in use, stop(); and the

@@ -1,4 +1,4 @@
-// The API's JSON shapes (service/src/job_json.hpp): a Job with partitions
+// The API's JSON shapes (proofpipe/service/job_json.hpp): a Job with partitions
 // and a KeyInfo survive the trip server -> JSON -> client; times are ISO 8601
 // UTC with milliseconds and null while not yet; the client refuses an answer
 // with a missing or mistyped field, naming it. Random jobs are seeded.

@@ -1,4 +1,4 @@
-// run_generator (witness_gen.hpp): the child process, its output, its end.
+// run_generator (generator.hpp): the child process, its output, its end.
 #include "proofpipe/witness_gen/generator.hpp"
 
 #include <fcntl.h>

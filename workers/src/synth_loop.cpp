@@ -1,7 +1,7 @@
 // Synthesis worker loop (synth_loop.hpp). Fault sites, in the order a
 // partition reaches them (docs/design/recovery.md §6): synth.after_grant,
 // synth.mid_write, synth.before_seal, synth.after_seal. A GRANT may ask for
-// the witness to be generated from circuit inputs first (witness_gen.hpp).
+// the witness to be generated from circuit inputs first (witness_gen/generator.hpp).
 // The curve is each key's (docs/curves.md): run() reads every zkey's curve,
 // makes one SynthWorker<C> per curve present over that curve's keys, and
 // hands each GRANT to the worker of its key's curve; everything below run()
@@ -118,8 +118,8 @@ class SynthWorker {
   }
 
  private:
-  // A GRANT with kFlagGenerate: runs the generator (witness_gen.hpp) and
-  // reads what it wrote into the slot, checked as a witness file is. True:
+  // A GRANT with kFlagGenerate: runs the generator (witness_gen/generator.hpp)
+  // and reads what it wrote into the slot, checked as a witness file is. True:
   // the witness is in place; false: the partition failed and SYNTH_FAILED
   // said so; an error is fatal to the loop (the socket).
   // However the generator ends, this worker goes on (the retry rule,
