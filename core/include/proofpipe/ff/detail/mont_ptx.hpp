@@ -17,7 +17,7 @@
 // Entry points ptx_mul/ptx_sqr/ptx_add/ptx_sub<K>(r, a, b) take the Field's
 // 64-bit limbs (K = MontConsts<P>); ptx_sqr is the dedicated square for Fq
 // and the product a*a for Fr (see m32_sqr for why). In device code they run
-// PtxIsa; in host code (the cuda_host tests, and host passes of .cu files)
+// PtxIsa; in host code (tests/cuda's host tests, and host passes of .cu files)
 // the same algorithm runs on EmuIsa, so every caller is PP_HD and testable on
 // the CPU. field.hpp dispatches *, sqr(), + and - to them in device code only
 // (__CUDA_ARCH__, unless PP_CUDA_NO_PTX is defined); constant evaluation
